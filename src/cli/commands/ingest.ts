@@ -1,0 +1,49 @@
+import type { Command } from 'commander';
+import { ingest } from '../../ingest/ingest.js';
+import type { CliContext } from '../program.js';
+import { progressBar } from '../progress.js';
+import { displaySource } from '../format.js';
+import { configFrom, withCore } from './shared.js';
+
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('ingest')
+    .description('ingest Markdown, text, HTML, PDF and .jsonl corpora ({id,title,text} per line); unchanged files are skipped')
+    .argument('<paths...>', 'files, folders or glob patterns')
+    .option('--prune', 'remove stored documents under these paths that no longer exist')
+    .option('--base-url <url>', 'link citations to <url>/<path relative to the folder>')
+    .action(async (paths: string[], opts: { prune?: boolean; baseUrl?: string }, cmd: Command) => {
+      const config = configFrom(ctx, cmd);
+      await withCore(ctx, config, async (core) => {
+        const controller = new AbortController();
+        let interrupts = 0;
+        const onSignal = () => {
+          if (++interrupts > 1) process.exit(130);
+          process.stderr.write('\nragask: stopping after the current batch (press Ctrl-C again to quit now; the next run resumes)\n');
+          controller.abort();
+        };
+        process.on('SIGINT', onSignal);
+        process.on('SIGTERM', onSignal);
+        try {
+          const report = await ingest(
+            { store: core.store, encoder: core.encoder, config, log: core.log, progress: progressBar() },
+            paths,
+            { prune: !!opts.prune, baseUrl: opts.baseUrl ?? null, signal: controller.signal },
+          );
+          for (const f of report.failed) process.stderr.write(`ragask: ${displaySource(f.file)}${f.line ? `:${f.line}` : ''}: ${f.reason}\n`);
+          const c = core.store.counts();
+          ctx.out(
+            `ingested ${report.added} new, ${report.updated} changed, ${report.unchanged} unchanged, ${report.removed} removed, ${report.failed.length} failed ` +
+              `(${report.chunks} chunks, ${report.windows} windows embedded in ${report.seconds.toFixed(1)} s); store: ${c.documents} documents, ${c.chunks} chunks, ${c.windows} windows`,
+          );
+          if (report.interrupted) {
+            ctx.out('interrupted: run the same command again to finish');
+            process.exitCode = 130;
+          } else if (report.failed.length) process.exitCode = 1;
+        } finally {
+          process.off('SIGINT', onSignal);
+          process.off('SIGTERM', onSignal);
+        }
+      });
+    });
+}

@@ -1,0 +1,64 @@
+import { Command, CommanderError, Option } from 'commander';
+import dotenv from 'dotenv';
+import { ConfigError, loadConfig, type Config, type SettingName } from '../config.js';
+import { errorMessage, isUserError } from '../errors.js';
+import { createLogger, type Logger } from '../log.js';
+import { registerCommands } from './commands/index.js';
+
+/**
+ * The `ragask` command line. commander: the de-facto standard CLI parser for Node (subcommands,
+ * help, typed options). Everything here is transport: it parses flags and calls the core.
+ */
+export interface CliContext {
+  /** Settings from the environment with the flags that override them. */
+  config(overrides?: Partial<Record<SettingName, unknown>>): Config;
+  logger(config?: Config): Logger;
+  out: (text: string) => void;
+}
+
+export function buildProgram(ctx: CliContext): Command {
+  const program = new Command('ragask')
+    .description('Answers questions from your own documents by multi-hop retrieval with BERT running locally.')
+    .version('0.1.0')
+    .addOption(new Option('--data-dir <dir>', 'folder of the store and index (RAGASK_DATA_DIR)'))
+    .showHelpAfterError('(run `ragask --help` for usage)')
+    .exitOverride();
+  registerCommands(program, ctx);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  dotenv.config({ quiet: true });
+  let logger: Logger | null = null;
+  const ctx: CliContext = {
+    config(overrides = {}) {
+      return loadConfig(process.env, overrides);
+    },
+    logger(config) {
+      logger ??= createLogger({ level: config?.logLevel ?? process.env.RAGASK_LOG_LEVEL ?? 'warn' });
+      return logger;
+    },
+    out(text) {
+      process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+    },
+  };
+  const program = buildProgram(ctx);
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (e) {
+    if (e instanceof CommanderError) return e.exitCode;
+    if (e instanceof ConfigError) {
+      for (const line of e.lines) process.stderr.write(`ragask: ${line}\n`);
+      return 1;
+    }
+    if (isUserError(e)) {
+      process.stderr.write(`ragask: ${e.message}\n`);
+      return 1;
+    }
+    process.stderr.write(`ragask: internal error: ${errorMessage(e)}\n`);
+    if (process.env.RAGASK_DEBUG) process.stderr.write(`${(e as Error).stack}\n`);
+    else process.stderr.write('ragask: set RAGASK_DEBUG=1 for the stack trace, and please report it\n');
+    return 70;
+  }
+}

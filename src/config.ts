@@ -1,0 +1,137 @@
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+import { UserError } from './errors.js';
+
+/**
+ * Every setting ragask reads, with its allowed form and a one-line description. `.env.example` is
+ * checked against this table by a test, so a setting cannot be added without being documented.
+ * zod: declarative validation whose issues name the failing value, so each bad setting gets one line.
+ */
+interface Setting<T extends z.ZodType> {
+  schema: T;
+  /** The allowed form, as shown in error messages. */
+  form: string;
+  doc: string;
+  /** Only validated when this feature is in use (e.g. the Slack tokens for `ragask serve`). */
+  feature?: 'slack';
+}
+
+const int = (min: number, max: number) =>
+  z.coerce.number().refine((n) => Number.isInteger(n) && n >= min && n <= max);
+const num = (min: number, max: number) => z.coerce.number().refine((n) => Number.isFinite(n) && n >= min && n <= max);
+
+function setting<T extends z.ZodType>(schema: T, form: string, doc: string, feature?: 'slack'): Setting<T> {
+  return feature ? { schema, form, doc, feature } : { schema, form, doc };
+}
+
+export const SETTINGS = {
+  RAGASK_DATA_DIR: setting(z.string().min(1).default('data'), 'a folder path', 'Folder holding the SQLite store (ragask.db) and the HNSW index.'),
+  RAGASK_MODELS_DIR: setting(z.string().min(1).default('models'), 'a folder path', 'Folder holding the ONNX models (filled by `npm run models`).'),
+  RAGASK_MODEL: setting(z.string().regex(/^[\w.@-]+$/).default('all-MiniLM-L6-v2'), 'a model folder name under RAGASK_MODELS_DIR', 'Sentence-embedding BERT used for windows and queries.'),
+  RAGASK_MODEL_VARIANT: setting(z.enum(['fp32', 'int8']).default('int8'), 'fp32 or int8', 'Which ONNX export of the model to run (see BENCHMARKS.md for speed and recall of each).'),
+  RAGASK_MLM_MODEL: setting(z.string().regex(/^[\w.@-]*$/).default(''), 'empty, or a model folder name under RAGASK_MODELS_DIR', 'Optional BertForMaskedLM for fill-mask scoring of bridge entities; empty turns it off.'),
+  RAGASK_THREADS: setting(int(1, 256).default(Math.max(1, Math.min(4, os.availableParallelism()))), 'an integer from 1 to 256', 'onnxruntime intra-op threads for the encoder.'),
+  RAGASK_WINDOW_TOKENS: setting(int(8, 256).default(50), 'an integer from 8 to 256', 'Size of a rerank window in word-piece tokens.'),
+  RAGASK_WINDOW_OVERLAP: setting(int(0, 200).default(10), 'an integer from 0 to 200, below RAGASK_WINDOW_TOKENS', 'Tokens shared by consecutive windows of a chunk.'),
+  RAGASK_CHUNK_MAX_TOKENS: setting(int(16, 2000).default(200), 'an integer from 16 to 2000', 'Longest chunk; a longer paragraph is split at sentence boundaries.'),
+  RAGASK_MAX_FILE_MB: setting(num(0.001, 10_000).default(50), 'a number of megabytes from 0.001 to 10000', 'Files larger than this are refused at ingest.'),
+  RAGASK_HNSW_M: setting(int(4, 128).default(16), 'an integer from 4 to 128', 'HNSW graph degree (M).'),
+  RAGASK_HNSW_EF_CONSTRUCTION: setting(int(10, 2000).default(200), 'an integer from 10 to 2000', 'HNSW efConstruction (build-time candidate list).'),
+  RAGASK_HNSW_EF_SEARCH: setting(int(10, 2000).default(128), 'an integer from 10 to 2000', 'HNSW efSearch (query-time candidate list).'),
+  RAGASK_MAX_HOPS: setting(int(1, 5).default(3), 'an integer from 1 to 5', 'Most retrieval hops per question.'),
+  RAGASK_COHERENCE_THRESHOLD: setting(num(0, 1).default(0.75), 'a number from 0 to 1', 'Below this cosine between consecutive hop queries, ragask stops and suggests next hops.'),
+  RAGASK_RERANK_TOP_K: setting(int(1, 50).default(5), 'an integer from 1 to 50', 'Snippets kept per hop after window reranking.'),
+  RAGASK_RERANKER: setting(z.enum(['cosine', 'head']).default('cosine'), 'cosine or head', 'Window rerank score: BERT cosine, or the learned head from `ragask train-reranker`.'),
+  RAGASK_HOP_BUDGET_MS: setting(int(10, 60_000).default(300), 'an integer number of milliseconds from 10 to 60000', 'Time budget of one hop; past it the hop returns its best-so-far marked incomplete.'),
+  RAGASK_TOTAL_BUDGET_MS: setting(int(10, 600_000).default(1200), 'an integer number of milliseconds from 10 to 600000', 'Time budget of a whole question.'),
+  RAGASK_QUERY_CACHE_TTL_S: setting(int(0, 30 * 86400).default(3600), 'an integer number of seconds from 0 (off) to 2592000', 'How long a (query, hop) retrieval result is reused.'),
+  RAGASK_LOG_LEVEL: setting(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), 'one of fatal, error, warn, info, debug, trace, silent', 'Log level of the JSON logs on stderr.'),
+} as const;
+
+export type SettingName = keyof typeof SETTINGS;
+type SettingValue<K extends SettingName> = z.output<(typeof SETTINGS)[K]['schema']>;
+export type Settings = { [K in SettingName]: SettingValue<K> };
+
+export interface Config {
+  dataDir: string;
+  modelsDir: string;
+  model: string;
+  modelVariant: 'fp32' | 'int8';
+  mlmModel: string | null;
+  threads: number;
+  windowTokens: number;
+  windowOverlap: number;
+  chunkMaxTokens: number;
+  maxFileBytes: number;
+  hnsw: { m: number; efConstruction: number; efSearch: number };
+  maxHops: number;
+  coherenceThreshold: number;
+  rerankTopK: number;
+  reranker: 'cosine' | 'head';
+  hopBudgetMs: number;
+  totalBudgetMs: number;
+  queryCacheTtlS: number;
+  logLevel: string;
+  settings: Settings;
+}
+
+/** A bad configuration: one line per failing setting. */
+export class ConfigError extends UserError {
+  constructor(readonly lines: string[]) {
+    super(lines.join('; '), 'config');
+  }
+}
+
+function describe(raw: unknown): string {
+  const s = String(raw);
+  return s.length > 40 ? `${JSON.stringify(s.slice(0, 40))}…` : JSON.stringify(s);
+}
+
+/**
+ * Reads settings from `env` (process.env after dotenv) with `overrides` (CLI flags) on top.
+ * Every failing setting is reported, each on its own line, before anything starts.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Record<SettingName, unknown>> = {}): Config {
+  const values: Record<string, unknown> = {};
+  const lines: string[] = [];
+  for (const [name, def] of Object.entries(SETTINGS) as [SettingName, Setting<z.ZodType>][]) {
+    const fromOverride = overrides[name];
+    const raw = fromOverride !== undefined ? fromOverride : env[name];
+    const input = raw === undefined || (typeof raw === 'string' && raw.trim() === '' && name !== 'RAGASK_MLM_MODEL') ? undefined : typeof raw === 'string' ? raw.trim() : raw;
+    const parsed = def.schema.safeParse(input);
+    if (parsed.success) values[name] = parsed.data;
+    else lines.push(`${name}: must be ${def.form} (got ${describe(raw)})`);
+  }
+  if (lines.length === 0) {
+    const s = values as Settings;
+    if (s.RAGASK_WINDOW_OVERLAP >= s.RAGASK_WINDOW_TOKENS)
+      lines.push(`RAGASK_WINDOW_OVERLAP: must be below RAGASK_WINDOW_TOKENS (${s.RAGASK_WINDOW_TOKENS}) (got ${s.RAGASK_WINDOW_OVERLAP})`);
+    if (s.RAGASK_TOTAL_BUDGET_MS < s.RAGASK_HOP_BUDGET_MS)
+      lines.push(`RAGASK_TOTAL_BUDGET_MS: must be at least RAGASK_HOP_BUDGET_MS (${s.RAGASK_HOP_BUDGET_MS}) (got ${s.RAGASK_TOTAL_BUDGET_MS})`);
+  }
+  if (lines.length) throw new ConfigError(lines);
+  const s = values as Settings;
+  return {
+    dataDir: path.resolve(s.RAGASK_DATA_DIR),
+    modelsDir: path.resolve(s.RAGASK_MODELS_DIR),
+    model: s.RAGASK_MODEL,
+    modelVariant: s.RAGASK_MODEL_VARIANT,
+    mlmModel: s.RAGASK_MLM_MODEL ? s.RAGASK_MLM_MODEL : null,
+    threads: s.RAGASK_THREADS,
+    windowTokens: s.RAGASK_WINDOW_TOKENS,
+    windowOverlap: s.RAGASK_WINDOW_OVERLAP,
+    chunkMaxTokens: s.RAGASK_CHUNK_MAX_TOKENS,
+    maxFileBytes: Math.round(s.RAGASK_MAX_FILE_MB * 1024 * 1024),
+    hnsw: { m: s.RAGASK_HNSW_M, efConstruction: s.RAGASK_HNSW_EF_CONSTRUCTION, efSearch: s.RAGASK_HNSW_EF_SEARCH },
+    maxHops: s.RAGASK_MAX_HOPS,
+    coherenceThreshold: s.RAGASK_COHERENCE_THRESHOLD,
+    rerankTopK: s.RAGASK_RERANK_TOP_K,
+    reranker: s.RAGASK_RERANKER,
+    hopBudgetMs: s.RAGASK_HOP_BUDGET_MS,
+    totalBudgetMs: s.RAGASK_TOTAL_BUDGET_MS,
+    queryCacheTtlS: s.RAGASK_QUERY_CACHE_TTL_S,
+    logLevel: s.RAGASK_LOG_LEVEL,
+    settings: s,
+  };
+}

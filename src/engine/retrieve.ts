@@ -1,0 +1,172 @@
+import { LRUCache } from 'lru-cache';
+import type { Encoder } from '../models/encoder.js';
+import type { ChunkRow, Store, WindowRow } from '../store/store.js';
+import { ftsQuery } from './fts-query.js';
+import { bestWindow, cosineScorer, type WindowScore, type WindowScorer } from './rerank.js';
+
+export interface RetrieveOptions {
+  /** Chunks to return after reranking. */
+  k: number;
+  /** Windows asked of HNSW. */
+  denseWindows?: number;
+  /** Chunks asked of BM25. */
+  bm25Chunks?: number;
+  /** Fused candidates that get the window rerank. */
+  rerankCandidates?: number;
+  /** Chunks never to return (already found by an earlier hop). */
+  exclude?: ReadonlySet<number>;
+  /** Access filter over documents, applied before ranking. */
+  allowDoc?: (docId: number) => boolean;
+  /** Weight of the evidence density of a chunk in the final score. */
+  densityWeight?: number;
+  /** Query vector, when the caller already has it. */
+  queryVector?: Float32Array;
+  /** Retrieval modes for evaluation: both (default), or one alone. */
+  mode?: 'hybrid' | 'dense' | 'bm25';
+}
+
+export interface Candidate {
+  chunk: ChunkRow;
+  /** Best window cosine from the HNSW search (null: not found densely). */
+  dense: number | null;
+  denseRank: number | null;
+  /** BM25 of the chunk (null: no term matched). */
+  bm25: number | null;
+  bm25Rank: number | null;
+  /** Reciprocal-rank fusion of the two lists. */
+  fused: number;
+  /** Best-window rerank score. */
+  rerank: number;
+  window: WindowScore | null;
+  /** Final score used for ordering. */
+  score: number;
+}
+
+export interface RetrieveResult {
+  query: string;
+  queryVector: Float32Array;
+  candidates: Candidate[];
+  timings: { encodeMs: number; denseMs: number; bm25Ms: number; rerankMs: number; totalMs: number };
+}
+
+export interface RetrieverDeps {
+  store: Store;
+  encoder: Encoder;
+  scorer?: WindowScorer;
+  /** Decoded windows kept in memory (chunks). */
+  windowCacheSize?: number;
+}
+
+const RRF_K = 60;
+
+/**
+ * Single-hop hybrid retrieval: dense (HNSW over window vectors; a chunk takes its best window) and
+ * BM25 (FTS5 over title, headings and text) fused by reciprocal rank, then the fused candidates are
+ * reranked window by window.
+ */
+export class Retriever {
+  readonly store: Store;
+  readonly encoder: Encoder;
+  scorer: WindowScorer;
+  private readonly windowCache: LRUCache<number, WindowRow[]>;
+
+  constructor(deps: RetrieverDeps) {
+    this.store = deps.store;
+    this.encoder = deps.encoder;
+    this.scorer = deps.scorer ?? cosineScorer;
+    this.windowCache = new LRUCache({ max: deps.windowCacheSize ?? 20_000 });
+  }
+
+  /** Windows of chunks, from the LRU or SQLite (decoded once). */
+  windowsOf(chunkIds: readonly number[]): Map<number, WindowRow[]> {
+    const out = new Map<number, WindowRow[]>();
+    const missing: number[] = [];
+    for (const id of chunkIds) {
+      const w = this.windowCache.get(id);
+      if (w) out.set(id, w);
+      else missing.push(id);
+    }
+    if (missing.length) {
+      const rows = this.store.windowsOfChunks(missing);
+      const grouped = new Map<number, WindowRow[]>(missing.map((id) => [id, []]));
+      for (const r of rows) grouped.get(r.chunkId)!.push(r);
+      for (const [id, ws] of grouped) {
+        this.windowCache.set(id, ws);
+        out.set(id, ws);
+      }
+    }
+    return out;
+  }
+
+  clearCache(): void {
+    this.windowCache.clear();
+  }
+
+  async retrieve(query: string, opts: RetrieveOptions): Promise<RetrieveResult> {
+    const t0 = performance.now();
+    const mode = opts.mode ?? 'hybrid';
+    const qv = opts.queryVector ?? (await this.encoder.encodeOne(query));
+    const t1 = performance.now();
+    this.store.syncIndex();
+    const exclude = opts.exclude ?? new Set<number>();
+
+    // Dense: windows from HNSW, grouped into chunks by their best window.
+    const dense = new Map<number, number>();
+    if (mode !== 'bm25') {
+      const hits = this.store.index.search(qv, opts.denseWindows ?? 100);
+      const chunkOf = this.store.windowChunks(hits.map((h) => h.windowId));
+      for (const h of hits) {
+        const c = chunkOf.get(h.windowId);
+        if (c === undefined || exclude.has(c)) continue;
+        if ((dense.get(c) ?? -Infinity) < h.score) dense.set(c, h.score);
+      }
+    }
+    const t2 = performance.now();
+
+    const bm25 = new Map<number, number>();
+    if (mode !== 'dense') {
+      for (const r of this.store.searchText(ftsQuery(query), (opts.bm25Chunks ?? 50) + exclude.size)) {
+        if (!exclude.has(r.chunkId)) bm25.set(r.chunkId, r.score);
+      }
+    }
+    const t3 = performance.now();
+
+    const denseRanked = [...dense.entries()].sort((a, b) => b[1] - a[1]);
+    const bm25Ranked = [...bm25.entries()].sort((a, b) => b[1] - a[1]);
+    const denseRank = new Map(denseRanked.map(([id], i) => [id, i + 1]));
+    const bm25Rank = new Map(bm25Ranked.map(([id], i) => [id, i + 1]));
+    const fused = new Map<number, number>();
+    for (const [id, r] of denseRank) fused.set(id, (fused.get(id) ?? 0) + 1 / (RRF_K + r));
+    for (const [id, r] of bm25Rank) fused.set(id, (fused.get(id) ?? 0) + 1 / (RRF_K + r));
+
+    const pool = [...fused.entries()].sort((a, b) => b[1] - a[1]).slice(0, opts.rerankCandidates ?? Math.max(40, opts.k * 4));
+    const chunks = this.store.getChunks(pool.map(([id]) => id));
+    const allowed = pool.filter(([id]) => {
+      const c = chunks.get(id);
+      return c && (!opts.allowDoc || opts.allowDoc(c.docId));
+    });
+    const windows = this.windowsOf(allowed.map(([id]) => id));
+    const maxBm25 = Math.max(1e-9, ...allowed.map(([id]) => bm25.get(id) ?? 0));
+    const densityWeight = opts.densityWeight ?? 0;
+
+    const candidates: Candidate[] = allowed.map(([id, f]) => {
+      const chunk = chunks.get(id)!;
+      const ws = windows.get(id) ?? [];
+      const scores = this.scorer.score(qv, ws.map((w) => w.vector));
+      const window = bestWindow(ws.map((w, i) => ({ windowId: w.id, charStart: w.charStart, charEnd: w.charEnd, score: scores[i]! })));
+      const rerank = window?.score ?? 0;
+      const b = bm25.get(id) ?? null;
+      const lexical = b === null ? 0 : b / maxBm25;
+      const score = mode === 'bm25' ? lexical : mode === 'dense' ? rerank : rerank + 0.25 * lexical + densityWeight * chunk.density;
+      return { chunk, dense: dense.get(id) ?? null, denseRank: denseRank.get(id) ?? null, bm25: b, bm25Rank: bm25Rank.get(id) ?? null, fused: f, rerank, window, score };
+    });
+    candidates.sort((a, b) => b.score - a.score);
+    const t4 = performance.now();
+    return {
+      query,
+      queryVector: qv,
+      candidates: candidates.slice(0, opts.k),
+      timings: { encodeMs: t1 - t0, denseMs: t2 - t1, bm25Ms: t3 - t2, rerankMs: t4 - t3, totalMs: t4 - t0 },
+    };
+  }
+}

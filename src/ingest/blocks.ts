@@ -1,0 +1,25 @@
+/** The structural units a parser finds in a document, before chunking. */
+export type BlockKind = 'heading' | 'paragraph' | 'list_item' | 'table' | 'code' | 'quote' | 'footer';
+
+export interface Block {
+  kind: BlockKind;
+  text: string;
+  /** Heading level (1 = title); for list items, the nesting depth. */
+  level?: number;
+  /** 1-based page for PDFs. */
+  page?: number;
+  /** Table header cells and body rows. */
+  header?: string[];
+  rows?: string[][];
+}
+
+export interface ParsedDocument {
+  title: string | null;
+  url: string | null;
+  blocks: Block[];
+}
+
+/** Collapses whitespace runs (incl. non-breaking spaces) to single spaces. */
+export function cleanText(s: string): string {
+  return s.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, ' ').replace(/[\s\u00a0]+/g, ' ').trim();
+}

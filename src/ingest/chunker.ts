@@ -1,0 +1,125 @@
+import { sentencesOf } from '../models/nlp.js';
+import type { Block } from './blocks.js';
+
+export interface ChunkDraft {
+  kind: string;
+  headingPath: string[];
+  page: number | null;
+  text: string;
+}
+
+export interface ChunkOptions {
+  maxTokens: number;
+  /** Chunks shorter than this merge with a neighbour of the same section ("Note:" alone says nothing). */
+  minTokens?: number;
+  countTokens: (text: string) => number;
+  title?: string | null;
+}
+
+/**
+ * Semantic chunking: a chunk is one paragraph, one list item, one table row (with its header) or one
+ * code block, under its heading path, so that it holds one claim or one section. Paragraphs longer
+ * than maxTokens are split at sentence boundaries; tiny ones merge with a neighbour.
+ */
+export function chunkBlocks(blocks: readonly Block[], opts: ChunkOptions): ChunkDraft[] {
+  const min = opts.minTokens ?? 6;
+  const stack: { level: number; text: string }[] = [];
+  const drafts: ChunkDraft[] = [];
+  const titleKey = opts.title?.trim().toLowerCase();
+  const path = () => {
+    const p = stack.map((h) => h.text);
+    // The top heading usually repeats the title ("Vantor TS-40" under "Vantor TS-40 Datasheet").
+    return p.length && titleKey && titleKey.includes(p[0]!.toLowerCase()) ? p.slice(1) : p;
+  };
+  for (const b of blocks) {
+    const page = b.page ?? null;
+    switch (b.kind) {
+      case 'heading': {
+        const level = b.level ?? 1;
+        while (stack.length && stack[stack.length - 1]!.level >= level) stack.pop();
+        stack.push({ level, text: b.text });
+        break;
+      }
+      case 'table': {
+        const header = b.header ?? [];
+        const named = header.some((h) => h.trim());
+        for (const row of b.rows ?? []) {
+          const text = named
+            ? row.map((cell, k) => `${header[k] || `column ${k + 1}`}: ${cell || '—'}`).join('; ')
+            : row.length === 2
+              ? `${row[0]}: ${row[1]}`
+              : row.join(' | ');
+          if (text.replace(/[—;:|\s]/g, '')) drafts.push({ kind: 'table_row', headingPath: path(), page, text });
+        }
+        break;
+      }
+      case 'footer':
+        drafts.push({ kind: 'footer', headingPath: ['Page footer'], page, text: b.text });
+        break;
+      default:
+        for (const text of splitLong(b.text, opts)) drafts.push({ kind: b.kind, headingPath: path(), page, text });
+    }
+  }
+  return mergeTiny(drafts, min, opts);
+}
+
+function splitLong(text: string, opts: ChunkOptions): string[] {
+  if (opts.countTokens(text) <= opts.maxTokens) return [text];
+  const out: string[] = [];
+  let current = '';
+  let currentTokens = 0;
+  for (const s of sentencesOf(text)) {
+    const n = opts.countTokens(s.text);
+    if (n > opts.maxTokens) {
+      if (current) out.push(current);
+      out.push(...splitWords(s.text, opts));
+      current = '';
+      currentTokens = 0;
+    } else if (currentTokens + n > opts.maxTokens && current) {
+      out.push(current);
+      current = s.text;
+      currentTokens = n;
+    } else {
+      current = current ? `${current} ${s.text}` : s.text;
+      currentTokens += n;
+    }
+  }
+  if (current) out.push(current);
+  return out;
+}
+
+/** A sentence longer than a chunk (a log line, a table flattened to text): cut between words. */
+function splitWords(text: string, opts: ChunkOptions): string[] {
+  const out: string[] = [];
+  let current: string[] = [];
+  let n = 0;
+  for (const w of text.split(/\s+/)) {
+    const k = opts.countTokens(w);
+    if (n + k > opts.maxTokens && current.length) {
+      out.push(current.join(' '));
+      current = [];
+      n = 0;
+    }
+    current.push(w);
+    n += k;
+  }
+  if (current.length) out.push(current.join(' '));
+  return out;
+}
+
+function mergeTiny(drafts: ChunkDraft[], min: number, opts: ChunkOptions): ChunkDraft[] {
+  const out: ChunkDraft[] = [];
+  const sameSection = (a: ChunkDraft, b: ChunkDraft) => a.headingPath.join('\u0000') === b.headingPath.join('\u0000') && a.page === b.page;
+  const mergeable = (k: string) => k === 'paragraph' || k === 'list_item' || k === 'quote';
+  for (let i = 0; i < drafts.length; i++) {
+    const d = drafts[i]!;
+    const next = drafts[i + 1];
+    if (mergeable(d.kind) && opts.countTokens(d.text) < min && next && mergeable(next.kind) && sameSection(d, next) && opts.countTokens(d.text) + opts.countTokens(next.text) <= opts.maxTokens) {
+      const joiner = d.kind === 'list_item' && !/[.;:!?]$/.test(d.text) ? '; ' : ' ';
+      drafts[i + 1] = { ...next, text: `${d.text}${joiner}${next.text}` };
+      continue;
+    }
+    out.push(d);
+  }
+  return out;
+}

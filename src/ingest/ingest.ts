@@ -1,0 +1,316 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config.js';
+import { errorMessage } from '../errors.js';
+import type { Logger } from '../log.js';
+import { silentLogger } from '../log.js';
+import type { Encoder } from '../models/encoder.js';
+import { analyze, entitiesOf, evidenceDensity } from '../models/nlp.js';
+import type { ChunkInput, DocumentInput, DocumentKind, Store } from '../store/store.js';
+import type { ParsedDocument } from './blocks.js';
+import { chunkBlocks } from './chunker.js';
+import { parseHtml } from './parsers/html.js';
+import { parseMarkdown } from './parsers/markdown.js';
+import { parsePdf } from './parsers/pdf.js';
+import { parseText } from './parsers/text.js';
+import { readJsonl, resolveInputs, type InputFailure } from './sources.js';
+import { makeWindows, windowEmbeddingText } from './windows.js';
+
+/** Progress of a long run; the CLI draws it as a bar with an ETA, tests may ignore it. */
+export interface ProgressReporter {
+  start(total: number, label: string): void;
+  update(done: number, label?: string): void;
+  stop(): void;
+}
+
+export interface IngestDeps {
+  store: Store;
+  encoder: Encoder;
+  config: Pick<Config, 'windowTokens' | 'windowOverlap' | 'chunkMaxTokens' | 'maxFileBytes'>;
+  log?: Logger;
+  progress?: ProgressReporter;
+}
+
+export interface IngestOptions {
+  /** Remove stored documents under the given inputs that no longer exist. */
+  prune?: boolean;
+  /** Link for citations: baseUrl + the path relative to the input folder. */
+  baseUrl?: string | null;
+  /** Stop between batches (Ctrl-C): what is written stays consistent and the next run resumes. */
+  signal?: AbortSignal;
+}
+
+export interface IngestReport {
+  added: number;
+  updated: number;
+  unchanged: number;
+  removed: number;
+  failed: InputFailure[];
+  chunks: number;
+  windows: number;
+  seconds: number;
+  interrupted: boolean;
+}
+
+/** One document to (re)ingest: a file, or one record of a .jsonl corpus. */
+interface Unit {
+  source: string;
+  path: string;
+  kind: DocumentKind;
+  hash: string;
+  bytes: number;
+  load: () => Promise<ParsedDocument>;
+  fallbackTitle: string;
+  url: string | null;
+  line?: number;
+}
+
+interface Prepared {
+  unit: Unit;
+  doc: DocumentInput;
+  chunks: ChunkInput[];
+  texts: string[];
+  existed: boolean;
+}
+
+const BATCH_WINDOWS = 256;
+const INDEX_SAVE_EVERY_MS = 15_000;
+
+const sha256 = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex');
+
+function titleFromPath(file: string): string {
+  const base = path.basename(file, path.extname(file));
+  return base.replace(/[-_]+/g, ' ').replace(/\s+/g, ' ').trim() || base;
+}
+
+function decodeText(file: string, bytes: Buffer): string {
+  const head = bytes.subarray(0, 8192);
+  if (head.includes(0)) throw new Error('binary file (contains NUL bytes); expected UTF-8 text');
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new Error('not valid UTF-8 text; convert it to UTF-8 first');
+  }
+}
+
+/**
+ * Ingests files and folders: parse → semantic chunks → 50-token windows → embeddings → one SQLite
+ * transaction per batch of whole documents → HNSW. Unchanged documents (same content hash) are
+ * skipped, changed ones replaced; a bad file is reported and the rest of the batch goes on.
+ */
+export async function ingest(deps: IngestDeps, inputs: readonly string[], opts: IngestOptions = {}): Promise<IngestReport> {
+  const t0 = performance.now();
+  const log = deps.log ?? silentLogger;
+  const { store, encoder, config } = deps;
+  const report: IngestReport = { added: 0, updated: 0, unchanged: 0, removed: 0, failed: [], chunks: 0, windows: 0, seconds: 0, interrupted: false };
+  const fail = (f: InputFailure) => {
+    report.failed.push(f);
+    log.warn({ file: f.file, line: f.line, reason: f.reason }, 'ingest: skipped');
+  };
+
+  const resolved = resolveInputs(inputs);
+  resolved.failures.forEach(fail);
+  const folderOf = (file: string) => resolved.roots.find((r) => r.endsWith(path.sep) && file.startsWith(r));
+  const linkFor = (file: string) => {
+    if (!opts.baseUrl) return null;
+    const root = folderOf(file) ?? path.dirname(file) + path.sep;
+    return opts.baseUrl.replace(/\/?$/, '/') + path.relative(root, file).split(path.sep).map(encodeURIComponent).join('/');
+  };
+
+  // Enumerate units first so that the progress bar knows its total.
+  const units: Unit[] = [];
+  const seenSources = new Set<string>();
+  for (const f of resolved.files) {
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(f.path);
+    } catch (e) {
+      fail({ file: f.path, reason: errorMessage(e) });
+      continue;
+    }
+    if (stat.size > config.maxFileBytes) {
+      fail({ file: f.path, reason: `${(stat.size / 1048576).toFixed(1)} MB is over the RAGASK_MAX_FILE_MB limit (${(config.maxFileBytes / 1048576).toFixed(1)} MB); raise it or split the file` });
+      // keep whatever was stored for it: a refused file is not a deleted file
+      for (const s of store.sourcesUnder(f.kind === 'jsonl' ? `${f.path}#` : f.path)) seenSources.add(s.source);
+      continue;
+    }
+    if (stat.size === 0) {
+      fail({ file: f.path, reason: 'empty file' });
+      seenSources.add(f.path);
+      continue;
+    }
+    let bytes: Buffer;
+    try {
+      bytes = fs.readFileSync(f.path);
+    } catch (e) {
+      fail({ file: f.path, reason: `cannot read it (${errorMessage(e)})` });
+      seenSources.add(f.path);
+      continue;
+    }
+    if (f.kind === 'jsonl') {
+      let content: string;
+      try {
+        content = decodeText(f.path, bytes);
+      } catch (e) {
+        fail({ file: f.path, reason: errorMessage(e) });
+        for (const s of store.sourcesUnder(`${f.path}#`)) seenSources.add(s.source);
+        continue;
+      }
+      const { records, failures } = readJsonl(f.path, content);
+      failures.forEach(fail);
+      if (records.length === 0 && failures.length === 0) fail({ file: f.path, reason: 'no records' });
+      for (const r of records) {
+        const source = `${f.path}#${r.id}`;
+        seenSources.add(source);
+        units.push({
+          source,
+          path: f.path,
+          kind: 'jsonl',
+          hash: sha256(JSON.stringify([r.title, r.text, r.url])),
+          bytes: Buffer.byteLength(r.text),
+          fallbackTitle: r.title,
+          url: r.url,
+          line: r.line,
+          load: async () => ({ title: r.title, url: r.url, blocks: parseText(r.text).blocks }),
+        });
+      }
+      // With a bad line in the file, its record cannot be told apart from a deleted one: prune none of
+      // this file's records (nothing stored is lost to a typo).
+      if (failures.length) for (const s of store.sourcesUnder(`${f.path}#`)) seenSources.add(s.source);
+      continue;
+    }
+    seenSources.add(f.path);
+    const kind = f.kind;
+    units.push({
+      source: f.path,
+      path: f.path,
+      kind,
+      hash: sha256(bytes),
+      bytes: stat.size,
+      fallbackTitle: titleFromPath(f.path),
+      url: linkFor(f.path),
+      load: async () => {
+        if (kind === 'pdf') {
+          if (bytes.subarray(0, 1024).indexOf('%PDF-') < 0) throw new Error('not a PDF (no %PDF- header)');
+          try {
+            return await parsePdf(new Uint8Array(bytes));
+          } catch (e) {
+            throw new Error(`corrupt or truncated PDF (${errorMessage(e)})`);
+          }
+        }
+        const text = decodeText(f.path, bytes);
+        return kind === 'markdown' ? parseMarkdown(text) : kind === 'html' ? parseHtml(text) : parseText(text);
+      },
+    });
+  }
+
+  deps.progress?.start(units.length, 'ingest');
+  let done = 0;
+  let lastSave = performance.now();
+  let batch: Prepared[] = [];
+  let batchWindows = 0;
+
+  const flushBatch = async () => {
+    if (batch.length === 0) return;
+    const texts = batch.flatMap((p) => p.texts);
+    const vectors = await encoder.encode(texts);
+    let k = 0;
+    for (const p of batch) for (const c of p.chunks) for (const w of c.windows) w.vector = vectors[k++]!;
+    store.db.transaction(() => {
+      for (const p of batch) store.replaceDocument(p.doc, p.chunks);
+    })();
+    for (const p of batch) {
+      if (p.existed) report.updated++;
+      else report.added++;
+      report.chunks += p.chunks.length;
+      report.windows += p.texts.length;
+    }
+    done += batch.length;
+    deps.progress?.update(done);
+    batch = [];
+    batchWindows = 0;
+    store.syncIndex();
+    if (performance.now() - lastSave > INDEX_SAVE_EVERY_MS) {
+      store.index.flush();
+      lastSave = performance.now();
+    }
+  };
+
+  for (const unit of units) {
+    if (opts.signal?.aborted) {
+      report.interrupted = true;
+      break;
+    }
+    const existing = store.getDocumentBySource(unit.source);
+    if (existing && existing.contentHash === unit.hash) {
+      report.unchanged++;
+      deps.progress?.update(++done);
+      continue;
+    }
+    let prepared: Prepared;
+    try {
+      prepared = await prepare(unit, deps, !!existing);
+    } catch (e) {
+      fail({ file: unit.path, ...(unit.line ? { line: unit.line } : {}), reason: errorMessage(e) });
+      deps.progress?.update(++done);
+      continue;
+    }
+    batch.push(prepared);
+    batchWindows += prepared.texts.length;
+    if (batchWindows >= BATCH_WINDOWS) await flushBatch();
+  }
+  if (!report.interrupted) await flushBatch();
+  else batch = [];
+
+  if (opts.prune && !report.interrupted) {
+    for (const root of resolved.roots) {
+      for (const d of store.sourcesUnder(root)) {
+        if (seenSources.has(d.source)) continue;
+        store.deleteDocument(d.id);
+        report.removed++;
+      }
+    }
+    store.syncIndex();
+  }
+  store.index.flush();
+  deps.progress?.stop();
+  report.seconds = (performance.now() - t0) / 1000;
+  log.info({ ...report, failed: report.failed.length }, 'ingest done');
+  return report;
+}
+
+async function prepare(unit: Unit, deps: IngestDeps, existed: boolean): Promise<Prepared> {
+  const { encoder, config } = deps;
+  const parsed = await unit.load();
+  const title = parsed.title || unit.fallbackTitle;
+  const tokenizer = encoder.tokenizer;
+  const countTokens = (s: string) => s.split(/\s+/).reduce((n, w) => n + (w ? tokenizer.wordPieces(w).length : 0), 0);
+  const drafts = chunkBlocks(parsed.blocks, { maxTokens: config.chunkMaxTokens, countTokens, title });
+  if (drafts.length === 0) throw new Error('no text found (empty, or only markup/images)');
+  const chunks: ChunkInput[] = [];
+  const texts: string[] = [];
+  drafts.forEach((d, ord) => {
+    const analysis = analyze(d.text);
+    const windows = makeWindows(d.text, tokenizer, config.windowTokens, config.windowOverlap);
+    chunks.push({
+      ord,
+      kind: d.kind,
+      headingPath: d.headingPath,
+      page: d.page,
+      text: d.text,
+      tokenCount: countTokens(d.text),
+      density: evidenceDensity(analysis),
+      entities: entitiesOf(analysis),
+      windows: windows.map((w) => ({ ...w, vector: new Float32Array(0) })),
+    });
+    for (const w of windows) texts.push(windowEmbeddingText(title, d.headingPath, d.text.slice(w.charStart, w.charEnd)));
+  });
+  return {
+    unit,
+    existed,
+    doc: { source: unit.source, path: unit.path, title, kind: unit.kind, url: parsed.url ?? unit.url, contentHash: unit.hash, bytes: unit.bytes },
+    chunks,
+    texts,
+  };
+}

@@ -1,0 +1,127 @@
+import { Lexer, type Token, type Tokens } from 'marked';
+import { parse as parseYaml } from 'yaml';
+import { cleanText, type Block, type ParsedDocument } from '../blocks.js';
+
+/** Nesting beyond this is flattened: a hostile file cannot exhaust the stack. */
+const MAX_DEPTH = 32;
+
+/**
+ * Markdown to blocks with marked's lexer (CommonMark + GFM tables; well kept and fast).
+ * YAML front matter (title, url) is read with the yaml package.
+ */
+export function parseMarkdown(source: string): ParsedDocument {
+  let body = source.replace(/^\uFEFF/, '');
+  let title: string | null = null;
+  let url: string | null = null;
+  const fm = /^---\r?\n([\s\S]*?)\r?\n---\r?\n/.exec(body);
+  if (fm) {
+    try {
+      const meta = parseYaml(fm[1]!) as Record<string, unknown> | null;
+      if (meta && typeof meta === 'object') {
+        if (typeof meta.title === 'string') title = cleanText(meta.title);
+        const u = meta.url ?? meta.source_url ?? meta.link;
+        if (typeof u === 'string' && /^https?:\/\//.test(u)) url = u.trim();
+      }
+    } catch {
+      // not YAML after all: keep it as text
+    }
+    body = body.slice(fm[0].length);
+  }
+  const blocks: Block[] = [];
+  walk(new Lexer({ gfm: true }).lex(body), blocks, 0);
+  if (!title) title = blocks.find((b) => b.kind === 'heading' && b.level === 1)?.text ?? null;
+  return { title, url, blocks };
+}
+
+export function inlineText(tokens: Token[] | undefined, fallback = ''): string {
+  if (!tokens) return cleanText(fallback);
+  let out = '';
+  const visit = (ts: Token[], depth: number) => {
+    for (const t of ts) {
+      if (t.type === 'br') out += ' ';
+      else if (t.type === 'html') out += ' ';
+      else if (t.type === 'image') out += (t as Tokens.Image).text ?? '';
+      else if ('tokens' in t && Array.isArray(t.tokens) && t.tokens.length && depth < MAX_DEPTH) visit(t.tokens, depth + 1);
+      else if ('text' in t && typeof t.text === 'string') out += t.text;
+      else if ('raw' in t) out += t.raw;
+    }
+  };
+  visit(tokens, 0);
+  return cleanText(out.replace(/<[^>]*>/g, ' '));
+}
+
+function walk(tokens: Token[], out: Block[], depth: number): void {
+  for (const t of tokens) {
+    switch (t.type) {
+      case 'heading': {
+        const h = t as Tokens.Heading;
+        const text = inlineText(h.tokens, h.text);
+        if (text) out.push({ kind: 'heading', text, level: h.depth });
+        break;
+      }
+      case 'paragraph': {
+        const p = t as Tokens.Paragraph;
+        const text = inlineText(p.tokens, p.text);
+        if (text) out.push({ kind: 'paragraph', text });
+        break;
+      }
+      case 'text': {
+        const x = t as Tokens.Text;
+        const text = inlineText(x.tokens, x.text);
+        if (text) out.push({ kind: 'paragraph', text });
+        break;
+      }
+      case 'list': {
+        for (const item of (t as Tokens.List).items) listItem(item, out, depth);
+        break;
+      }
+      case 'table': {
+        const tb = t as Tokens.Table;
+        const header = tb.header.map((c) => inlineText(c.tokens, c.text));
+        const rows = tb.rows.map((r) => r.map((c) => inlineText(c.tokens, c.text)));
+        out.push({ kind: 'table', text: '', header, rows });
+        break;
+      }
+      case 'code': {
+        const text = (t as Tokens.Code).text.trim();
+        if (text) out.push({ kind: 'code', text });
+        break;
+      }
+      case 'blockquote': {
+        const q = t as Tokens.Blockquote;
+        if (depth < MAX_DEPTH) {
+          const inner: Block[] = [];
+          walk(q.tokens, inner, depth + 1);
+          for (const b of inner) out.push(b.kind === 'paragraph' ? { ...b, kind: 'quote' } : b);
+        } else {
+          const text = cleanText(q.text);
+          if (text) out.push({ kind: 'quote', text });
+        }
+        break;
+      }
+      case 'html': {
+        const text = cleanText((t as Tokens.HTML).text.replace(/<script[\s\S]*?<\/script>|<style[\s\S]*?<\/style>/gi, ' ').replace(/<[^>]*>/g, ' '));
+        if (text) out.push({ kind: 'paragraph', text });
+        break;
+      }
+      default:
+        break;
+    }
+  }
+}
+
+function listItem(item: Tokens.ListItem, out: Block[], depth: number): void {
+  const own: Token[] = [];
+  const nested: Token[] = [];
+  for (const tok of item.tokens) (tok.type === 'list' ? nested : own).push(tok);
+  const text = own.map((tok) => ('tokens' in tok && Array.isArray(tok.tokens) ? inlineText(tok.tokens, 'text' in tok ? String(tok.text) : '') : 'text' in tok ? cleanText(String(tok.text)) : '')).filter(Boolean).join(' ');
+  if (text) out.push({ kind: 'list_item', text: item.task ? `${item.checked ? '[x]' : '[ ]'} ${text}` : text, level: depth + 1 });
+  if (depth < MAX_DEPTH) {
+    for (const n of nested) for (const sub of (n as Tokens.List).items) listItem(sub, out, depth + 1);
+  } else {
+    for (const n of nested) {
+      const flat = cleanText((n as Tokens.List).raw.replace(/^\s*([-*+]|\d+[.)])\s+/gm, ' '));
+      if (flat) out.push({ kind: 'list_item', text: flat, level: depth + 1 });
+    }
+  }
+}

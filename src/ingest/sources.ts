@@ -1,0 +1,135 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import fg from 'fast-glob';
+import type { DocumentKind } from '../store/store.js';
+
+export const EXTENSIONS: Record<string, DocumentKind> = {
+  '.md': 'markdown',
+  '.markdown': 'markdown',
+  '.mdx': 'markdown',
+  '.txt': 'text',
+  '.text': 'text',
+  '.html': 'html',
+  '.htm': 'html',
+  '.pdf': 'pdf',
+  '.jsonl': 'jsonl',
+};
+
+export interface SourceFile {
+  path: string;
+  kind: DocumentKind;
+}
+
+export interface InputFailure {
+  file: string;
+  line?: number;
+  reason: string;
+}
+
+export interface ResolvedInputs {
+  files: SourceFile[];
+  failures: InputFailure[];
+  /** Source-key prefixes the inputs cover: what `--prune` may remove when no longer found. */
+  roots: string[];
+}
+
+const GLOB_CHARS = /[*?[\]{}!]/;
+
+/** Patterns of a folder's `.ragaskignore` (gitignore-like: one glob per line, # comments). */
+function ignoreFile(dir: string): string[] {
+  const file = path.join(dir, '.ragaskignore');
+  if (!fs.existsSync(file)) return [];
+  return fs
+    .readFileSync(file, 'utf8')
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'))
+    .map((l) => (l.startsWith('/') ? l.slice(1) : l.includes('/') ? l : `**/${l}`));
+}
+
+/**
+ * Expands paths, folders and globs (fast-glob: the standard, fast glob matcher) into files of a
+ * supported type. A missing path or unsupported type given by name is a failure for that input only.
+ */
+export function resolveInputs(inputs: readonly string[]): ResolvedInputs {
+  const files = new Map<string, SourceFile>();
+  const failures: InputFailure[] = [];
+  const roots: string[] = [];
+  const pattern = `**/*{${Object.keys(EXTENSIONS).join(',')}}`;
+  const addFile = (abs: string) => {
+    const kind = EXTENSIONS[path.extname(abs).toLowerCase()];
+    if (kind) files.set(abs, { path: abs, kind });
+    return kind;
+  };
+  for (const input of inputs) {
+    if (GLOB_CHARS.test(input) && !fs.existsSync(input)) {
+      const matches = fg.sync(input, { absolute: true, onlyFiles: true, dot: false, caseSensitiveMatch: false, ignore: ['**/node_modules/**'] });
+      if (matches.length === 0) failures.push({ file: input, reason: 'no file matches this pattern' });
+      const before = files.size;
+      for (const m of matches) addFile(path.resolve(m));
+      if (matches.length > 0 && files.size === before) failures.push({ file: input, reason: `no file of a supported type matches (supported: ${Object.keys(EXTENSIONS).join(' ')})` });
+      continue;
+    }
+    const abs = path.resolve(input);
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(abs);
+    } catch {
+      failures.push({ file: input, reason: 'no such file or folder' });
+      continue;
+    }
+    if (stat.isDirectory()) {
+      roots.push(abs.endsWith(path.sep) ? abs : abs + path.sep);
+      const matches = fg.sync(pattern, { cwd: abs, absolute: true, onlyFiles: true, dot: false, caseSensitiveMatch: false, ignore: ['**/node_modules/**', ...ignoreFile(abs)] });
+      for (const m of matches) addFile(path.resolve(m));
+    } else if (stat.isFile()) {
+      if (!addFile(abs)) {
+        failures.push({ file: input, reason: `unsupported file type "${path.extname(abs) || '(none)'}" (supported: ${Object.keys(EXTENSIONS).join(' ')})` });
+        continue;
+      }
+      roots.push(EXTENSIONS[path.extname(abs).toLowerCase()] === 'jsonl' ? `${abs}#` : abs);
+    } else {
+      failures.push({ file: input, reason: 'not a regular file or folder' });
+    }
+  }
+  return { files: [...files.values()].sort((a, b) => a.path.localeCompare(b.path)), failures, roots };
+}
+
+export interface JsonlRecord {
+  id: string;
+  title: string;
+  text: string;
+  url: string | null;
+  line: number;
+}
+
+/** Records of a `{id, title, text}` JSON-lines corpus; a bad line is a failure naming its line. */
+export function readJsonl(file: string, content: string): { records: JsonlRecord[]; failures: InputFailure[] } {
+  const records: JsonlRecord[] = [];
+  const failures: InputFailure[] = [];
+  const seen = new Set<string>();
+  const lines = content.split('\n');
+  lines.forEach((raw, i) => {
+    const line = raw.trim();
+    if (!line) return;
+    const fail = (reason: string) => failures.push({ file, line: i + 1, reason });
+    let obj: unknown;
+    try {
+      obj = JSON.parse(line);
+    } catch (e) {
+      fail(`not valid JSON (${(e as Error).message.split('\n')[0]})`);
+      return;
+    }
+    if (!obj || typeof obj !== 'object' || Array.isArray(obj)) return void fail('not a JSON object; expected {"id", "title", "text"}');
+    const o = obj as Record<string, unknown>;
+    const id = typeof o.id === 'string' || typeof o.id === 'number' ? String(o.id) : null;
+    if (!id) return void fail('missing "id" (string or number)');
+    if (typeof o.text !== 'string' || !o.text.trim()) return void fail(`record ${JSON.stringify(id)}: missing or empty "text"`);
+    if (seen.has(id)) return void fail(`duplicate id ${JSON.stringify(id)} (first one kept)`);
+    seen.add(id);
+    const title = typeof o.title === 'string' && o.title.trim() ? o.title.trim() : id;
+    const url = typeof o.url === 'string' && /^https?:\/\//.test(o.url) ? o.url : null;
+    records.push({ id, title, text: o.text, url, line: i + 1 });
+  });
+  return { records, failures };
+}

@@ -1,0 +1,52 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { UserError } from '../errors.js';
+
+/** What `npm run models` writes beside each model (models/<name>/ragask-model.json). */
+export interface ModelManifest {
+  name: string;
+  kind: 'sentence-embedding' | 'masked-lm';
+  pooling?: 'mean' | 'cls';
+  dimension?: number;
+  maxLength?: number;
+  variants?: Record<string, string>;
+  source?: string;
+  sha256: Record<string, string>;
+}
+
+export interface ResolvedModel {
+  dir: string;
+  file: string;
+  manifest: ModelManifest;
+}
+
+const FETCH_HINT = 'run `npm run models` to fetch it';
+
+export function readManifest(modelsDir: string, name: string): ModelManifest {
+  const dir = path.join(modelsDir, name);
+  const manifestPath = path.join(dir, 'ragask-model.json');
+  if (!fs.existsSync(manifestPath)) {
+    throw new UserError(`model ${name} is not in ${dir}: ${FETCH_HINT}`, 'model_missing');
+  }
+  try {
+    return JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as ModelManifest;
+  } catch (e) {
+    throw new UserError(`${manifestPath}: unreadable (${(e as Error).message}); run \`npm run models -- --force\``, 'model_missing');
+  }
+}
+
+/** The ONNX file of `name` (variant fp32 or int8 for embedders); a clear error if anything is missing. */
+export function resolveModel(modelsDir: string, name: string, variant?: string): ResolvedModel {
+  const manifest = readManifest(modelsDir, name);
+  const dir = path.join(modelsDir, name);
+  let fileName = 'model.onnx';
+  if (manifest.variants) {
+    const v = variant ?? 'fp32';
+    const f = manifest.variants[v];
+    if (!f) throw new UserError(`model ${name} has no ${v} variant (has ${Object.keys(manifest.variants).join(', ')}); set RAGASK_MODEL_VARIANT to one of them`, 'model_missing');
+    fileName = f;
+  }
+  const file = path.join(dir, fileName);
+  if (!fs.existsSync(file)) throw new UserError(`${file} is missing: ${FETCH_HINT}`, 'model_missing');
+  return { dir, file, manifest };
+}

@@ -1,0 +1,250 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import hnswlib from 'hnswlib-node';
+import type { Logger } from '../log.js';
+import { silentLogger } from '../log.js';
+import type { DB } from './db.js';
+import { blobToVector } from './vectors.js';
+
+export interface HnswParams {
+  m: number;
+  efConstruction: number;
+  efSearch: number;
+}
+
+/** Sidecar of the index file: what it holds and which index_log entry it reflects. */
+interface IndexMeta {
+  format: 1;
+  dimension: number;
+  model: string;
+  m: number;
+  efConstruction: number;
+  /** Highest index_log.seq applied. */
+  seq: number;
+  count: number;
+  deleted: number;
+  /** sha256 of the index file, so a torn pair (new index, old sidecar) is detected and rebuilt. */
+  sha256: string;
+}
+
+export interface VectorHit {
+  windowId: number;
+  /** Cosine similarity (vectors are L2-normalised; hnswlib's "ip" distance is 1 − dot). */
+  score: number;
+}
+
+function sha256File(file: string): string {
+  const h = createHash('sha256');
+  const fd = fs.openSync(file, 'r');
+  const buf = Buffer.allocUnsafe(1 << 20);
+  try {
+    let n: number;
+    while ((n = fs.readSync(fd, buf, 0, buf.length, null)) > 0) h.update(buf.subarray(0, n));
+  } finally {
+    fs.closeSync(fd);
+  }
+  return h.digest('hex');
+}
+
+function writeFileAtomic(file: string, data: string): void {
+  const tmp = `${file}.tmp-${process.pid}`;
+  const fd = fs.openSync(tmp, 'w');
+  try {
+    fs.writeSync(fd, data);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(tmp, file);
+}
+
+function fsyncFile(file: string): void {
+  const fd = fs.openSync(file, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * The HNSW index over window vectors (label = window id), persisted beside the SQLite store.
+ * SQLite is the source of truth: every window added or removed there is appended to index_log in
+ * the same transaction, and the index replays the log from the last entry it saw. A missing,
+ * corrupt, foreign or torn index file is rebuilt from the vectors in SQLite.
+ */
+export class VectorIndex {
+  private index: hnswlib.HierarchicalNSW;
+  private seq = 0;
+  private deleted = 0;
+  private dirty = false;
+  /** Why the index was rebuilt on open, if it was (for `ragask stats`/doctor and tests). */
+  rebuiltBecause: string | null = null;
+
+  private constructor(
+    private readonly db: DB,
+    private readonly file: string,
+    readonly dimension: number,
+    private readonly model: string,
+    private readonly params: HnswParams,
+    private readonly log: Logger,
+  ) {
+    this.index = new hnswlib.HierarchicalNSW('ip', dimension);
+  }
+
+  get metaFile(): string {
+    return `${this.file}.meta.json`;
+  }
+
+  /** Loads the index file if it matches SQLite, else rebuilds it; then replays newer log entries. */
+  static open(db: DB, file: string, opts: { dimension: number; model: string; params: HnswParams; log?: Logger }): VectorIndex {
+    const vi = new VectorIndex(db, file, opts.dimension, opts.model, opts.params, opts.log ?? silentLogger);
+    const reason = vi.tryLoad();
+    if (reason) {
+      vi.rebuiltBecause = reason;
+      vi.log.info({ file, reason }, 'rebuilding the HNSW index from SQLite');
+      vi.rebuild();
+    } else {
+      vi.catchUp();
+    }
+    if (vi.dirty) vi.save();
+    return vi;
+  }
+
+  /** null when loaded; otherwise why the file cannot be used. */
+  private tryLoad(): string | null {
+    if (!fs.existsSync(this.file)) return 'index file missing';
+    if (!fs.existsSync(this.metaFile)) return 'index sidecar missing';
+    let meta: IndexMeta;
+    try {
+      meta = JSON.parse(fs.readFileSync(this.metaFile, 'utf8')) as IndexMeta;
+    } catch {
+      return 'index sidecar unreadable';
+    }
+    if (meta.format !== 1 || meta.dimension !== this.dimension || meta.model !== this.model) return 'index built for another model or format';
+    if (meta.m !== this.params.m || meta.efConstruction !== this.params.efConstruction) return 'HNSW parameters changed';
+    if (sha256File(this.file) !== meta.sha256) return 'index file does not match its sidecar (torn or corrupt write)';
+    const maxSeq = this.maxLogSeq();
+    if (meta.seq > maxSeq) return 'index is newer than the store (store restored from an older copy?)';
+    try {
+      this.index.readIndexSync(this.file);
+    } catch (e) {
+      return `index file unreadable (${(e as Error).message})`;
+    }
+    if (this.index.getNumDimensions() !== this.dimension) return 'index dimension mismatch';
+    this.seq = meta.seq;
+    this.deleted = meta.deleted;
+    this.index.setEf(this.params.efSearch);
+    return null;
+  }
+
+  private maxLogSeq(): number {
+    const row = this.db.prepare('SELECT coalesce(max(seq), 0) AS s FROM index_log').get() as { s: number };
+    return row.s;
+  }
+
+  private fresh(capacity: number): void {
+    this.index = new hnswlib.HierarchicalNSW('ip', this.dimension);
+    this.index.initIndex({ maxElements: Math.max(1024, capacity), m: this.params.m, efConstruction: this.params.efConstruction, randomSeed: 100 });
+    this.index.setEf(this.params.efSearch);
+    this.deleted = 0;
+  }
+
+  /** Rebuilds from every window vector in SQLite. */
+  rebuild(onProgress?: (done: number, total: number) => void): void {
+    const total = (this.db.prepare('SELECT count(*) AS n FROM windows').get() as { n: number }).n;
+    this.fresh(Math.ceil(total * 1.25));
+    const seq = this.maxLogSeq();
+    let done = 0;
+    for (const row of this.db.prepare('SELECT id, vector FROM windows ORDER BY id').iterate() as Iterable<{ id: number; vector: Buffer }>) {
+      this.index.addPoint(Array.from(blobToVector(row.vector)), row.id);
+      if (++done % 1000 === 0) onProgress?.(done, total);
+    }
+    onProgress?.(done, total);
+    this.seq = seq;
+    this.dirty = true;
+  }
+
+  private ensureCapacity(extra: number): void {
+    const need = this.index.getCurrentCount() + extra;
+    if (need > this.index.getMaxElements()) this.index.resizeIndex(Math.ceil(need * 1.5));
+  }
+
+  /** Applies index_log entries newer than what the index has seen; returns how many. */
+  catchUp(): number {
+    const rows = this.db
+      .prepare(
+        `SELECT l.seq, l.window_id AS id, l.op, w.vector FROM index_log l LEFT JOIN windows w ON w.id = l.window_id
+         WHERE l.seq > ? ORDER BY l.seq`,
+      )
+      .all(this.seq) as { seq: number; id: number; op: 'add' | 'del'; vector: Buffer | null }[];
+    if (rows.length === 0) return 0;
+    this.ensureCapacity(rows.filter((r) => r.op === 'add').length);
+    for (const r of rows) {
+      if (r.op === 'add') {
+        // The window may have been deleted again later in the log: then there is nothing to add.
+        if (r.vector) this.index.addPoint(Array.from(blobToVector(r.vector)), r.id);
+      } else {
+        try {
+          this.index.markDelete(r.id);
+          this.deleted++;
+        } catch {
+          // not in the index (its add was skipped above) or already deleted: nothing to do
+        }
+      }
+      this.seq = r.seq;
+    }
+    this.dirty = true;
+    // Deleted points still cost search time and memory; compact when they dominate.
+    if (this.deleted > 1000 && this.deleted > this.index.getCurrentCount() * 0.3) this.rebuild();
+    return rows.length;
+  }
+
+  search(vector: Float32Array, k: number, filter?: (windowId: number) => boolean): VectorHit[] {
+    const count = this.index.getCurrentCount();
+    if (count === 0 || k <= 0) return [];
+    const n = Math.min(k, count);
+    if (this.params.efSearch < n) this.index.setEf(n);
+    const res = filter ? this.index.searchKnn(Array.from(vector), n, filter) : this.index.searchKnn(Array.from(vector), n);
+    if (this.params.efSearch < n) this.index.setEf(this.params.efSearch);
+    return res.neighbors.map((id, i) => ({ windowId: id, score: 1 - res.distances[i]! }));
+  }
+
+  get size(): number {
+    return this.index.getCurrentCount() - this.deleted;
+  }
+
+  get appliedSeq(): number {
+    return this.seq;
+  }
+
+  /** Writes the index to a temporary file, fsyncs it and renames it over the old one, then the sidecar. */
+  save(): void {
+    const tmp = `${this.file}.tmp-${process.pid}`;
+    this.index.writeIndexSync(tmp);
+    fsyncFile(tmp);
+    const meta: IndexMeta = {
+      format: 1,
+      dimension: this.dimension,
+      model: this.model,
+      m: this.params.m,
+      efConstruction: this.params.efConstruction,
+      seq: this.seq,
+      count: this.index.getCurrentCount(),
+      deleted: this.deleted,
+      sha256: sha256File(tmp),
+    };
+    fs.renameSync(tmp, this.file);
+    writeFileAtomic(this.metaFile, `${JSON.stringify(meta, null, 2)}\n`);
+    this.dirty = false;
+  }
+
+  /** Saves if anything changed since the last save. */
+  flush(): void {
+    if (this.dirty) this.save();
+  }
+
+  fileBytes(): number {
+    return fs.existsSync(this.file) ? fs.statSync(this.file).size : 0;
+  }
+}

@@ -1,0 +1,334 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Logger } from '../log.js';
+import { silentLogger } from '../log.js';
+import { UserError } from '../errors.js';
+import { getMeta, openDatabase, setMeta, type DB } from './db.js';
+import { VectorIndex, type HnswParams } from './hnsw.js';
+import { blobToVector, vectorToBlob } from './vectors.js';
+
+export type DocumentKind = 'markdown' | 'text' | 'html' | 'pdf' | 'jsonl';
+
+export interface DocumentInput {
+  /** Unique key: the file path, or `path#id` for a record of a .jsonl corpus. */
+  source: string;
+  path: string;
+  title: string;
+  kind: DocumentKind;
+  url: string | null;
+  contentHash: string;
+  bytes: number;
+}
+
+export interface WindowInput {
+  ord: number;
+  charStart: number;
+  charEnd: number;
+  tokenCount: number;
+  vector: Float32Array;
+}
+
+export interface ChunkInput {
+  ord: number;
+  kind: string;
+  headingPath: string[];
+  page: number | null;
+  text: string;
+  tokenCount: number;
+  density: number;
+  entities: string[];
+  windows: WindowInput[];
+}
+
+export interface DocumentRow {
+  id: number;
+  source: string;
+  path: string;
+  title: string;
+  kind: DocumentKind;
+  url: string | null;
+  contentHash: string;
+  bytes: number;
+  ingestedAt: string;
+}
+
+export interface ChunkRow {
+  id: number;
+  docId: number;
+  ord: number;
+  kind: string;
+  headingPath: string[];
+  page: number | null;
+  text: string;
+  tokenCount: number;
+  density: number;
+  entities: string[];
+  doc: { title: string; source: string; path: string; url: string | null; kind: DocumentKind };
+}
+
+export interface WindowRow {
+  id: number;
+  chunkId: number;
+  ord: number;
+  charStart: number;
+  charEnd: number;
+  vector: Float32Array;
+}
+
+export interface StoreOptions {
+  dataDir: string;
+  /** Encoder id ("all-MiniLM-L6-v2/int8") and dimension the vectors come from. */
+  model: string;
+  dimension: number;
+  hnsw: HnswParams;
+  log?: Logger;
+}
+
+export interface StoreStats {
+  documents: number;
+  chunks: number;
+  windows: number;
+  model: string;
+  dimension: number;
+  dbBytes: number;
+  indexBytes: number;
+  indexSize: number;
+}
+
+interface RawChunk {
+  id: number;
+  doc_id: number;
+  ord: number;
+  kind: string;
+  heading_path: string;
+  page: number | null;
+  text: string;
+  token_count: number;
+  density: number;
+  entities: string;
+  title: string;
+  source: string;
+  path: string;
+  url: string | null;
+  doc_kind: DocumentKind;
+}
+
+const CHUNK_SELECT = `SELECT c.id, c.doc_id, c.ord, c.kind, c.heading_path, c.page, c.text, c.token_count, c.density, c.entities,
+  d.title, d.source, d.path, d.url, d.kind AS doc_kind FROM chunks c JOIN documents d ON d.id = c.doc_id`;
+
+function toChunk(r: RawChunk): ChunkRow {
+  return {
+    id: r.id,
+    docId: r.doc_id,
+    ord: r.ord,
+    kind: r.kind,
+    headingPath: JSON.parse(r.heading_path) as string[],
+    page: r.page,
+    text: r.text,
+    tokenCount: r.token_count,
+    density: r.density,
+    entities: JSON.parse(r.entities) as string[],
+    doc: { title: r.title, source: r.source, path: r.path, url: r.url, kind: r.doc_kind },
+  };
+}
+
+/**
+ * The two stores behind retrieval: SQLite (documents, chunks, windows with their vectors, FTS5) and
+ * the HNSW index over window vectors. Every write to a document happens in one SQLite transaction,
+ * so a query never sees half a document; the index follows from index_log.
+ */
+export class Store {
+  readonly db: DB;
+  readonly index: VectorIndex;
+  readonly dbFile: string;
+  readonly model: string;
+  private readonly log: Logger;
+
+  private constructor(db: DB, index: VectorIndex, dbFile: string, model: string, log: Logger) {
+    this.db = db;
+    this.index = index;
+    this.dbFile = dbFile;
+    this.model = model;
+    this.log = log;
+  }
+
+  static open(opts: StoreOptions): Store {
+    fs.mkdirSync(opts.dataDir, { recursive: true });
+    const dbFile = path.join(opts.dataDir, 'ragask.db');
+    const db = openDatabase(dbFile);
+    const log = opts.log ?? silentLogger;
+    try {
+      Store.checkModel(db, dbFile, opts.model, opts.dimension);
+      const index = VectorIndex.open(db, path.join(opts.dataDir, 'index.hnsw'), { dimension: opts.dimension, model: opts.model, params: opts.hnsw, log });
+      return new Store(db, index, dbFile, opts.model, log);
+    } catch (e) {
+      db.close();
+      throw e;
+    }
+  }
+
+  /** Vectors of another model are garbage to this one: refuse with the re-index command instead. */
+  private static checkModel(db: DB, dbFile: string, model: string, dimension: number): void {
+    const stored = getMeta(db, 'embedding_model');
+    const windows = (db.prepare('SELECT count(*) AS n FROM windows').get() as { n: number }).n;
+    if (!stored || windows === 0) {
+      setMeta(db, 'embedding_model', model);
+      setMeta(db, 'embedding_dimension', String(dimension));
+      return;
+    }
+    if (stored !== model) {
+      throw new UserError(
+        `${dbFile} was embedded with ${stored}, but RAGASK_MODEL/RAGASK_MODEL_VARIANT select ${model}: run \`ragask reindex\` to re-embed every window, or set them back to ${stored}`,
+        'model_mismatch',
+      );
+    }
+  }
+
+  getDocumentBySource(source: string): DocumentRow | undefined {
+    const r = this.db.prepare('SELECT * FROM documents WHERE source = ?').get(source) as Record<string, unknown> | undefined;
+    return r ? this.toDocument(r) : undefined;
+  }
+
+  private toDocument(r: Record<string, unknown>): DocumentRow {
+    return {
+      id: r.id as number,
+      source: r.source as string,
+      path: r.path as string,
+      title: r.title as string,
+      kind: r.kind as DocumentKind,
+      url: (r.url as string | null) ?? null,
+      contentHash: r.content_hash as string,
+      bytes: r.bytes as number,
+      ingestedAt: r.ingested_at as string,
+    };
+  }
+
+  listDocuments(): DocumentRow[] {
+    return (this.db.prepare('SELECT * FROM documents ORDER BY source').all() as Record<string, unknown>[]).map((r) => this.toDocument(r));
+  }
+
+  /** Sources whose key starts with `prefix` (the records of one .jsonl file, or the files under a folder). */
+  sourcesUnder(prefix: string): { id: number; source: string }[] {
+    return this.db.prepare("SELECT id, source FROM documents WHERE substr(source, 1, length(?)) = ?").all(prefix, prefix) as { id: number; source: string }[];
+  }
+
+  /** Inserts a document (replacing any earlier version with the same source) in one transaction. */
+  replaceDocument(doc: DocumentInput, chunks: ChunkInput[]): number {
+    const tx = this.db.transaction(() => {
+      const old = this.db.prepare('SELECT id FROM documents WHERE source = ?').get(doc.source) as { id: number } | undefined;
+      if (old) this.deleteDocumentNow(old.id);
+      const { lastInsertRowid } = this.db
+        .prepare('INSERT INTO documents (source, path, title, kind, url, content_hash, bytes, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+        .run(doc.source, doc.path, doc.title, doc.kind, doc.url, doc.contentHash, doc.bytes, new Date().toISOString());
+      const docId = Number(lastInsertRowid);
+      const insChunk = this.db.prepare(
+        'INSERT INTO chunks (doc_id, ord, kind, heading_path, page, text, token_count, density, entities) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      );
+      const insFts = this.db.prepare('INSERT INTO chunks_fts (rowid, title, headings, body) VALUES (?, ?, ?, ?)');
+      const insWin = this.db.prepare('INSERT INTO windows (chunk_id, ord, char_start, char_end, token_count, vector) VALUES (?, ?, ?, ?, ?, ?)');
+      const insLog = this.db.prepare("INSERT INTO index_log (window_id, op) VALUES (?, 'add')");
+      for (const c of chunks) {
+        const chunkId = Number(
+          insChunk.run(docId, c.ord, c.kind, JSON.stringify(c.headingPath), c.page, c.text, c.tokenCount, c.density, JSON.stringify(c.entities)).lastInsertRowid,
+        );
+        insFts.run(chunkId, doc.title, c.headingPath.join(' '), c.text);
+        for (const w of c.windows) {
+          const wid = Number(insWin.run(chunkId, w.ord, w.charStart, w.charEnd, w.tokenCount, vectorToBlob(w.vector)).lastInsertRowid);
+          insLog.run(wid);
+        }
+      }
+      return docId;
+    });
+    return tx();
+  }
+
+  deleteDocument(docId: number): void {
+    this.db.transaction(() => this.deleteDocumentNow(docId))();
+  }
+
+  private deleteDocumentNow(docId: number): void {
+    this.db.prepare("INSERT INTO index_log (window_id, op) SELECT w.id, 'del' FROM windows w JOIN chunks c ON c.id = w.chunk_id WHERE c.doc_id = ?").run(docId);
+    this.db.prepare('DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE doc_id = ?)').run(docId);
+    this.db.prepare('DELETE FROM windows WHERE chunk_id IN (SELECT id FROM chunks WHERE doc_id = ?)').run(docId);
+    this.db.prepare('DELETE FROM chunks WHERE doc_id = ?').run(docId);
+    this.db.prepare('DELETE FROM documents WHERE id = ?').run(docId);
+  }
+
+  getChunks(ids: readonly number[]): Map<number, ChunkRow> {
+    const out = new Map<number, ChunkRow>();
+    if (ids.length === 0) return out;
+    const stmt = this.db.prepare(`${CHUNK_SELECT} WHERE c.id IN (SELECT value FROM json_each(?))`);
+    for (const r of stmt.all(JSON.stringify(ids)) as RawChunk[]) out.set(r.id, toChunk(r));
+    return out;
+  }
+
+  chunksOfDocument(docId: number): ChunkRow[] {
+    return (this.db.prepare(`${CHUNK_SELECT} WHERE c.doc_id = ? ORDER BY c.ord`).all(docId) as RawChunk[]).map(toChunk);
+  }
+
+  /** Window id → chunk id for the given windows (dropping any no longer in SQLite). */
+  windowChunks(windowIds: readonly number[]): Map<number, number> {
+    const out = new Map<number, number>();
+    if (windowIds.length === 0) return out;
+    const rows = this.db.prepare('SELECT id, chunk_id FROM windows WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(windowIds)) as { id: number; chunk_id: number }[];
+    for (const r of rows) out.set(r.id, r.chunk_id);
+    return out;
+  }
+
+  windowsOfChunks(chunkIds: readonly number[]): WindowRow[] {
+    if (chunkIds.length === 0) return [];
+    const rows = this.db
+      .prepare('SELECT id, chunk_id, ord, char_start, char_end, vector FROM windows WHERE chunk_id IN (SELECT value FROM json_each(?)) ORDER BY chunk_id, ord')
+      .all(JSON.stringify(chunkIds)) as { id: number; chunk_id: number; ord: number; char_start: number; char_end: number; vector: Buffer }[];
+    return rows.map((r) => ({ id: r.id, chunkId: r.chunk_id, ord: r.ord, charStart: r.char_start, charEnd: r.char_end, vector: blobToVector(r.vector) }));
+  }
+
+  /**
+   * BM25 over chunks (title, headings, body). `match` is an FTS5 query; scores are returned as
+   * positive numbers, higher is better.
+   */
+  searchText(match: string, limit: number, weights: [number, number, number] = [2.0, 1.0, 1.0]): { chunkId: number; score: number }[] {
+    if (!match) return [];
+    const rows = this.db
+      .prepare(`SELECT rowid AS id, -bm25(chunks_fts, ?, ?, ?) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score DESC LIMIT ?`)
+      .all(weights[0], weights[1], weights[2], match, limit) as { id: number; score: number }[];
+    return rows.map((r) => ({ chunkId: r.id, score: r.score }));
+  }
+
+  /** Number of chunks containing `term` (an FTS5 phrase), for IDF. */
+  chunkFrequency(match: string): number {
+    const row = this.db.prepare('SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH ?').get(match) as { n: number };
+    return row.n;
+  }
+
+  counts(): { documents: number; chunks: number; windows: number } {
+    const c = (t: string) => (this.db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n;
+    return { documents: c('documents'), chunks: c('chunks'), windows: c('windows') };
+  }
+
+  stats(): StoreStats {
+    const fileBytes = (f: string) => (fs.existsSync(f) ? fs.statSync(f).size : 0);
+    return {
+      ...this.counts(),
+      model: this.model,
+      dimension: this.index.dimension,
+      dbBytes: fileBytes(this.dbFile) + fileBytes(`${this.dbFile}-wal`),
+      indexBytes: this.index.fileBytes(),
+      indexSize: this.index.size,
+    };
+  }
+
+  /** Brings the in-memory index up to date with writes made since (by this or another process). */
+  syncIndex(): number {
+    return this.index.catchUp();
+  }
+
+  close(): void {
+    try {
+      this.index.flush();
+    } catch (e) {
+      this.log.warn({ err: e }, 'could not save the HNSW index; it will be rebuilt on next open');
+    }
+    this.db.close();
+  }
+}
