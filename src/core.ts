@@ -1,42 +1,71 @@
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
 import { silentLogger } from './log.js';
-import { Encoder } from './models/encoder.js';
-import { Store } from './store/store.js';
+import { Decomposer } from './engine/decompose.js';
+import { HopEngine, type EngineSettings } from './engine/hops.js';
+import { QueryCache } from './engine/query-cache.js';
 import { Retriever } from './engine/retrieve.js';
+import { Encoder } from './models/encoder.js';
+import { MaskedLM } from './models/masked-lm.js';
+import { Store } from './store/store.js';
 
 /**
- * The core, assembled from a config: encoder, stores and retriever. Transports (CLI, Slack) open
- * one and pass its parts down; tests assemble the same parts on small data.
+ * The core, assembled from a config: encoder, stores, retriever and the multi-hop engine.
+ * Transports (CLI, Slack) open one and pass its parts down; tests assemble the same parts on small data.
  */
 export interface Core {
   config: Config;
   log: Logger;
   encoder: Encoder;
+  mlm: MaskedLM | null;
   store: Store;
   retriever: Retriever;
+  engine: HopEngine;
+  queryCache: QueryCache;
   close(): Promise<void>;
+}
+
+export function engineSettings(config: Config): EngineSettings {
+  return {
+    maxHops: config.maxHops,
+    coherenceThreshold: config.coherenceThreshold,
+    rerankTopK: config.rerankTopK,
+    hopBudgetMs: config.hopBudgetMs,
+    totalBudgetMs: config.totalBudgetMs,
+    retrieveK: 20,
+    answeredCoverage: 0.9,
+  };
 }
 
 export async function openCore(config: Config, log: Logger = silentLogger): Promise<Core> {
   const encoder = await Encoder.load({ modelsDir: config.modelsDir, model: config.model, variant: config.modelVariant, threads: config.threads });
   let store: Store;
+  let mlm: MaskedLM | null = null;
   try {
+    if (config.mlmModel) mlm = await MaskedLM.load({ modelsDir: config.modelsDir, model: config.mlmModel, threads: config.threads });
     store = Store.open({ dataDir: config.dataDir, model: encoder.id, dimension: encoder.dimension, hnsw: config.hnsw, log });
   } catch (e) {
     await encoder.release();
+    await mlm?.release();
     throw e;
   }
   const retriever = new Retriever({ store, encoder });
+  const queryCache = new QueryCache(store, config.queryCacheTtlS);
+  const decomposer = new Decomposer({ store, mlm, windowsOfDoc: (id) => retriever.windowsOfDoc(id), windowsOfChunks: (ids) => retriever.windowVectors(ids) });
+  const engine = new HopEngine({ retriever, decomposer, encoder, queryCache, log }, engineSettings(config));
   return {
     config,
     log,
     encoder,
+    mlm,
     store,
     retriever,
+    engine,
+    queryCache,
     async close() {
       store.close();
       await encoder.release();
+      await mlm?.release();
     },
   };
 }

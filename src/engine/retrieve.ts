@@ -2,6 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { Encoder } from '../models/encoder.js';
 import type { ChunkRow, Store, WindowRow } from '../store/store.js';
 import { ftsQuery } from './fts-query.js';
+import { contentTerms, termSet } from './text.js';
 import { bestWindow, cosineScorer, type WindowScore, type WindowScorer } from './rerank.js';
 
 export interface RetrieveOptions {
@@ -23,6 +24,13 @@ export interface RetrieveOptions {
   queryVector?: Float32Array;
   /** Retrieval modes for evaluation: both (default), or one alone. */
   mode?: 'hybrid' | 'dense' | 'bm25';
+  /** Weight of normalised BM25 added to the rerank score in hybrid mode. */
+  lexicalWeight?: number;
+  /**
+   * The entity this hop is about (a bridge): documents titled by it are searched as a third list
+   * and get a bonus, so the hop reaches the entity's own documents.
+   */
+  focus?: string | null;
 }
 
 export interface Candidate {
@@ -58,6 +66,15 @@ export interface RetrieverDeps {
 }
 
 const RRF_K = 60;
+/** Bonus of a chunk whose document title is the focus entity. */
+const FOCUS_WEIGHT = 0.3;
+
+/** 1 when the title is exactly the entity, less as the title adds words; 0 when it misses one. */
+function titleMatch(entityTerms: readonly string[], title: string): number {
+  const t = termSet(title);
+  if (!entityTerms.every((x) => t.has(x))) return 0;
+  return entityTerms.length / Math.max(entityTerms.length, t.size);
+}
 
 /**
  * Single-hop hybrid retrieval: dense (HNSW over window vectors; a chunk takes its best window) and
@@ -98,6 +115,15 @@ export class Retriever {
     return out;
   }
 
+  /** Window vectors of every chunk of a document. */
+  windowsOfDoc(docId: number): Float32Array[] {
+    return this.windowVectors(this.store.chunkIdsOfDocument(docId));
+  }
+
+  windowVectors(chunkIds: readonly number[]): Float32Array[] {
+    return [...this.windowsOf(chunkIds).values()].flat().map((w) => w.vector);
+  }
+
   clearCache(): void {
     this.windowCache.clear();
   }
@@ -129,6 +155,14 @@ export class Retriever {
         if (!exclude.has(r.chunkId)) bm25.set(r.chunkId, r.score);
       }
     }
+    // Focus: documents whose title names the bridge entity (all its terms).
+    const focusTerms = opts.focus ? contentTerms(opts.focus) : [];
+    const focus = new Map<number, number>();
+    if (focusTerms.length && mode !== 'dense') {
+      // every term of the entity, titles weighing most: its own document first, then its mentions
+      const all = ftsQuery(opts.focus!).split(' OR ').join(' AND ');
+      if (all) for (const r of this.store.searchText(all, 20, [4.0, 2.0, 1.0])) if (!exclude.has(r.chunkId)) focus.set(r.chunkId, r.score);
+    }
     const t3 = performance.now();
 
     const denseRanked = [...dense.entries()].sort((a, b) => b[1] - a[1]);
@@ -138,6 +172,7 @@ export class Retriever {
     const fused = new Map<number, number>();
     for (const [id, r] of denseRank) fused.set(id, (fused.get(id) ?? 0) + 1 / (RRF_K + r));
     for (const [id, r] of bm25Rank) fused.set(id, (fused.get(id) ?? 0) + 1 / (RRF_K + r));
+    [...focus.entries()].sort((a, b) => b[1] - a[1]).forEach(([id], i) => fused.set(id, (fused.get(id) ?? 0) + 1 / (RRF_K + i + 1)));
 
     const pool = [...fused.entries()].sort((a, b) => b[1] - a[1]).slice(0, opts.rerankCandidates ?? Math.max(40, opts.k * 4));
     const chunks = this.store.getChunks(pool.map(([id]) => id));
@@ -157,7 +192,9 @@ export class Retriever {
       const rerank = window?.score ?? 0;
       const b = bm25.get(id) ?? null;
       const lexical = b === null ? 0 : b / maxBm25;
-      const score = mode === 'bm25' ? lexical : mode === 'dense' ? rerank : rerank + 0.25 * lexical + densityWeight * chunk.density;
+      const focusBonus = focusTerms.length ? FOCUS_WEIGHT * titleMatch(focusTerms, chunk.doc.title) : 0;
+      const base = mode === 'bm25' ? lexical : mode === 'dense' ? rerank : rerank + (opts.lexicalWeight ?? 0.25) * lexical;
+      const score = base + densityWeight * chunk.density + focusBonus;
       return { chunk, dense: dense.get(id) ?? null, denseRank: denseRank.get(id) ?? null, bm25: b, bm25Rank: bm25Rank.get(id) ?? null, fused: f, rerank, window, score };
     });
     candidates.sort((a, b) => b.score - a.score);

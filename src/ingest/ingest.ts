@@ -39,6 +39,8 @@ export interface IngestOptions {
   baseUrl?: string | null;
   /** Stop between batches (Ctrl-C): what is written stays consistent and the next run resumes. */
   signal?: AbortSignal;
+  /** Files never to ingest (e.g. a dataset's questions.jsonl beside its documents). */
+  exclude?: readonly string[];
 }
 
 export interface IngestReport {
@@ -73,6 +75,9 @@ interface Prepared {
   texts: string[];
   existed: boolean;
 }
+
+/** Bump when parsing, chunking or windowing changes what a document becomes (invalidates eval caches). */
+export const INGEST_VERSION = 2;
 
 const BATCH_WINDOWS = 256;
 const INDEX_SAVE_EVERY_MS = 15_000;
@@ -109,7 +114,7 @@ export async function ingest(deps: IngestDeps, inputs: readonly string[], opts: 
     log.warn({ file: f.file, line: f.line, reason: f.reason }, 'ingest: skipped');
   };
 
-  const resolved = resolveInputs(inputs);
+  const resolved = resolveInputs(inputs, opts.exclude ?? []);
   resolved.failures.forEach(fail);
   const folderOf = (file: string) => resolved.roots.find((r) => r.endsWith(path.sep) && file.startsWith(r));
   const linkFor = (file: string) => {
@@ -287,6 +292,7 @@ async function prepare(unit: Unit, deps: IngestDeps, existed: boolean): Promise<
   const tokenizer = encoder.tokenizer;
   const countTokens = (s: string) => s.split(/\s+/).reduce((n, w) => n + (w ? tokenizer.wordPieces(w).length : 0), 0);
   const drafts = chunkBlocks(parsed.blocks, { maxTokens: config.chunkMaxTokens, countTokens, title });
+  const isCommonWord = (w: string) => tokenizer.wordPieces(w.toLowerCase()).length === 1;
   if (drafts.length === 0) throw new Error('no text found (empty, or only markup/images)');
   const chunks: ChunkInput[] = [];
   const texts: string[] = [];
@@ -301,7 +307,7 @@ async function prepare(unit: Unit, deps: IngestDeps, existed: boolean): Promise<
       text: d.text,
       tokenCount: countTokens(d.text),
       density: evidenceDensity(analysis),
-      entities: entitiesOf(analysis),
+      entities: entitiesOf(analysis, { isCommonWord }),
       windows: windows.map((w) => ({ ...w, vector: new Float32Array(0) })),
     });
     for (const w of windows) texts.push(windowEmbeddingText(title, d.headingPath, d.text.slice(w.charStart, w.charEnd)));

@@ -51,12 +51,14 @@ function ignoreFile(dir: string): string[] {
  * Expands paths, folders and globs (fast-glob: the standard, fast glob matcher) into files of a
  * supported type. A missing path or unsupported type given by name is a failure for that input only.
  */
-export function resolveInputs(inputs: readonly string[]): ResolvedInputs {
+export function resolveInputs(inputs: readonly string[], exclude: readonly string[] = []): ResolvedInputs {
+  const excluded = new Set(exclude.map((e) => path.resolve(e)));
   const files = new Map<string, SourceFile>();
   const failures: InputFailure[] = [];
   const roots: string[] = [];
   const pattern = `**/*{${Object.keys(EXTENSIONS).join(',')}}`;
   const addFile = (abs: string) => {
+    if (excluded.has(abs)) return 'excluded';
     const kind = EXTENSIONS[path.extname(abs).toLowerCase()];
     if (kind) files.set(abs, { path: abs, kind });
     return kind;

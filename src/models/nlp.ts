@@ -169,17 +169,29 @@ export function analyze(original: string): Analysis {
   return { tokens, mentions, sentences, words, numbers, dates };
 }
 
-/** Distinct entity mentions (proper nouns, codes, dates, numbers with context), first occurrence first. */
-export function entitiesOf(a: Analysis, limit = 40): string[] {
+export interface EntityOptions {
+  limit?: number;
+  /**
+   * Whether a word is common English (e.g. one word piece in an uncased BERT vocabulary). A single
+   * capitalised common word at the start of a sentence ("Storage is …", "Use this …") is a
+   * capital letter, not a name.
+   */
+  isCommonWord?: (word: string) => boolean;
+}
+
+/** Distinct named entities (proper-noun spans and part/model codes), first occurrence first. */
+export function entitiesOf(a: Analysis, opts: EntityOptions = {}): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
+  const sentenceStarts = new Set(a.sentences.map((s) => s.start));
   for (const m of a.mentions) {
-    if (m.kind === 'noun') continue;
+    if (m.kind !== 'proper' && m.kind !== 'code') continue;
+    if (m.kind === 'proper' && !/\s/.test(m.text) && sentenceStarts.has(m.start) && opts.isCommonWord?.(m.text)) continue;
     const key = m.text.toLowerCase();
     if (seen.has(key)) continue;
     seen.add(key);
     out.push(m.text);
-    if (out.length >= limit) break;
+    if (out.length >= (opts.limit ?? 40)) break;
   }
   return out;
 }

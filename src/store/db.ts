@@ -56,6 +56,14 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
       CREATE TABLE index_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, window_id INTEGER NOT NULL, op TEXT NOT NULL CHECK (op IN ('add', 'del')));
     `,
   },
+  {
+    version: 2,
+    name: 'query cache',
+    sql: `
+      CREATE TABLE query_cache (key TEXT PRIMARY KEY, value TEXT NOT NULL, created_at INTEGER NOT NULL);
+      CREATE INDEX query_cache_created ON query_cache(created_at);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

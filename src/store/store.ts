@@ -266,6 +266,10 @@ export class Store {
     return (this.db.prepare(`${CHUNK_SELECT} WHERE c.doc_id = ? ORDER BY c.ord`).all(docId) as RawChunk[]).map(toChunk);
   }
 
+  chunkIdsOfDocument(docId: number): number[] {
+    return (this.db.prepare('SELECT id FROM chunks WHERE doc_id = ? ORDER BY ord').all(docId) as { id: number }[]).map((r) => r.id);
+  }
+
   /** Window id → chunk id for the given windows (dropping any no longer in SQLite). */
   windowChunks(windowIds: readonly number[]): Map<number, number> {
     const out = new Map<number, number>();

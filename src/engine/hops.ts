@@ -1,0 +1,366 @@
+import type { Logger } from '../log.js';
+import { silentLogger } from '../log.js';
+import type { Encoder } from '../models/encoder.js';
+import { analyze, type Analysis } from '../models/nlp.js';
+import { composeAnswer, evidenceCoverage } from './answer.js';
+import { coherenceOf } from './coherence.js';
+import { MIN_BRIDGE_SCORE, type Decomposer } from './decompose.js';
+import type { QueryCache } from './query-cache.js';
+import type { Candidate, Retriever } from './retrieve.js';
+import { refFrom, snippetFrom } from './snippet.js';
+import type { CandidateRef, EngineResult, HopState, QueryOrigin, Snippet, StopReason, Suggestion } from './types.js';
+
+export interface EngineSettings {
+  maxHops: number;
+  coherenceThreshold: number;
+  rerankTopK: number;
+  hopBudgetMs: number;
+  totalBudgetMs: number;
+  /** Chunks each hop retrieves for the ranked evidence list (the top rerankTopK are its snippets). */
+  retrieveK: number;
+  /** Evidence coverage of the question at which the chain stops as answered. */
+  answeredCoverage: number;
+}
+
+export const DEFAULT_SETTINGS: EngineSettings = {
+  maxHops: 3,
+  coherenceThreshold: 0.75,
+  rerankTopK: 5,
+  hopBudgetMs: 300,
+  totalBudgetMs: 1200,
+  retrieveK: 20,
+  answeredCoverage: 0.9,
+};
+
+/** Who is asking, where: retrieval only ever sees documents this allows (see the access issue). */
+export interface AskContext {
+  allowDoc?: (docId: number) => boolean;
+  /** Distinguishes cache entries of different access contexts. */
+  scopeKey?: string;
+}
+
+export interface EngineDeps {
+  retriever: Retriever;
+  decomposer: Decomposer;
+  encoder: Encoder;
+  queryCache?: QueryCache | null;
+  log?: Logger;
+  /** Clock, replaceable in tests. */
+  now?: () => number;
+}
+
+interface Step {
+  query: string;
+  formedBy: QueryOrigin;
+  bridge: string | null;
+  /** Weight of the hop this step starts (see HopState.weight). */
+  weight: number;
+  vector: Float32Array | null;
+  /** Skip the coherence check for this step (a person chose it). */
+  confirmed: boolean;
+}
+
+/** Everything a run carries from hop to hop; rebuilt from a stored result to resume it. */
+interface ChainState {
+  question: string;
+  qa: Analysis;
+  hops: HopState[];
+  /** Every retrieved chunk's snippet, by chunk id. */
+  snippets: Map<number, Snippet>;
+  exclude: Set<number>;
+  knownDocs: Set<number>;
+  knownText: string[];
+  usedEntities: Set<string>;
+}
+
+const norm = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
+
+/**
+ * The multi-hop engine: a state machine of up to maxHops hops. Each hop retrieves (hybrid, never
+ * returning earlier evidence), reranks by window, finds the bridge entity and forms the next query,
+ * then checks coherence; below the threshold it stops and offers suggested next hops instead of
+ * guessing. It stops early when the evidence answers the question, when nothing new appears, or at
+ * the time budget (the hop keeps its best-so-far, marked incomplete). Every hop is recorded.
+ */
+export class HopEngine {
+  private readonly log: Logger;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly deps: EngineDeps,
+    readonly settings: EngineSettings = DEFAULT_SETTINGS,
+  ) {
+    this.log = deps.log ?? silentLogger;
+    this.now = deps.now ?? (() => performance.now());
+  }
+
+  async run(question: string, overrides: Partial<EngineSettings> = {}, ctx: AskContext = {}): Promise<EngineResult> {
+    const state: ChainState = {
+      question,
+      qa: analyze(question),
+      hops: [],
+      snippets: new Map(),
+      exclude: new Set(),
+      knownDocs: new Set(),
+      knownText: [],
+      usedEntities: new Set(),
+    };
+    return this.continueChain(state, { query: question, formedBy: 'question', bridge: null, weight: 1, vector: null, confirmed: true }, { ...this.settings, ...overrides }, ctx);
+  }
+
+  /**
+   * Continues a stored chain with one of its suggestions (by index or by entity), or with a
+   * query a person typed: the earlier hops are kept as they were.
+   */
+  async resume(previous: EngineResult, choice: number | string, ctx: AskContext = {}, overrides: Partial<EngineSettings> = {}): Promise<EngineResult> {
+    const settings = { ...this.settings, ...previous.settings, ...overrides };
+    // A person confirmed this hop: it counts as much as the hop it follows.
+    const weight = previous.hops[previous.hops.length - 1]?.weight ?? 1;
+    let step: Step;
+    if (typeof choice === 'number') {
+      const s = previous.suggestions[choice];
+      if (!s) throw new RangeError(`no suggestion ${choice} (there are ${previous.suggestions.length})`);
+      step = { query: s.query, formedBy: 'suggestion', bridge: s.entity, weight, vector: null, confirmed: true };
+    } else {
+      const s = previous.suggestions.find((x) => norm(x.entity) === norm(choice));
+      step = s
+        ? { query: s.query, formedBy: 'suggestion', bridge: s.entity, weight, vector: null, confirmed: true }
+        : { query: choice, formedBy: 'suggestion', bridge: null, weight, vector: null, confirmed: true };
+    }
+    const state = this.restore(previous, ctx);
+    // A resumed chain may go one hop past where it stopped, up to maxHops.
+    return this.continueChain(state, step, { ...settings, maxHops: Math.max(settings.maxHops, state.hops.length + 1) }, ctx);
+  }
+
+  /** Asks a follow-up in the context of an earlier chain (its evidence is known, not repeated). */
+  async followUp(previous: EngineResult, question: string, ctx: AskContext = {}, overrides: Partial<EngineSettings> = {}): Promise<EngineResult> {
+    const state = this.restore(previous, ctx);
+    state.hops = [];
+    state.question = question;
+    state.qa = analyze(question);
+    return this.continueChain(state, { query: question, formedBy: 'follow-up', bridge: null, weight: 1, vector: null, confirmed: true }, { ...this.settings, ...previous.settings, ...overrides }, ctx);
+  }
+
+  private restore(previous: EngineResult, ctx: AskContext): ChainState {
+    const allow = ctx.allowDoc ?? (() => true);
+    const snippets = new Map<number, Snippet>();
+    // Evidence the current asker may not see is dropped: a resumed chain never carries it forward.
+    for (const s of previous.evidence) if (allow(s.docId)) snippets.set(s.chunkId, s);
+    const hops = previous.hops.map((h) => ({
+      ...h,
+      retrieved: h.retrieved.filter((r) => allow(r.docId)),
+      snippets: h.snippets.filter((s) => allow(s.docId)),
+    }));
+    const state: ChainState = {
+      question: previous.question,
+      qa: analyze(previous.question),
+      hops,
+      snippets,
+      exclude: new Set(),
+      knownDocs: new Set(),
+      knownText: [],
+      usedEntities: new Set(),
+    };
+    for (const h of hops) {
+      if (h.bridge) state.usedEntities.add(norm(h.bridge));
+      for (const s of h.snippets.slice(0, 3)) {
+        state.exclude.add(s.chunkId);
+        state.knownDocs.add(s.docId);
+      }
+      state.knownText.push(...h.snippets.slice(0, 3).map((s) => `${s.citation.document} ${s.text}`));
+    }
+    return state;
+  }
+
+  private async retrieve(query: string, focus: string | null, hop: number, vector: Float32Array | null, state: ChainState, settings: EngineSettings, ctx: AskContext) {
+    const cache = this.deps.queryCache;
+    const key = cache ? cache.key({ query: focus ? `${query}\u0000${focus}` : query, hop, exclude: [...state.exclude], k: settings.retrieveK, scope: ctx.scopeKey ?? '*' }) : null;
+    if (cache && key) {
+      const hit = cache.get(key);
+      if (hit) return { ...hit, cached: true };
+    }
+    const r = await this.deps.retriever.retrieve(query, {
+      k: settings.retrieveK,
+      exclude: state.exclude,
+      ...(ctx.allowDoc ? { allowDoc: ctx.allowDoc } : {}),
+      ...(vector ? { queryVector: vector } : {}),
+      ...(focus ? { focus } : {}),
+    });
+    const value = { candidates: r.candidates, queryVector: r.queryVector, timings: r.timings };
+    if (cache && key) cache.set(key, value);
+    return { ...value, cached: false };
+  }
+
+  private async continueChain(state: ChainState, first: Step, settings: EngineSettings, ctx: AskContext): Promise<EngineResult> {
+    const t0 = this.now();
+    let step: Step | null = first;
+    let stopReason: StopReason = 'max_hops';
+    let suggestions: Suggestion[] = [];
+
+    while (step) {
+      const hopNo = state.hops.length + 1;
+      if (this.now() - t0 > settings.totalBudgetMs && state.hops.length > 0) {
+        stopReason = 'budget';
+        const last = state.hops[state.hops.length - 1]!;
+        last.incomplete = true;
+        break;
+      }
+      const h0 = this.now();
+      const r = await this.retrieve(step.query, step.bridge, hopNo, step.vector, state, settings, ctx);
+      const h1 = this.now();
+      const fresh = diversify(r.candidates.filter((c) => !state.exclude.has(c.chunk.id)));
+      for (const c of fresh) if (!state.snippets.has(c.chunk.id)) state.snippets.set(c.chunk.id, snippetFrom(c));
+      const top = fresh.slice(0, settings.rerankTopK);
+      const hop: HopState = {
+        hop: hopNo,
+        query: step.query,
+        formedBy: step.formedBy,
+        bridge: step.bridge,
+        weight: step.weight,
+        retrieved: fresh.map(refFrom),
+        snippets: top.map((c) => state.snippets.get(c.chunk.id)!),
+        candidates: [],
+        nextQuery: null,
+        coherence: null,
+        timings: { ...r.timings, retrieveMs: h1 - h0, decomposeMs: 0, totalMs: 0, cached: r.cached },
+        incomplete: false,
+      };
+      state.hops.push(hop);
+      if (step.bridge) state.usedEntities.add(norm(step.bridge));
+      const finish = () => (hop.timings.totalMs = this.now() - h0);
+
+      if (top.length === 0 || top.every((c) => state.knownDocs.has(c.chunk.docId) && c.score < 0.5)) {
+        stopReason = 'no_new_evidence';
+        finish();
+        break;
+      }
+      // What this hop established (its best three) is not retrieved again; lower-ranked chunks may be,
+      // when a bridge points right at them.
+      for (const c of top.slice(0, 3)) state.exclude.add(c.chunk.id);
+      state.knownText.push(...top.slice(0, 3).map((c) => `${c.chunk.doc.title} ${c.chunk.text}`));
+      const knownDocsBefore = new Set(state.knownDocs);
+      for (const c of top.slice(0, 3)) state.knownDocs.add(c.chunk.docId);
+
+      if (this.now() - h0 > settings.hopBudgetMs || this.now() - t0 > settings.totalBudgetMs) {
+        hop.incomplete = true;
+        stopReason = 'budget';
+        finish();
+        break;
+      }
+      if (hopNo >= settings.maxHops) {
+        stopReason = 'max_hops';
+        finish();
+        break;
+      }
+      // Answered: the best chunk alone covers the question (a chain spread over documents has not).
+      const best = top[0]!;
+      if (evidenceCoverage(state.qa, state.question, `${best.chunk.doc.title} ${best.chunk.headingPath.join(' ')} ${best.chunk.text}`) >= settings.answeredCoverage && best.rerank >= 0.55) {
+        stopReason = 'answered';
+        finish();
+        break;
+      }
+
+      const d0 = this.now();
+      const candidates = await this.deps.decomposer.candidates({
+        question: state.question,
+        questionAnalysis: state.qa,
+        evidence: top,
+        knownText: state.knownText.join(' \n '),
+        knownDocIds: new Set([...knownDocsBefore, ...top.slice(0, 3).map((c) => c.chunk.docId)]),
+        usedEntities: state.usedEntities,
+        pastQueries: state.hops.map((h) => h.query),
+        currentQuery: step.query,
+        queryVector: r.queryVector,
+        ...(ctx.allowDoc ? { allowDoc: ctx.allowDoc } : {}),
+      });
+      hop.candidates = candidates.map(
+        (c): CandidateRef => ({ entity: c.entity, origin: c.origin, chunkId: c.chunkId, linksTo: c.linksTo, features: c.features, score: c.score, confidence: c.confidence, query: c.query, formedBy: c.formedBy }),
+      );
+      if (candidates.length === 0 || candidates[0]!.score < MIN_BRIDGE_SCORE) {
+        hop.timings.decomposeMs = this.now() - d0;
+        stopReason = 'no_bridge';
+        finish();
+        break;
+      }
+      // Coherence of the best candidates' queries with this hop's query (one encoder call).
+      const options = candidates.slice(0, 3);
+      const vectors = await this.deps.encoder.encode(options.map((c) => c.query));
+      const evidenceVector = this.evidenceVector(top[0]!);
+      const checks = options.map((c, i) => coherenceOf(r.queryVector, vectors[i]!, evidenceVector, settings.coherenceThreshold));
+      hop.nextQuery = options[0]!.query;
+      hop.coherence = checks[0]!;
+      hop.timings.decomposeMs = this.now() - d0;
+      finish();
+      if (!checks[0]!.passed) {
+        stopReason = 'low_coherence';
+        suggestions = options.map((c, i) => ({ entity: c.entity, query: c.query, score: c.score, confidence: c.confidence, coherence: checks[i]! }));
+        break;
+      }
+      step = { query: options[0]!.query, formedBy: options[0]!.formedBy, bridge: options[0]!.entity, weight: hop.weight * options[0]!.confidence, vector: vectors[0]!, confirmed: false };
+    }
+
+    const evidence = mergeEvidence(state);
+    const result: EngineResult = {
+      question: state.question,
+      hops: state.hops,
+      evidence,
+      stopReason,
+      suggestions,
+      answer: composeAnswer(state.question, state.qa, state.hops, evidence, stopReason),
+      timings: { totalMs: this.now() - t0 },
+      settings: {
+        maxHops: settings.maxHops,
+        coherenceThreshold: settings.coherenceThreshold,
+        rerankTopK: settings.rerankTopK,
+        hopBudgetMs: settings.hopBudgetMs,
+        totalBudgetMs: settings.totalBudgetMs,
+      },
+    };
+    this.log.debug({ question: state.question, hops: state.hops.length, stopReason, ms: result.timings.totalMs }, 'engine run');
+    return result;
+  }
+
+  /** The vector of the best evidence window, for the directional coherence check. */
+  private evidenceVector(c: Candidate): Float32Array | null {
+    if (!c.window) return null;
+    const ws = this.deps.retriever.windowsOf([c.chunk.id]).get(c.chunk.id) ?? [];
+    return ws.find((w) => w.id === c.window!.windowId)?.vector ?? null;
+  }
+}
+
+/**
+ * A hop's evidence, diversified: each further chunk of a document already listed loses a little
+ * (0.05 per earlier chunk of it), so one long document does not fill all the snippets of a hop.
+ */
+export function diversify(candidates: readonly Candidate[]): Candidate[] {
+  const perDoc = new Map<number, number>();
+  const adjusted = candidates.map((c, i) => {
+    const k = perDoc.get(c.chunk.docId) ?? 0;
+    perDoc.set(c.chunk.docId, k + 1);
+    return { c, key: c.score - 0.05 * k, i };
+  });
+  adjusted.sort((a, b) => b.key - a.key || a.i - b.i);
+  return adjusted.map((a) => a.c);
+}
+
+/**
+ * The final ranked evidence: every hop's ranked list, merged by priority weight/rank, where a hop's
+ * weight is the confidence of the chain of bridges that led to it. A sure bridge interleaves its
+ * finds with the first hop's (round-robin); a doubtful one ranks them after the first hop's best.
+ * Each chunk appears once, at its best position. This is what the answer cites, in order.
+ */
+export function mergeEvidence(state: { hops: HopState[]; snippets: Map<number, Snippet> }): Snippet[] {
+  const items: { priority: number; hop: number; rank: number; chunkId: number }[] = [];
+  state.hops.forEach((h, hi) => h.retrieved.forEach((r, i) => items.push({ priority: h.weight / (i + 1), hop: hi, rank: i, chunkId: r.chunkId })));
+  items.sort((a, b) => b.priority - a.priority || a.hop - b.hop || a.rank - b.rank);
+  const out: Snippet[] = [];
+  const seen = new Set<number>();
+  for (const it of items) {
+    if (seen.has(it.chunkId)) continue;
+    const s = state.snippets.get(it.chunkId);
+    if (!s) continue;
+    seen.add(it.chunkId);
+    out.push(s);
+  }
+  return out;
+}

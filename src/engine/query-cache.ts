@@ -1,0 +1,86 @@
+import { createHash } from 'node:crypto';
+import type { Store } from '../store/store.js';
+import type { Candidate } from './retrieve.js';
+
+interface CachedCandidate {
+  chunkId: number;
+  dense: number | null;
+  denseRank: number | null;
+  bm25: number | null;
+  bm25Rank: number | null;
+  fused: number;
+  rerank: number;
+  window: Candidate['window'];
+  score: number;
+}
+
+export interface CachedRetrieval {
+  candidates: Candidate[];
+  queryVector: Float32Array;
+  timings: { encodeMs: number; denseMs: number; bm25Ms: number; rerankMs: number; totalMs: number };
+}
+
+/**
+ * Retrieval results by (query, hop, exclusions, access scope) with a TTL, in SQLite so that they
+ * survive restarts and are shared by processes. The key includes the store's write generation:
+ * any ingest makes older entries unreachable (they expire).
+ */
+export class QueryCache {
+  constructor(
+    private readonly store: Store,
+    private readonly ttlSeconds: number,
+  ) {}
+
+  key(parts: { query: string; hop: number; exclude: number[]; k: number; scope: string }): string {
+    const gen = this.store.index.appliedSeq;
+    const q = parts.query.toLowerCase().replace(/\s+/g, ' ').trim();
+    return createHash('sha256')
+      .update(JSON.stringify([q, parts.hop, [...parts.exclude].sort((a, b) => a - b), parts.k, parts.scope, gen, this.store.model]))
+      .digest('hex');
+  }
+
+  get(key: string): CachedRetrieval | null {
+    if (this.ttlSeconds <= 0) return null;
+    const row = this.store.db.prepare('SELECT value, created_at FROM query_cache WHERE key = ?').get(key) as { value: string; created_at: number } | undefined;
+    if (!row) return null;
+    if (Date.now() / 1000 - row.created_at > this.ttlSeconds) {
+      this.store.db.prepare('DELETE FROM query_cache WHERE key = ?').run(key);
+      return null;
+    }
+    const v = JSON.parse(row.value) as { qv: string; c: CachedCandidate[]; t: CachedRetrieval['timings'] };
+    const chunks = this.store.getChunks(v.c.map((c) => c.chunkId));
+    // A chunk deleted since is dropped rather than served stale.
+    const candidates = v.c.flatMap((c) => {
+      const chunk = chunks.get(c.chunkId);
+      return chunk ? [{ ...c, chunk }] : [];
+    });
+    const buf = Buffer.from(v.qv, 'base64');
+    const queryVector = new Float32Array(buf.byteLength / 4);
+    new Uint8Array(queryVector.buffer).set(buf);
+    return { candidates, queryVector, timings: v.t };
+  }
+
+  set(key: string, value: CachedRetrieval): void {
+    if (this.ttlSeconds <= 0) return;
+    const c: CachedCandidate[] = value.candidates.map((x) => ({
+      chunkId: x.chunk.id,
+      dense: x.dense,
+      denseRank: x.denseRank,
+      bm25: x.bm25,
+      bm25Rank: x.bm25Rank,
+      fused: x.fused,
+      rerank: x.rerank,
+      window: x.window,
+      score: x.score,
+    }));
+    const qv = Buffer.from(value.queryVector.buffer, value.queryVector.byteOffset, value.queryVector.byteLength).toString('base64');
+    this.store.db
+      .prepare('INSERT INTO query_cache (key, value, created_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, created_at = excluded.created_at')
+      .run(key, JSON.stringify({ qv, c, t: value.timings }), Math.floor(Date.now() / 1000));
+  }
+
+  /** Removes expired entries; returns how many. */
+  prune(): number {
+    return this.store.db.prepare('DELETE FROM query_cache WHERE created_at < ?').run(Math.floor(Date.now() / 1000) - this.ttlSeconds).changes;
+  }
+}

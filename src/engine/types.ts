@@ -1,0 +1,109 @@
+import type { Coherence } from './coherence.js';
+
+/** Where a cited snippet comes from. */
+export interface Citation {
+  document: string;
+  source: string;
+  heading_path: string[];
+  page: number | null;
+  url: string | null;
+}
+
+export interface Snippet {
+  chunkId: number;
+  docId: number;
+  windowId: number | null;
+  /** The best window of the chunk, widened to sentence boundaries. */
+  text: string;
+  score: number;
+  citation: Citation;
+}
+
+export interface RetrievedRef {
+  chunkId: number;
+  docId: number;
+  score: number;
+  rerank: number;
+  dense: number | null;
+  bm25: number | null;
+}
+
+export interface CandidateRef {
+  entity: string;
+  origin: 'evidence' | 'question';
+  chunkId: number | null;
+  linksTo: string | null;
+  features: { link: number; lookahead: number; idf: number; relevance: number; question: number; mlm: number | null };
+  score: number;
+  confidence: number;
+  query: string;
+  formedBy: 'slot-fill' | 'appended';
+}
+
+export type QueryOrigin = 'question' | 'slot-fill' | 'appended' | 'suggestion' | 'follow-up';
+
+/** One hop, fully auditable: what was asked, found, scored, and what comes next and why. */
+export interface HopState {
+  hop: number;
+  query: string;
+  formedBy: QueryOrigin;
+  /** The bridge entity this hop's query was built around. */
+  bridge: string | null;
+  /**
+   * How much this hop's evidence counts in the final ranking: the product of the bridge
+   * confidences along the chain (1 for the first hop and for a hop a person chose).
+   */
+  weight: number;
+  retrieved: RetrievedRef[];
+  snippets: Snippet[];
+  /** Bridge candidates for the next hop, best first. */
+  candidates: CandidateRef[];
+  nextQuery: string | null;
+  coherence: Coherence | null;
+  timings: { encodeMs: number; denseMs: number; bm25Ms: number; rerankMs: number; retrieveMs: number; decomposeMs: number; totalMs: number; cached: boolean };
+  /** Cut short by the time budget: what it holds is its best so far. */
+  incomplete: boolean;
+}
+
+export interface Suggestion {
+  entity: string;
+  query: string;
+  score: number;
+  confidence: number;
+  coherence: Coherence;
+}
+
+export type StopReason = 'answered' | 'no_new_evidence' | 'no_bridge' | 'max_hops' | 'budget' | 'low_coherence';
+
+export interface Conflict {
+  attribute: string;
+  values: { value: string; snippet: Snippet }[];
+}
+
+export interface Answer {
+  status: 'answered' | 'insufficient' | 'conflicting';
+  /** The short answer when one can be read off the evidence (a table cell, a value), else null. */
+  value: string | null;
+  /** The answer-bearing sentence(s), quoted from the evidence. */
+  sentence: string | null;
+  /** The snippet the sentence comes from. */
+  source: Snippet | null;
+  /** The chain that led there: one snippet per hop. */
+  chain: Snippet[];
+  confidence: { score: number; label: 'high' | 'medium' | 'low'; reasons: string[] };
+  conflicts: Conflict[];
+  /** When evidence is missing: the best leads, for a person to follow. */
+  leads: Snippet[];
+}
+
+export interface EngineResult {
+  question: string;
+  hops: HopState[];
+  /** Final ranked evidence across hops: exactly what the answer cites, in order. */
+  evidence: Snippet[];
+  stopReason: StopReason;
+  suggestions: Suggestion[];
+  answer: Answer;
+  timings: { totalMs: number };
+  settings: { maxHops: number; coherenceThreshold: number; rerankTopK: number; hopBudgetMs: number; totalBudgetMs: number };
+}

@@ -1,0 +1,106 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { UserError } from '../errors.js';
+
+export interface EvalQuestion {
+  id: string;
+  question: string;
+  answers: string[];
+  /** Supporting passages: corpus ids (corpus.jsonl datasets) or paths relative to the folder. */
+  supporting: string[];
+  hops: number | null;
+}
+
+export interface EvalDataset {
+  dir: string;
+  name: string;
+  /** corpus.jsonl of {id,title,text}, or a folder of documents. */
+  kind: 'jsonl' | 'folder';
+  /** What to ingest. */
+  inputs: string[];
+  questions: EvalQuestion[];
+  /** Hash of everything ingested and asked: the key of the cached store. */
+  contentHash: string;
+  /** Maps a stored document's source key to the dataset's passage key. */
+  passageOf(source: string): string;
+}
+
+function hashFiles(files: string[]): string {
+  const h = createHash('sha256');
+  for (const f of files.sort()) {
+    h.update(f);
+    h.update(fs.readFileSync(f));
+  }
+  return h.digest('hex');
+}
+
+function listFolder(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      if (e.name.startsWith('.') && e.name !== '.ragaskignore') continue;
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile()) out.push(p);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** Reads a dataset directory in the shared format; one clear error per bad line. */
+export function loadDataset(dirArg: string): EvalDataset {
+  const dir = path.resolve(dirArg);
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new UserError(`--dataset ${dirArg}: no such folder`);
+  const qFile = path.join(dir, 'questions.jsonl');
+  if (!fs.existsSync(qFile)) throw new UserError(`${qFile} is missing: a dataset folder needs questions.jsonl ({id, question, answers, supporting, hops} per line)`);
+  const questions: EvalQuestion[] = [];
+  fs.readFileSync(qFile, 'utf8')
+    .split('\n')
+    .forEach((raw, i) => {
+      const line = raw.trim();
+      if (!line) return;
+      let o: Record<string, unknown>;
+      try {
+        o = JSON.parse(line) as Record<string, unknown>;
+      } catch (e) {
+        throw new UserError(`${qFile}:${i + 1}: not valid JSON (${(e as Error).message}); fix or remove the line`);
+      }
+      const bad = (what: string) => new UserError(`${qFile}:${i + 1}: ${what}; expected {"id", "question", "answers": [..], "supporting": [..], "hops"}`);
+      if (typeof o.question !== 'string' || !o.question.trim()) throw bad('missing "question"');
+      if (!Array.isArray(o.supporting) || o.supporting.length === 0) throw bad('missing "supporting" list');
+      questions.push({
+        id: String(o.id ?? `q${i + 1}`),
+        question: o.question,
+        answers: Array.isArray(o.answers) ? o.answers.map(String) : [],
+        supporting: o.supporting.map(String),
+        hops: typeof o.hops === 'number' ? o.hops : null,
+      });
+    });
+  if (questions.length === 0) throw new UserError(`${qFile}: no questions`);
+
+  const corpus = path.join(dir, 'corpus.jsonl');
+  if (fs.existsSync(corpus)) {
+    const prefix = `${corpus}#`;
+    return {
+      dir,
+      name: path.basename(dir),
+      kind: 'jsonl',
+      inputs: [corpus],
+      questions,
+      contentHash: hashFiles([corpus, qFile]),
+      passageOf: (source) => (source.startsWith(prefix) ? source.slice(prefix.length) : source),
+    };
+  }
+  const files = listFolder(dir);
+  return {
+    dir,
+    name: path.basename(dir),
+    kind: 'folder',
+    inputs: [dir],
+    questions,
+    contentHash: hashFiles(files),
+    passageOf: (source) => path.relative(dir, source).split(path.sep).join('/'),
+  };
+}
