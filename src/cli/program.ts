@@ -35,7 +35,8 @@ export async function main(argv: string[]): Promise<number> {
       return loadConfig(process.env, overrides);
     },
     logger(config) {
-      logger ??= createLogger({ level: config?.logLevel ?? process.env.RAGASK_LOG_LEVEL ?? 'warn' });
+      // The CLI talks to people on stdout; its JSON logs stay at warn unless RAGASK_LOG_LEVEL asks for more.
+      logger ??= createLogger({ level: process.env.RAGASK_LOG_LEVEL ? (config?.logLevel ?? 'warn') : 'warn' });
       return logger;
     },
     out(text) {

@@ -7,12 +7,15 @@ export function evidenceCoverage(_qa: Analysis, question: string, evidenceText: 
   return coverage(contentTerms(question), termSet(evidenceText));
 }
 
-const NUMBER = /[+\-−±]?\d+(?:[.,]\d+)*(?:\s?(?:°\s?[CF]|%|[µm]?[sgLVAW]|km|cm|mm|MHz|GHz|kHz|Hz|dBm?|kWh?|mA|µA|PSU|µg\/m³|mg\/L|kbit\/s|h|min|days?|weeks?|months?|years?|seconds?|minutes?|hours?))?/g;
+// Longer units first: "90 seconds" must not stop at "90 s".
+const NUMBER = /[+\-−±]?\d+(?:[.,]\d+)*(?:\s?(?:°\s?[CF]|%|seconds?|minutes?|hours?|days?|weeks?|months?|years?|kbit\/s|µg\/m³|mg\/L|MHz|GHz|kHz|Hz|dBm|dB|kWh|kW|mA|µA|PSU|km|cm|mm|min|[µm]?[sgLVAW]|h)\b)?/g;
 const canonicalNumber = (s: string) => s.replace(/[−–]/g, '-').replace(/\s+/g, '').replace(/,/g, '.').toLowerCase();
 
 function sentencesOfSnippet(s: Snippet): string[] {
   const text = s.text.replace(/^…|…$/g, '');
-  return text.split(/(?<=[.!?])\s+(?=[A-Z0-9"'(])|;\s+(?=[A-Z][\w ()=-]*:)/).map((x) => x.trim()).filter(Boolean);
+  // a table row ("Name: …; Office: …") is one statement: never split it into cells
+  if (tableCells(text)) return [text];
+  return text.split(/(?<=[.!?])\s+(?=[A-Z0-9"'(])/).map((x) => x.trim()).filter(Boolean);
 }
 
 interface TableCell {
@@ -28,20 +31,50 @@ function tableCells(text: string): TableCell[] | null {
   return cells.map((m) => ({ header: m[1]!.trim(), value: m[2]!.trim() }));
 }
 
-/** What a question asks for: a person, a number/quantity, a place, or anything. */
-function expectedType(question: string): 'person' | 'quantity' | 'place' | 'any' {
+const QUANTITY_NOUNS = new Set(
+  'offset version band range factor interval time rate number value temperature frequency size limit date year duration voltage current power capacity speed distance length weight height depth price cost count percentage level threshold population amount period accuracy resolution'.split(' '),
+);
+const PLACE_NOUNS = new Set('city office country site town place state region county location lab'.split(' '));
+const PERSON_NOUNS = new Set('person engineer lead manager director author owner leader contact approver'.split(' '));
+
+/**
+ * What a question asks for, from its wh-word and the head noun of the phrase after it ("Which
+ * calibration offset …" → offset → a quantity; "In which office …" → a place; "Who …" → a person).
+ */
+export function expectedType(question: string, qa: Analysis = analyze(question)): 'person' | 'quantity' | 'place' | 'any' {
+  return askedFor(question, qa).type;
+}
+
+/** The expected answer type and the head noun it came from ("offset"), if any. */
+export function askedFor(question: string, qa: Analysis = analyze(question)): { type: 'person' | 'quantity' | 'place' | 'any'; head: string | null } {
   const q = question.trim().toLowerCase();
-  if (/^(who|whom)\b/.test(q)) return 'person';
-  if (/^(how (many|much|long|often|far|old|big|high|fast))\b/.test(q) || /\b(what|which) (is the )?(offset|version|band|range|factor|interval|time|rate|number|value|temperature|frequency|size|limit|date|year)\b/.test(q))
-    return 'quantity';
-  if (/^where\b/.test(q) || /\b(which|what) (city|office|country|site|town|place|state)\b/.test(q)) return 'place';
-  return 'any';
+  if (/^(how (many|much|long|often|far|old|big|high|fast|large|heavy|early|late))\b/.test(q) || /\bhow (many|much|long|often)\b/.test(q)) return { type: 'quantity', head: null };
+  const toks = qa.tokens;
+  const wh = toks.findIndex((t) => /^(which|what|whose)$/i.test(t.text));
+  if (wh >= 0) {
+    // The head of the phrase after the wh-word: the last known noun within four words (POS tags alone
+    // are not trusted here: "offset" is often tagged as a verb).
+    let head: string | null = null;
+    for (let i = wh + 1; i < Math.min(toks.length, wh + 5); i++) {
+      const t = toks[i]!;
+      if (t.pos === 'AUX' || t.pos === 'ADP' || t.pos === 'PUNCT' || t.pos === 'PRON') break;
+      const w = t.text.toLowerCase().replace(/s$/, '');
+      if (QUANTITY_NOUNS.has(w) || PLACE_NOUNS.has(w) || PERSON_NOUNS.has(w)) head = w;
+    }
+    if (head && QUANTITY_NOUNS.has(head)) return { type: 'quantity', head };
+    if (head && PLACE_NOUNS.has(head)) return { type: 'place', head };
+    if (head && PERSON_NOUNS.has(head)) return { type: 'person', head };
+  }
+  if (/\b(who|whom)\b/.test(q)) return { type: 'person', head: null };
+  if (/\bwhere\b/.test(q)) return { type: 'place', head: null };
+  if (/^when\b/.test(q)) return { type: 'quantity', head: null };
+  return { type: 'any', head: null };
 }
 
 /** The short answer in the answer-bearing sentence, if one can be read off it. */
 function extractValue(question: string, qTerms: Set<string>, sentence: string, snippet: Snippet): { value: string; attribute: string | null } | null {
   const cells = tableCells(sentence) ?? tableCells(snippet.text);
-  const type = expectedType(question);
+  const { type, head } = askedFor(question);
   if (cells) {
     // The asked column: its header shares words with the question, its value does not repeat it.
     let best: TableCell | null = null;
@@ -49,9 +82,12 @@ function extractValue(question: string, qTerms: Set<string>, sentence: string, s
     for (const c of cells) {
       const h = contentTerms(c.header);
       const v = contentTerms(c.value);
-      const headerMatch = h.filter((t) => qTerms.has(t)).length / Math.max(1, h.length);
+      const headerMatch = (head && h.includes(head) ? 1 : 0) + h.filter((t) => qTerms.has(t)).length / Math.max(1, h.length);
       const valueRepeats = v.length > 0 && v.every((t) => qTerms.has(t) || qTerms.has(t.replace(/^[+-]/, '')));
-      const score = headerMatch - (valueRepeats ? 1 : 0);
+      // the value has the asked kind: a name for who/where, a figure for how much
+      const kind =
+        type === 'quantity' ? (/\d/.test(c.value) ? 0.5 : -0.5) : type === 'person' || type === 'place' ? (/^\p{Lu}/u.test(c.value) && !/\d/.test(c.value) ? 0.5 : -0.5) : 0;
+      const score = headerMatch + kind - (valueRepeats ? 1 : 0);
       if (score > bestScore) {
         bestScore = score;
         best = c;
@@ -74,7 +110,9 @@ function extractValue(question: string, qTerms: Set<string>, sentence: string, s
       if (/\d/.test(v) && fresh(v) && !qTerms.has(canonicalNumber(v).replace(/^[+-]/, ''))) {
         // "−30 °C to +60 °C": a range is the answer as a whole
         const range = new RegExp(`${escapeRe(v)}\\s*(?:to|–|-)\\s*[+\\-−]?\\d[^,;.]*`).exec(sentence);
-        return { value: range ? range[0].trim() : v, attribute: null };
+        // the asked attribute ("offset") when the sentence states it: what a conflicting source would state too
+        const attribute = head && new RegExp(`\\b${escapeRe(head)}`, 'i').test(sentence) ? head : null;
+        return { value: range ? range[0].trim() : v, attribute };
       }
     }
   }
@@ -138,7 +176,7 @@ export function composeAnswer(question: string, qa: Analysis, hops: readonly Hop
         const t = termSet(sentence);
         const qOverlap = [...qTerms].filter((x) => t.has(x)).length / Math.max(1, qTerms.size);
         const bOverlap = bridgeTerms.size ? [...bridgeTerms].filter((x) => t.has(x)).length / bridgeTerms.size : 0;
-        const score = qOverlap + 0.3 * bOverlap + 0.5 * s.score + 0.15 * hi - 0.05 * si;
+        const score = 1.5 * qOverlap + 0.3 * bOverlap + 0.3 * s.score + 0.15 * hi - 0.03 * si;
         if (!best || score > best.score) best = { sentence, snippet: s, score };
       }
     });
@@ -150,14 +188,17 @@ export function composeAnswer(question: string, qa: Analysis, hops: readonly Hop
   const value = extracted?.value ?? null;
 
   const reasons: string[] = [];
-  let logit = 0;
+  // Log-odds from a sceptical prior: an answer has to be earned by the evidence.
+  let logit = -1;
   const top = Math.max(...chain.map((s) => s.score), source?.score ?? 0);
-  logit += 4 * (top - 0.55);
+  logit += 3 * (top - 0.5);
   reasons.push(`best evidence score ${top.toFixed(2)}`);
-  const allText = evidence.slice(0, 3 * Math.max(1, hops.length)).map((s) => `${s.citation.document} ${s.text}`).join(' ');
-  const cov = evidenceCoverage(qa, question, allText);
-  logit += 4 * (cov - 0.6);
-  reasons.push(`${Math.round(cov * 100)}% of the question's terms found in the cited evidence`);
+  // Coverage of the question by the chain that answers it: each hop's best snippet (with its
+  // document title) and the answer sentence. A multi-hop answer covers the question only together.
+  const chainText = [...chain.map((s) => `${s.citation.document} ${s.citation.heading_path.join(' ')} ${s.text}`), source ? `${source.citation.document} ${sentence}` : ''].join(' ');
+  const cov = evidenceCoverage(qa, question, chainText);
+  logit += 5 * (cov - 0.6);
+  reasons.push(`${Math.round(cov * 100)}% of the question's terms found in the chain of evidence`);
   if (value && source) {
     const inEvidence = source.text.includes(value) || contentTerms(value).every((t) => termSet(source.text).has(t));
     if (inEvidence) {
@@ -167,24 +208,26 @@ export function composeAnswer(question: string, qa: Analysis, hops: readonly Hop
       logit -= 1.5;
       reasons.push('the answer value is not in the cited snippet');
     }
-  } else if (expectedType(question) !== 'any') {
+  } else if (askedFor(question, qa).type !== 'any') {
     logit -= 0.7;
     reasons.push('no value of the asked kind could be read off the evidence');
   }
   const conflicts = value && source ? findConflicts(question, value, extracted?.attribute ?? null, source, evidence) : [];
   if (conflicts.length) {
-    logit -= 1.5;
+    logit -= 3;
     reasons.push('sources disagree');
   }
   if (stopReason === 'low_coherence') {
-    logit -= 1.0;
+    logit -= 1.5;
     reasons.push('the chain stopped: the next hop drifted from the question (suggestions offered)');
   } else if (stopReason === 'budget') {
     logit -= 0.7;
     reasons.push('the time budget cut the chain short');
   }
   const score = sigmoid(logit);
-  const label = score >= 0.7 ? 'high' : score >= 0.45 ? 'medium' : 'low';
+  // Disagreeing sources, or a chain that stopped short, never make a high-confidence answer.
+  const capped = conflicts.length > 0 || stopReason === 'low_coherence' || stopReason === 'budget';
+  const label = score >= 0.7 && !capped ? 'high' : score >= 0.45 ? 'medium' : 'low';
   const status: Answer['status'] = conflicts.length ? 'conflicting' : score < 0.35 ? 'insufficient' : 'answered';
   return { status, value, sentence, source, chain, confidence: { score, label, reasons }, conflicts, leads };
 }

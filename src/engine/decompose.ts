@@ -211,7 +211,9 @@ export class Decomposer {
     const best = evidence[0];
     if (best?.window) {
       const windowText = best.chunk.text.slice(best.window.charStart, best.window.charEnd);
-      for (const m of analyze(windowText).mentions) if (m.kind === 'noun' && /\s/.test(m.text)) consider(m.text, best, 0);
+      // only phrases new to the question: "calibration point" says nothing a calibration question does not
+      for (const m of analyze(windowText).mentions)
+        if (m.kind === 'noun' && /\s/.test(m.text) && !contentTerms(m.text).some((t) => qTerms.has(t))) consider(m.text, best, 0);
     }
     // (b) entities the question names that no evidence covers yet (e.g. the second of a comparison)
     for (const m of qa.mentions) {

@@ -30,6 +30,7 @@ export interface TokenInfo {
 }
 
 export interface Analysis {
+  text: string;
   tokens: TokenInfo[];
   mentions: Mention[];
   sentences: { text: string; start: number; end: number }[];
@@ -166,7 +167,7 @@ export function analyze(original: string): Analysis {
     return { text: original.slice(start, end), start, end };
   });
   const words = tokens.filter((t) => t.pos !== 'PUNCT' && t.pos !== 'SPACE').length;
-  return { tokens, mentions, sentences, words, numbers, dates };
+  return { text: original, tokens, mentions, sentences, words, numbers, dates };
 }
 
 export interface EntityOptions {
@@ -186,7 +187,9 @@ export function entitiesOf(a: Analysis, opts: EntityOptions = {}): string[] {
   const sentenceStarts = new Set(a.sentences.map((s) => s.start));
   for (const m of a.mentions) {
     if (m.kind !== 'proper' && m.kind !== 'code') continue;
-    if (m.kind === 'proper' && !/\s/.test(m.text) && sentenceStarts.has(m.start) && opts.isCommonWord?.(m.text)) continue;
+    // sentence start, or the start of a value after "Key:" / "; "
+    const initial = sentenceStarts.has(m.start) || /[:;]\s*$/.test(a.text.slice(Math.max(0, m.start - 3), m.start));
+    if (m.kind === 'proper' && !/\s/.test(m.text) && initial && opts.isCommonWord?.(m.text)) continue;
     const key = m.text.toLowerCase();
     if (seen.has(key)) continue;
     seen.add(key);

@@ -2,8 +2,15 @@ import type { Command } from 'commander';
 import type { RetrieveResult } from '../../engine/retrieve.js';
 import type { CliContext } from '../program.js';
 import { citationLabel, citationOf, displaySource, snippetOf } from '../format.js';
+import { answerJson, renderAnswer, renderTrace } from '../render.js';
 import { configFrom, parsePositiveInt, withCore } from './shared.js';
 
+function round(x: number, digits = 4): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}
+
+/** The stable shape of `ragask ask --single-hop --json`. */
 export function retrievalJson(question: string, r: RetrieveResult) {
   return {
     question,
@@ -19,38 +26,67 @@ export function retrievalJson(question: string, r: RetrieveResult) {
   };
 }
 
-function round(x: number, digits = 4): number {
-  const f = 10 ** digits;
-  return Math.round(x * f) / f;
+function parseThreshold(value: string): number {
+  const x = Number(value);
+  if (!Number.isFinite(x) || x < 0 || x > 1) throw new Error(`--threshold must be a number from 0 to 1 (got ${JSON.stringify(value)})`);
+  return x;
+}
+
+interface AskOptions {
+  k: number;
+  json?: boolean;
+  trace?: boolean;
+  maxHops?: number;
+  threshold?: number;
+  singleHop?: boolean;
+  continue?: number;
 }
 
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('ask')
-    .description('print the best evidence snippets for a question, with citations and scores')
+    .description('answer a question by multi-hop retrieval, citing every snippet')
     .argument('<question>', 'the question, in quotes')
-    .option('--k <n>', 'how many snippets', parsePositiveInt('--k', 100), 5)
+    .option('--k <n>', 'how many evidence snippets to show', parsePositiveInt('--k', 100), 5)
     .option('--json', 'machine-readable output (stable shape)')
-    .action(async (question: string, opts: { k: number; json?: boolean }, cmd: Command) => {
-      const config = configFrom(ctx, cmd);
+    .option('--trace', 'print every hop: query, snippets with scores, bridge candidates, next query, coherence, timings')
+    .option('--max-hops <n>', 'most hops (RAGASK_MAX_HOPS)', parsePositiveInt('--max-hops', 5))
+    .option('--threshold <x>', 'coherence threshold (RAGASK_COHERENCE_THRESHOLD)', parseThreshold)
+    .option('--continue <n>', 'continue with suggested next hop n of this question', parsePositiveInt('--continue', 3))
+    .option('--single-hop', 'hybrid retrieval only: the best snippets with their scores')
+    .action(async (question: string, opts: AskOptions, cmd: Command) => {
+      const config = configFrom(ctx, cmd, {
+        ...(opts.maxHops ? { RAGASK_MAX_HOPS: opts.maxHops } : {}),
+        ...(opts.threshold !== undefined ? { RAGASK_COHERENCE_THRESHOLD: opts.threshold } : {}),
+      });
       await withCore(ctx, config, async (core) => {
-        const r = await core.retriever.retrieve(question, { k: opts.k });
-        if (opts.json) {
-          ctx.out(JSON.stringify(retrievalJson(question, r), null, 2));
+        if (core.store.counts().documents === 0) {
+          process.stderr.write('ragask: the store is empty: ingest documents first with `ragask ingest <paths>` (or run `npm run demo` for the sample corpus)\n');
+          process.exitCode = 1;
           return;
         }
-        if (r.candidates.length === 0) {
-          ctx.out('No evidence found: the store is empty or nothing matches. Ingest documents with `ragask ingest <paths>`.');
-          return;
+        if (opts.singleHop) {
+          const r = await core.retriever.retrieve(question, { k: opts.k });
+          if (opts.json) return ctx.out(JSON.stringify(retrievalJson(question, r), null, 2));
+          const lines = [`Q: ${question}`, ''];
+          r.candidates.forEach((c, i) => {
+            const cite = citationOf(c.chunk);
+            lines.push(`${i + 1}. [${c.score.toFixed(3)}] ${citationLabel(cite)} — ${displaySource(cite.source)}`, `   ${snippetOf(c)}`);
+          });
+          lines.push('', `(${r.timings.totalMs.toFixed(0)} ms)`);
+          return ctx.out(lines.join('\n'));
         }
-        const lines = [`Q: ${question}`, ''];
-        r.candidates.forEach((c, i) => {
-          const cite = citationOf(c.chunk);
-          lines.push(`${i + 1}. [${c.score.toFixed(3)}] ${citationLabel(cite)} — ${displaySource(cite.source)}`);
-          lines.push(`   ${snippetOf(c)}`);
-        });
-        lines.push('', `(${r.timings.totalMs.toFixed(0)} ms)`);
-        ctx.out(lines.join('\n'));
+        let result = await core.engine.run(question);
+        if (opts.continue) {
+          if (result.suggestions.length < opts.continue) {
+            process.stderr.write(`ragask: --continue ${opts.continue}: this question has ${result.suggestions.length} suggested next hop(s)\n`);
+            process.exitCode = 1;
+            return;
+          }
+          result = await core.engine.resume(result, opts.continue - 1);
+        }
+        if (opts.json) return ctx.out(JSON.stringify(answerJson(result, opts.k), null, 2));
+        ctx.out(renderAnswer(result, opts.k) + (opts.trace ? `\n${renderTrace(result)}` : ''));
       });
     });
 }
