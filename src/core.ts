@@ -5,6 +5,9 @@ import { Decomposer } from './engine/decompose.js';
 import { HopEngine, type EngineSettings } from './engine/hops.js';
 import { QueryCache } from './engine/query-cache.js';
 import { Retriever } from './engine/retrieve.js';
+import { cosineScorer, type WindowScorer } from './engine/rerank.js';
+import { HeadScorer } from './engine/reranker-head.js';
+import path from 'node:path';
 import { Encoder } from './models/encoder.js';
 import { MaskedLM } from './models/masked-lm.js';
 import { Store } from './store/store.js';
@@ -49,7 +52,18 @@ export async function openCore(config: Config, log: Logger = silentLogger): Prom
     await mlm?.release();
     throw e;
   }
-  const retriever = new Retriever({ store, encoder });
+  let scorer: WindowScorer = cosineScorer;
+  if (config.reranker === 'head') {
+    try {
+      scorer = HeadScorer.load(path.join(config.dataDir, 'reranker-head.json'), encoder.id, encoder.dimension);
+    } catch (e) {
+      store.close();
+      await encoder.release();
+      await mlm?.release();
+      throw e;
+    }
+  }
+  const retriever = new Retriever({ store, encoder, scorer });
   const queryCache = new QueryCache(store, config.queryCacheTtlS);
   const decomposer = new Decomposer({ store, mlm, windowsOfDoc: (id) => retriever.windowsOfDoc(id), windowsOfChunks: (ids) => retriever.windowVectors(ids) });
   const engine = new HopEngine({ retriever, decomposer, encoder, queryCache, log }, engineSettings(config));

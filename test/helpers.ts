@@ -15,3 +15,27 @@ export function tempDir(prefix = 'ragask-test-'): string {
 export function testConfig(dataDir: string, overrides: Partial<Record<SettingName, unknown>> = {}): Config {
   return loadConfig({}, { RAGASK_DATA_DIR: dataDir, RAGASK_MODELS_DIR: path.join(ROOT, 'models'), RAGASK_THREADS: 1, ...overrides });
 }
+
+import { openCore, type Core } from '../src/core.js';
+import { ingest } from '../src/ingest/ingest.js';
+
+/** A core on a fresh store holding the sample corpus (real model, real SQLite and HNSW). */
+export async function sampleCore(overrides: Partial<Record<SettingName, unknown>> = {}): Promise<{ core: Core; dir: string; cleanup: () => Promise<void> }> {
+  const dir = tempDir();
+  const config = testConfig(dir, { RAGASK_QUERY_CACHE_TTL_S: 0, ...overrides });
+  const core = await openCore(config);
+  await ingest({ store: core.store, encoder: core.encoder, config }, [SAMPLE_DIR]);
+  return {
+    core,
+    dir,
+    cleanup: async () => {
+      await core.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The sample document a source path belongs to, relative to data/sample ("projects/falcon.md"). */
+export function sampleRel(source: string): string {
+  return path.relative(SAMPLE_DIR, source.split('#')[0]!).split(path.sep).join('/');
+}

@@ -35,6 +35,10 @@ export function renderAnswer(r: EngineResult, k: number): string {
     if (a.value) out.push(`  "${a.sentence}"`);
     if (a.source) out.push(`  ${cite(a.source)}`);
   }
+  if (a.alternatives.length) {
+    out.push('', 'Other readings of the evidence, close behind:');
+    for (const alt of a.alternatives) out.push(`  ${alt.value}  ${cite(alt.snippet)}`);
+  }
   for (const c of a.conflicts) {
     out.push('', `Sources disagree on ${c.attribute}:`);
     for (const v of c.values) out.push(`  ${v.value}  ${cite(v.snippet)}`);
@@ -109,6 +113,7 @@ export function answerJson(r: EngineResult, k: number) {
       source: r.answer.source ? snippet(r.answer.source) : null,
       confidence: { score: round(r.answer.confidence.score), label: r.answer.confidence.label, reasons: r.answer.confidence.reasons },
       conflicts: r.answer.conflicts.map((c) => ({ attribute: c.attribute, values: c.values.map((v) => ({ value: v.value, ...snippet(v.snippet) })) })),
+      alternatives: r.answer.alternatives.map((v) => ({ value: v.value, ...snippet(v.snippet) })),
       leads: r.answer.leads.map((s) => snippet(s)),
     },
     chain: r.hops.map((h) => ({ hop: h.hop, bridge: h.bridge, snippet: h.snippets[0] ? snippet(h.snippets[0]) : null })),

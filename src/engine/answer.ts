@@ -1,4 +1,5 @@
 import { analyze, type Analysis } from '../models/nlp.js';
+import { findSlot } from './decompose.js';
 import { contentTerms, coverage, termSet } from './text.js';
 import type { Answer, Conflict, HopState, Snippet, StopReason } from './types.js';
 
@@ -8,7 +9,8 @@ export function evidenceCoverage(_qa: Analysis, question: string, evidenceText: 
 }
 
 // Longer units first: "90 seconds" must not stop at "90 s".
-const NUMBER = /[+\-−±]?\d+(?:[.,]\d+)*(?:\s?(?:°\s?[CF]|%|seconds?|minutes?|hours?|days?|weeks?|months?|years?|kbit\/s|µg\/m³|mg\/L|MHz|GHz|kHz|Hz|dBm|dB|kWh|kW|mA|µA|PSU|km|cm|mm|min|[µm]?[sgLVAW]|h)\b)?/g;
+// not the digits of a part code ("FC-3", "PM2.5"): no letter, digit or joiner right before
+const NUMBER = /(?<![\p{L}\p{N}.\-−])[+\-−±]?\d+(?:[.,]\d+)*(?:\s?(?:°\s?[CF]|%|seconds?|minutes?|hours?|days?|weeks?|months?|years?|kbit\/s|µg\/m³|mg\/L|MHz|GHz|kHz|Hz|dBm|dB|kWh|kW|mA|µA|PSU|km|cm|mm|min|[µm]?[sgLVAW]|h)\b)?/gu;
 const canonicalNumber = (s: string) => s.replace(/[−–]/g, '-').replace(/\s+/g, '').replace(/,/g, '.').toLowerCase();
 
 function sentencesOfSnippet(s: Snippet): string[] {
@@ -31,6 +33,18 @@ function tableCells(text: string): TableCell[] | null {
   return cells.map((m) => ({ header: m[1]!.trim(), value: m[2]!.trim() }));
 }
 
+/** The signed figures of a text, as numbers in canonical form ("−20 °C" → "-20", "35 PSU" → "35"). */
+function figures(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of text.matchAll(NUMBER)) {
+    const n = /[+\-−]?\d+(?:[.,]\d+)?/.exec(m[0]);
+    if (n) out.add(String(Number(n[0].replace('−', '-').replace(',', '.'))));
+  }
+  return out;
+}
+
+const DURATION_NOUNS = new Set(['interval', 'period', 'duration', 'time', 'lifetime', 'life', 'duration']);
+const DURATION_UNIT = /\b(seconds?|minutes?|hours?|days?|weeks?|months?|years?|s|min|h|ms)\b/i;
 const QUANTITY_NOUNS = new Set(
   'offset version band range factor interval time rate number value temperature frequency size limit date year duration voltage current power capacity speed distance length weight height depth price cost count percentage level threshold population amount period accuracy resolution'.split(' '),
 );
@@ -48,19 +62,24 @@ export function expectedType(question: string, qa: Analysis = analyze(question))
 /** The expected answer type and the head noun it came from ("offset"), if any. */
 export function askedFor(question: string, qa: Analysis = analyze(question)): { type: 'person' | 'quantity' | 'place' | 'any'; head: string | null } {
   const q = question.trim().toLowerCase();
-  if (/^(how (many|much|long|often|far|old|big|high|fast|large|heavy|early|late))\b/.test(q) || /\bhow (many|much|long|often)\b/.test(q)) return { type: 'quantity', head: null };
+  if (/\bhow (long|often)\b/.test(q)) return { type: 'quantity', head: 'duration' };
+  if (/^(how (many|much|far|old|big|high|fast|large|heavy|early|late))\b/.test(q) || /\bhow (many|much)\b/.test(q)) return { type: 'quantity', head: null };
   const toks = qa.tokens;
   const wh = toks.findIndex((t) => /^(which|what|whose)$/i.test(t.text));
   if (wh >= 0) {
     // The head of the phrase after the wh-word: the last known noun within four words (POS tags alone
     // are not trusted here: "offset" is often tagged as a verb).
     let head: string | null = null;
-    for (let i = wh + 1; i < Math.min(toks.length, wh + 5); i++) {
+    // "What is the operating temperature range …": skip the copula and determiner after the wh-word
+    let from = wh + 1;
+    while (from < toks.length && (/^(is|are|was|were|'s)$/i.test(toks[from]!.text) || toks[from]!.pos === 'DET')) from++;
+    for (let i = from; i < Math.min(toks.length, from + 5); i++) {
       const t = toks[i]!;
       if (t.pos === 'AUX' || t.pos === 'ADP' || t.pos === 'PUNCT' || t.pos === 'PRON') break;
       const w = t.text.toLowerCase().replace(/s$/, '');
       if (QUANTITY_NOUNS.has(w) || PLACE_NOUNS.has(w) || PERSON_NOUNS.has(w)) head = w;
     }
+    if (head && DURATION_NOUNS.has(head)) return { type: 'quantity', head: 'duration' };
     if (head && QUANTITY_NOUNS.has(head)) return { type: 'quantity', head };
     if (head && PLACE_NOUNS.has(head)) return { type: 'place', head };
     if (head && PERSON_NOUNS.has(head)) return { type: 'person', head };
@@ -69,6 +88,27 @@ export function askedFor(question: string, qa: Analysis = analyze(question)): { 
   if (/\bwhere\b/.test(q)) return { type: 'place', head: null };
   if (/^when\b/.test(q)) return { type: 'quantity', head: null };
   return { type: 'any', head: null };
+}
+
+/**
+ * The relation a question asks about: its words from the wh-word through the first noun after the
+ * verb ("Who leads the project whose …" → leads, project). The answer sentence states that relation;
+ * the rest of the question only identifies what it is about.
+ */
+export function relationTerms(question: string, qa: Analysis = analyze(question)): string[] {
+  const toks = qa.tokens;
+  let start = toks.findIndex((t) => /^(who|whom|whose|what|which|where|when|how)$/i.test(t.text));
+  if (start < 0) start = 0;
+  const out: string[] = [];
+  let sawVerb = false;
+  for (let i = start; i < toks.length; i++) {
+    const t = toks[i]!;
+    if (t.pos === 'VERB' || t.pos === 'AUX') sawVerb = true;
+    out.push(...contentTerms(t.text));
+    if ((t.pos === 'NOUN' || t.pos === 'PROPN') && sawVerb) break;
+    if (out.length >= 4) break;
+  }
+  return out;
 }
 
 /** The short answer in the answer-bearing sentence, if one can be read off it. */
@@ -107,6 +147,8 @@ function extractValue(question: string, qTerms: Set<string>, sentence: string, s
   if (type === 'quantity') {
     for (const m of sentence.matchAll(NUMBER)) {
       const v = m[0].trim();
+      // "how often/long", an interval: only a figure with a time unit answers it ("6 months", not "85 %")
+      if (head === 'duration' && !DURATION_UNIT.test(v)) continue;
       if (/\d/.test(v) && fresh(v) && !qTerms.has(canonicalNumber(v).replace(/^[+-]/, ''))) {
         // "−30 °C to +60 °C": a range is the answer as a whole
         const range = new RegExp(`${escapeRe(v)}\\s*(?:to|–|-)\\s*[+\\-−]?\\d[^,;.]*`).exec(sentence);
@@ -135,7 +177,8 @@ function findConflicts(question: string, value: string, attribute: string | null
   const want = canonicalNumber(value);
   const values: { value: string; snippet: Snippet }[] = [{ value, snippet: source }];
   for (const s of evidence.slice(0, 12)) {
-    if (s.chunkId === source.chunkId) continue;
+    // rows of one table, or passages of one document, are different records, not disagreeing sources
+    if (s.chunkId === source.chunkId || s.citation.source === source.citation.source) continue;
     const text = s.text;
     const terms = termSet(text);
     if (!attrTerms.every((t) => terms.has(t))) continue;
@@ -164,19 +207,48 @@ export function composeAnswer(question: string, qa: Analysis, hops: readonly Hop
   const chain = hops.map((h) => h.snippets[0]).filter((s): s is Snippet => !!s);
   const leads = evidence.slice(0, 3);
   if (evidence.length === 0) {
-    return { status: 'insufficient', value: null, sentence: null, source: null, chain, confidence: { score: 0.05, label: 'low', reasons: ['no evidence found'] }, conflicts: [], leads };
+    return { status: 'insufficient', value: null, sentence: null, source: null, chain, confidence: { score: 0.05, label: 'low', reasons: ['no evidence found'] }, conflicts: [], alternatives: [], leads };
   }
   const qTerms = termSet(question);
   const bridgeTerms = new Set(hops.flatMap((h) => (h.bridge ? contentTerms(h.bridge) : [])));
+  const { type, head } = askedFor(question, qa);
+  // For "how long/many/much …" the relation words are not in the answer ("90 seconds"); the value is.
+  const relation = /\bhow\b/i.test(question) ? [] : relationTerms(question, qa);
+  const qFigures = [...figures(question)];
+  const hasAskedKind = (sentence: string): boolean => {
+    if (type === 'quantity')
+      return [...sentence.matchAll(NUMBER)].some((m) => /\d/.test(m[0]) && (head !== 'duration' || DURATION_UNIT.test(m[0])) && !contentTerms(m[0]).every((x) => qTerms.has(x)));
+    if (type === 'person' || type === 'place') return analyze(sentence).mentions.some((m) => m.kind === 'proper' && !contentTerms(m.text).every((x) => qTerms.has(x)));
+    return false;
+  };
   // Candidate sentences: the top snippets of every hop, later hops preferred (they resolve the chain).
   let best: { sentence: string; snippet: Snippet; score: number } | null = null;
+  const scored: { sentence: string; snippet: Snippet; score: number }[] = [];
+  // The head of the question's slot ("the flight computer used in Project Falcon" → flight computer):
+  // the answer is a statement about it, not about the anchor that identifies it.
+  const known = termSet(evidence.slice(0, 10).map((e) => `${e.citation.document} ${e.text}`).join(' '));
+  const slot = findSlot(question, qa, known);
+  const slotHead = slot ? (qa.mentions.find((m) => m.kind === 'noun' && m.start >= slot.start && m.end <= slot.end) ?? null) : null;
+  const slotTerms = slotHead ? contentTerms(slotHead.text) : [];
   hops.forEach((h, hi) => {
     h.snippets.slice(0, 3).forEach((s, si) => {
+      // a statement is read in its context: its document title and headings
+      const context = termSet(`${s.citation.document} ${s.citation.heading_path.join(' ')}`);
       for (const sentence of sentencesOfSnippet(s)) {
-        const t = termSet(sentence);
+        const t = new Set([...termSet(sentence), ...context]);
         const qOverlap = [...qTerms].filter((x) => t.has(x)).length / Math.max(1, qTerms.size);
         const bOverlap = bridgeTerms.size ? [...bridgeTerms].filter((x) => t.has(x)).length / bridgeTerms.size : 0;
-        const score = 1.5 * qOverlap + 0.3 * bOverlap + 0.3 * s.score + 0.15 * hi - 0.03 * si;
+        const rOverlap = relation.length ? relation.filter((x) => t.has(x)).length / relation.length : 0;
+        const sOverlap = slotTerms.length ? slotTerms.filter((x) => t.has(x)).length / slotTerms.length : 0;
+        const kind = hasAskedKind(sentence) ? 0.4 : 0;
+        // the figures the question names ("at 35 PSU", "at −20 °C") must be there: they pick the row
+        const nums = figures(sentence);
+        // (only beside a value of the asked kind: "Date: 2024-03-14" alone restates the question)
+        const aOverlap = qFigures.length && kind > 0 ? qFigures.filter((f) => nums.has(f)).length / qFigures.length : 0;
+        // What is asked (the relation, the slot's head, a value of the asked kind) counts more than
+        // restating the question's identifying clause, which the anchoring hop already matched.
+        const score = 0.8 * qOverlap + 1.0 * rOverlap + 0.5 * sOverlap + 0.8 * aOverlap + kind + 0.3 * bOverlap + 0.3 * s.score + 0.15 * hi - 0.03 * si;
+        scored.push({ sentence, snippet: s, score });
         if (!best || score > best.score) best = { sentence, snippet: s, score };
       }
     });
@@ -217,6 +289,21 @@ export function composeAnswer(question: string, qa: Analysis, hops: readonly Hop
     logit -= 3;
     reasons.push('sources disagree');
   }
+  // Another reading close behind with a different value: the evidence does not settle it.
+  const alternatives: { value: string; snippet: Snippet }[] = [];
+  if (value && chosen) {
+    const norm = (v: string) => canonicalNumber(v);
+    for (const alt of scored.sort((a, b) => b.score - a.score)) {
+      if (alt === chosen || alt.score < chosen.score - 0.3) continue;
+      const v = extractValue(question, qTerms, alt.sentence, alt.snippet)?.value;
+      if (v && norm(v) !== norm(value) && !alternatives.some((a) => norm(a.value) === norm(v)) && !conflicts.some((c) => c.values.some((x) => norm(x.value) === norm(v)))) alternatives.push({ value: v, snippet: alt.snippet });
+      if (alternatives.length >= 2) break;
+    }
+    if (alternatives.length) {
+      logit -= 1.5;
+      reasons.push(`another snippet, close behind, reads ${alternatives.map((a) => `"${a.value}"`).join(' or ')}`);
+    }
+  }
   if (stopReason === 'low_coherence') {
     logit -= 1.5;
     reasons.push('the chain stopped: the next hop drifted from the question (suggestions offered)');
@@ -226,8 +313,8 @@ export function composeAnswer(question: string, qa: Analysis, hops: readonly Hop
   }
   const score = sigmoid(logit);
   // Disagreeing sources, or a chain that stopped short, never make a high-confidence answer.
-  const capped = conflicts.length > 0 || stopReason === 'low_coherence' || stopReason === 'budget';
+  const capped = conflicts.length > 0 || alternatives.length > 0 || stopReason === 'low_coherence' || stopReason === 'budget';
   const label = score >= 0.7 && !capped ? 'high' : score >= 0.45 ? 'medium' : 'low';
   const status: Answer['status'] = conflicts.length ? 'conflicting' : score < 0.35 ? 'insufficient' : 'answered';
-  return { status, value, sentence, source, chain, confidence: { score, label, reasons }, conflicts, leads };
+  return { status, value, sentence, source, chain, confidence: { score, label, reasons }, conflicts, alternatives, leads };
 }

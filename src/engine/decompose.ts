@@ -297,6 +297,8 @@ export class Decomposer {
  * that leads to what the evidence already covers ("the temperature sensor used in Project Falcon",
  * "the woman who portrayed Corliss Archer in the film Kiss and Tell").
  */
+const RELATIVE = /^\s*,?\s*(whose|that|which|who|whom|where|used|made|built|owned|run|led|operated|installed|mounted|deployed|published|written|directed|produced|founded)\b/i;
+
 export function findSlot(question: string, qa: Analysis, known: ReadonlySet<string>): { start: number; end: number } | null {
   const covered = (m: Mention) => {
     const t = contentTerms(m.text);
@@ -318,9 +320,11 @@ export function findSlot(question: string, qa: Analysis, known: ReadonlySet<stri
       const head = nouns.find((m) => m.start >= anchor.end + poss[0].length && m.start <= anchor.end + poss[0].length + 2);
       if (head) return { start: withDeterminer(anchor.start), end: head.end };
     }
-    // "the temperature sensor used in Project Falcon", "the woman who portrayed … Kiss and Tell":
-    // the nearest noun phrase before the anchor, a relative clause or prepositional phrase away.
-    const head = nouns.filter((m) => m.end <= anchor.start && anchor.start - m.end <= 60).sort((a, b) => b.end - a.end)[0];
+    // "the temperature sensor used in Project Falcon", "the woman who portrayed … Kiss and Tell",
+    // "the project whose drone lost telemetry on …": the noun phrase a relative clause or participle
+    // attaches to the anchor; failing that, the nearest noun phrase before it.
+    const before = nouns.filter((m) => m.end <= anchor.start && anchor.start - m.end <= 60).sort((a, b) => b.end - a.end);
+    const head = before.find((m) => RELATIVE.test(question.slice(m.end, anchor.start))) ?? before[0];
     if (head && !/[,;?]/.test(question.slice(head.end, anchor.start))) {
       let end = anchor.end;
       for (const a of anchors) if (a.start >= end && a.start - end <= 24) end = a.end;

@@ -17,7 +17,9 @@ export function widenToSentences(text: string, start: number, end: number, slack
   if (a === floor && floor > 0) a = start;
   let b = end;
   const ceil = Math.min(text.length, end + slack);
-  while (b < ceil && !/[.!?;]/.test(text[b - 1] ?? '')) b++;
+  // a sentence ends at . ! ? ; followed by a space or the end ("2.4 GHz" does not end one)
+  const endsSentence = (i: number) => /[.!?;]/.test(text[i - 1] ?? '') && (i >= text.length || /\s/.test(text[i]!));
+  while (b < ceil && !endsSentence(b)) b++;
   if (b === ceil && ceil < text.length) b = end;
   const body = text.slice(a, b).trim();
   return `${a > 0 ? '…' : ''}${body}${b < text.length ? '…' : ''}`;

@@ -92,6 +92,8 @@ export interface Answer {
   chain: Snippet[];
   confidence: { score: number; label: 'high' | 'medium' | 'low'; reasons: string[] };
   conflicts: Conflict[];
+  /** Other readings of the evidence, close behind the chosen one, with a different value. */
+  alternatives: { value: string; snippet: Snippet }[];
   /** When evidence is missing: the best leads, for a person to follow. */
   leads: Snippet[];
 }

@@ -185,15 +185,25 @@ export function entitiesOf(a: Analysis, opts: EntityOptions = {}): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
   const sentenceStarts = new Set(a.sentences.map((s) => s.start));
-  for (const m of a.mentions) {
-    if (m.kind !== 'proper' && m.kind !== 'code') continue;
+  for (const mention of a.mentions) {
+    if (mention.kind !== 'proper' && mention.kind !== 'code') continue;
+    let text = mention.text;
     // sentence start, or the start of a value after "Key:" / "; "
-    const initial = sentenceStarts.has(m.start) || /[:;]\s*$/.test(a.text.slice(Math.max(0, m.start - 3), m.start));
-    if (m.kind === 'proper' && !/\s/.test(m.text) && initial && opts.isCommonWord?.(m.text)) continue;
-    const key = m.text.toLowerCase();
+    const initial = sentenceStarts.has(mention.start) || /[:;]\s*$/.test(a.text.slice(Math.max(0, mention.start - 3), mention.start));
+    if (mention.kind === 'proper' && initial && opts.isCommonWord) {
+      // "Use the Halden Microsystems sensor": drop the capitalised common first word and its connectors
+      const words = text.split(/\s+/);
+      if (opts.isCommonWord(words[0]!)) {
+        let k = 1;
+        while (k < words.length && CONNECTOR.has(words[k]!.toLowerCase())) k++;
+        text = words.slice(k).join(' ');
+        if (!text) continue;
+      }
+    }
+    const key = text.toLowerCase();
     if (seen.has(key)) continue;
     seen.add(key);
-    out.push(m.text);
+    out.push(text);
     if (out.length >= (opts.limit ?? 40)) break;
   }
   return out;

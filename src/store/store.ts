@@ -82,6 +82,8 @@ export interface StoreOptions {
   dimension: number;
   hnsw: HnswParams;
   log?: Logger;
+  /** Open a store embedded with another model anyway (only `ragask reindex` does, to re-embed it). */
+  allowModelMismatch?: boolean;
 }
 
 export interface StoreStats {
@@ -158,7 +160,7 @@ export class Store {
     const db = openDatabase(dbFile);
     const log = opts.log ?? silentLogger;
     try {
-      Store.checkModel(db, dbFile, opts.model, opts.dimension);
+      if (!opts.allowModelMismatch) Store.checkModel(db, dbFile, opts.model, opts.dimension);
       const index = VectorIndex.open(db, path.join(opts.dataDir, 'index.hnsw'), { dimension: opts.dimension, model: opts.model, params: opts.hnsw, log });
       return new Store(db, index, dbFile, opts.model, log);
     } catch (e) {

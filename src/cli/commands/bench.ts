@@ -1,0 +1,163 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Command } from 'commander';
+import type { Config } from '../../config.js';
+import { openCore } from '../../core.js';
+import { loadDataset, type EvalDataset } from '../../eval/dataset.js';
+import { percentile } from '../../eval/metrics.js';
+import { singleHopRanker } from '../../eval/rankers.js';
+import { runEval } from '../../eval/run.js';
+import { ingest } from '../../ingest/ingest.js';
+import type { CliContext } from '../program.js';
+import { progressBar } from '../progress.js';
+import { SAMPLE_DIR } from './demo.js';
+import { configFrom } from './shared.js';
+import { VectorIndex } from '../../store/hnsw.js';
+import { blobToVector } from '../../store/vectors.js';
+
+const ms = (xs: number[]) => ({ p50: +percentile(xs, 50).toFixed(2), p95: +percentile(xs, 95).toFixed(2) });
+
+interface VariantResult {
+  variant: string;
+  ingest: { documents: number; windows: number; seconds: number; windowsPerSecond: number };
+  queryEncodeMs: { p50: number; p95: number };
+  hnswSearchMs: { p50: number; p95: number };
+  retrievalMs: { p50: number; p95: number };
+  engineMs: { p50: number; p95: number };
+  recall: Record<string, number>;
+  /** HNSW recall@10 against exact search, and search time, per efSearch. */
+  hnsw: { efSearch: number; recallAt10: number; ms: { p50: number; p95: number } }[];
+}
+
+async function benchVariant(base: Config, variant: 'fp32' | 'int8', dataset: EvalDataset, dir: string): Promise<VariantResult> {
+  const config: Config = { ...base, modelVariant: variant, dataDir: dir, queryCacheTtlS: 0 };
+  const core = await openCore(config);
+  try {
+    const t0 = performance.now();
+    const rep = await ingest({ store: core.store, encoder: core.encoder, config, progress: progressBar() }, dataset.inputs, { exclude: [path.join(dataset.dir, 'questions.jsonl')] });
+    const seconds = (performance.now() - t0) / 1000;
+    const questions = dataset.questions.map((q) => q.question);
+    await core.encoder.encodeOne('warm up');
+    const enc: number[] = [];
+    const vectors: Float32Array[] = [];
+    for (const q of questions) {
+      const a = performance.now();
+      vectors.push(await core.encoder.encodeOne(q));
+      enc.push(performance.now() - a);
+    }
+    const search: number[] = [];
+    for (const v of vectors) {
+      const a = performance.now();
+      core.store.index.search(v, 100);
+      search.push(performance.now() - a);
+    }
+    const retrieval: number[] = [];
+    for (const q of questions) {
+      const a = performance.now();
+      await core.retriever.retrieve(q, { k: 20 });
+      retrieval.push(performance.now() - a);
+    }
+    const engine: number[] = [];
+    for (const q of questions) {
+      const a = performance.now();
+      await core.engine.run(q);
+      engine.push(performance.now() - a);
+    }
+    // HNSW against exact (brute-force) search over every window vector, per efSearch.
+    const all = core.store.db.prepare('SELECT id, vector FROM windows').all() as { id: number; vector: Buffer }[];
+    const exact = vectors.map((v) =>
+      all
+        .map((w) => {
+          const x = blobToVector(w.vector);
+          let d = 0;
+          for (let i = 0; i < x.length; i++) d += x[i]! * v[i]!;
+          return { id: w.id, d };
+        })
+        .sort((a, b) => b.d - a.d)
+        .slice(0, 10)
+        .map((w) => w.id),
+    );
+    const hnsw: VariantResult['hnsw'] = [];
+    for (const efSearch of [16, 32, 64, 128, 256]) {
+      const idx = VectorIndex.open(core.store.db, path.join(dir, 'index.hnsw'), { dimension: core.encoder.dimension, model: core.encoder.id, params: { ...config.hnsw, efSearch } });
+      const times: number[] = [];
+      let hit = 0;
+      vectors.forEach((v, i) => {
+        const a = performance.now();
+        const got = idx.search(v, 10).map((h) => h.windowId);
+        times.push(performance.now() - a);
+        hit += got.filter((id) => exact[i]!.includes(id)).length;
+      });
+      hnsw.push({ efSearch, recallAt10: +(hit / (10 * vectors.length)).toFixed(4), ms: ms(times) });
+    }
+    const ev = await runEval(dataset, { dense: singleHopRanker(core.retriever, dataset, 'dense'), hybrid: singleHopRanker(core.retriever, dataset, 'hybrid') }, { modes: ['dense', 'hybrid'], ks: [5] });
+    return {
+      variant,
+      ingest: { documents: rep.added + rep.updated, windows: rep.windows, seconds: +seconds.toFixed(1), windowsPerSecond: +(rep.windows / Math.max(1e-9, seconds)).toFixed(1) },
+      queryEncodeMs: ms(enc),
+      hnswSearchMs: ms(search),
+      retrievalMs: ms(retrieval),
+      engineMs: ms(engine),
+      hnsw,
+      recall: {
+        'dense recall@5': +(ev.modes.dense!['recall@5'] as number).toFixed(3),
+        'hybrid recall@5': +(ev.modes.hybrid!['recall@5'] as number).toFixed(3),
+        'hybrid all_support@5': +(ev.modes.hybrid!['all_support@5'] as number).toFixed(3),
+      },
+    };
+  } finally {
+    await core.close();
+  }
+}
+
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('bench')
+    .description('benchmark on this machine: ingest windows/s, query encode, HNSW search, retrieval, engine latency, peak RSS; fp32 vs int8')
+    .option('--dataset <dir>', 'corpus to measure on', path.resolve('..', 'shared', 'datasets', 'hotpotqa-train-100'))
+    .option('--json <file>', 'also write the figures as JSON')
+    .action(async (opts: { dataset: string; json?: string }, cmd: Command) => {
+      const base = configFrom(ctx, cmd);
+      const datasetDir = fs.existsSync(opts.dataset) ? opts.dataset : SAMPLE_DIR;
+      if (datasetDir !== opts.dataset) process.stderr.write(`ragask: ${opts.dataset} not found; benchmarking on the sample corpus instead\n`);
+      const dataset = loadDataset(datasetDir);
+      const results: VariantResult[] = [];
+      for (const variant of ['int8', 'fp32'] as const) {
+        // a fresh store each time: ingest speed is measured from scratch
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), `ragask-bench-${variant}-`));
+        try {
+          results.push(await benchVariant(base, variant, dataset, dir));
+        } finally {
+          fs.rmSync(dir, { recursive: true, force: true });
+        }
+      }
+      const machine = `${os.cpus()[0]?.model ?? 'cpu'} × ${os.availableParallelism()} threads, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${process.platform} ${os.release()}, Node ${process.versions.node}, onnxruntime threads ${base.threads}`;
+      const peakRssMb = +(process.resourceUsage().maxRSS / 1024).toFixed(0);
+      const report = { dataset: dataset.name, questions: dataset.questions.length, machine, peakRssMb, results };
+      const row = (label: string, f: (r: VariantResult) => string) => `| ${label} | ${results.map(f).join(' | ')} |`;
+      ctx.out(
+        [
+          `dataset ${dataset.name} (${dataset.questions.length} questions); ${machine}`,
+          '',
+          `| figure | ${results.map((r) => r.variant).join(' | ')} |`,
+          `| --- | ${results.map(() => '---').join(' | ')} |`,
+          row('ingest (documents, windows, s)', (r) => `${r.ingest.documents}, ${r.ingest.windows}, ${r.ingest.seconds}`),
+          row('ingest windows/s', (r) => `${r.ingest.windowsPerSecond}`),
+          row('query encode ms p50 / p95', (r) => `${r.queryEncodeMs.p50} / ${r.queryEncodeMs.p95}`),
+          row('HNSW search (k=100) ms p50 / p95', (r) => `${r.hnswSearchMs.p50} / ${r.hnswSearchMs.p95}`),
+          row('hybrid retrieval ms p50 / p95', (r) => `${r.retrievalMs.p50} / ${r.retrievalMs.p95}`),
+          row('multi-hop engine ms p50 / p95', (r) => `${r.engineMs.p50} / ${r.engineMs.p95}`),
+          ...Object.keys(results[0]!.recall).map((k) => row(k, (r) => `${r.recall[k]}`)),
+          `| peak RSS (whole run) | ${peakRssMb} MB |`,
+          '',
+          `HNSW (M=${base.hnsw.m}, efConstruction=${base.hnsw.efConstruction}) recall@10 against exact search, int8 store:`,
+          '',
+          '| efSearch | recall@10 | search ms p50 / p95 |',
+          '| --- | --- | --- |',
+          ...results[0]!.hnsw.map((h) => `| ${h.efSearch} | ${h.recallAt10} | ${h.ms.p50} / ${h.ms.p95} |`),
+        ].join('\n'),
+      );
+      if (opts.json) fs.writeFileSync(opts.json, `${JSON.stringify(report, null, 2)}\n`);
+    });
+}

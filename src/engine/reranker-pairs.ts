@@ -1,0 +1,59 @@
+import type { Encoder } from '../models/encoder.js';
+import { sentencesOf } from '../models/nlp.js';
+import type { Store } from '../store/store.js';
+import { blobToVector } from '../store/vectors.js';
+
+export interface TrainingPair {
+  q: Float32Array;
+  d: Float32Array;
+}
+
+/** Deterministic shuffle (same PRNG as training) so pair sampling is repeatable. */
+function shuffled<T>(xs: T[], seed: number): T[] {
+  let a = seed >>> 0;
+  const rand = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const out = [...xs];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+/**
+ * Self-supervised pairs from the indexed corpus, by the inverse cloze task: a sentence of a chunk
+ * is the query, and the positive is the window of the same chunk that overlaps that sentence least
+ * (so the sentence's own words are mostly not in it). No labels needed: the chunk's other text is
+ * what a question about that sentence should find.
+ */
+export async function makeTrainingPairs(store: Store, encoder: Encoder, maxPairs: number, seed = 7, onProgress?: (done: number, total: number) => void): Promise<TrainingPair[]> {
+  const rows = store.db
+    .prepare(`SELECT c.id, c.text, (SELECT count(*) FROM windows w WHERE w.chunk_id = c.id) AS n FROM chunks c WHERE c.token_count >= 30`)
+    .all() as { id: number; text: string; n: number }[];
+  const picked: { query: string; d: Float32Array }[] = [];
+  for (const r of shuffled(rows, seed)) {
+    if (picked.length >= maxPairs) break;
+    const sentences = sentencesOf(r.text).filter((s) => s.text.split(/\s+/).length >= 5);
+    if (sentences.length < 2) continue;
+    const s = sentences[(r.id * 7919) % sentences.length]!;
+    const windows = store.db.prepare('SELECT char_start, char_end, vector FROM windows WHERE chunk_id = ? ORDER BY ord').all(r.id) as { char_start: number; char_end: number; vector: Buffer }[];
+    let best: { overlap: number; vector: Buffer } | null = null;
+    for (const w of windows) {
+      const overlap = Math.max(0, Math.min(w.char_end, s.end) - Math.max(w.char_start, s.start)) / Math.max(1, s.end - s.start);
+      if (!best || overlap < best.overlap) best = { overlap, vector: w.vector };
+    }
+    if (!best || best.overlap > 0.5) continue;
+    picked.push({ query: s.text, d: blobToVector(best.vector) });
+  }
+  const vectors = await encoder.encode(
+    picked.map((p) => p.query),
+    (done) => onProgress?.(done, picked.length),
+  );
+  return picked.map((p, i) => ({ q: vectors[i]!, d: p.d }));
+}

@@ -1,0 +1,168 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Core } from '../../src/core.js';
+import { Decomposer } from '../../src/engine/decompose.js';
+import { HopEngine } from '../../src/engine/hops.js';
+import { QueryCache } from '../../src/engine/query-cache.js';
+import type { EngineResult } from '../../src/engine/types.js';
+import { ingest } from '../../src/ingest/ingest.js';
+import { sampleCore, sampleRel } from '../helpers.js';
+
+let core: Core;
+let cleanup: () => Promise<void>;
+beforeAll(async () => {
+  ({ core, cleanup } = await sampleCore());
+});
+afterAll(() => cleanup());
+
+const topDoc = (r: EngineResult, hop: number) => sampleRel(r.hops[hop]!.snippets[0]!.citation.source);
+const evidenceDocs = (r: EngineResult, k: number) => [...new Set(r.evidence.map((s) => sampleRel(s.citation.source)))].slice(0, k);
+
+describe('multi-hop chains on the sample corpus', () => {
+  it('reaches the project document through the bridge entity the incident report names', async () => {
+    const r = await core.engine.run('Who leads the project whose drone lost telemetry on 2024-03-14?');
+    expect(topDoc(r, 0)).toBe('incidents/INC-2024-031.md');
+    expect(r.hops[1]!.bridge).toBe('Project Falcon');
+    expect(r.hops[1]!.query).toContain('Project Falcon');
+    expect(topDoc(r, 1)).toBe('projects/falcon.md');
+    expect(r.answer.value).toBe('Mirela Ostrowski');
+    expect(evidenceDocs(r, 5)).toEqual(expect.arrayContaining(['incidents/INC-2024-031.md', 'projects/falcon.md']));
+  });
+
+  it('reaches the buoy document through the project the question names when the datasheet comes first', async () => {
+    const r = await core.engine.run('What salinity correction factor applies at 35 PSU to the dissolved oxygen sensor on the Heron buoy?');
+    expect(topDoc(r, 0)).toBe('datasheets/aqualume-do7.html');
+    expect(r.hops[1]!.bridge).toBe('Project Heron');
+    expect(topDoc(r, 1)).toBe('projects/heron.md');
+    expect(r.answer.value).toBe('0.81');
+  });
+
+  it('records every hop: query, scored evidence with citations, candidates, next query, coherence, timings', async () => {
+    const r = await core.engine.run('Who leads the project whose drone lost telemetry on 2024-03-14?');
+    const h = r.hops[0]!;
+    expect(h.query).toBe('Who leads the project whose drone lost telemetry on 2024-03-14?');
+    expect(h.retrieved.length).toBeGreaterThan(0);
+    for (const x of h.retrieved) expect(x.score).toBeTypeOf('number');
+    expect(h.snippets.length).toBeLessThanOrEqual(5);
+    for (const s of h.snippets) expect(s.citation.document).toBeTruthy();
+    expect(h.candidates[0]!.entity).toBe('Project Falcon');
+    expect(h.nextQuery).toBe(r.hops[1]!.query);
+    expect(h.coherence!.cosine).toBeGreaterThanOrEqual(0.75);
+    expect(h.coherence!.passed).toBe(true);
+    expect(h.timings.totalMs).toBeGreaterThan(0);
+    // the bridge words are stopword-free
+    for (const c of h.candidates) expect(c.entity.toLowerCase()).not.toMatch(/^(the|a|an|of|and|to|in)$/);
+  });
+
+  it('never returns the same evidence twice across hops', async () => {
+    const r = await core.engine.run('Which firmware version fixed the bug behind the Falcon telemetry dropout in March 2024?', { coherenceThreshold: 0 });
+    const ids = r.evidence.map((s) => s.chunkId);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (let i = 1; i < r.hops.length; i++) {
+      const earlier = new Set(r.hops.slice(0, i).flatMap((h) => h.snippets.slice(0, 3).map((s) => s.chunkId)));
+      for (const s of r.hops[i]!.snippets) expect(earlier.has(s.chunkId)).toBe(false);
+    }
+  });
+});
+
+describe('low coherence, suggestions and resuming', () => {
+  let stopped: EngineResult;
+  beforeAll(async () => {
+    stopped = await core.engine.run('Who leads the project whose drone lost telemetry on 2024-03-14?', { coherenceThreshold: 0.999 });
+  });
+
+  it('stops below the coherence threshold and offers up to three suggested next hops with scores', () => {
+    expect(stopped.stopReason).toBe('low_coherence');
+    expect(stopped.hops).toHaveLength(1);
+    expect(stopped.suggestions.length).toBeGreaterThan(0);
+    expect(stopped.suggestions.length).toBeLessThanOrEqual(3);
+    expect(stopped.suggestions[0]!.entity).toBe('Project Falcon');
+    for (const s of stopped.suggestions) expect(s.coherence.passed).toBe(false);
+    expect(stopped.answer.confidence.label).not.toBe('high');
+  });
+
+  it('resumes the chain from the stored state with the chosen suggestion', async () => {
+    const stored = JSON.parse(JSON.stringify(stopped)) as EngineResult;
+    const resumed = await core.engine.resume(stored, 0);
+    expect(resumed.hops[0]).toEqual(stored.hops[0]);
+    expect(resumed.hops[1]!.formedBy).toBe('suggestion');
+    expect(resumed.hops[1]!.bridge).toBe('Project Falcon');
+    expect(topDoc(resumed, 1)).toBe('projects/falcon.md');
+    expect(resumed.answer.value).toBe('Mirela Ostrowski');
+  });
+
+  it('refuses a suggestion that does not exist', async () => {
+    await expect(core.engine.resume(stopped, 7)).rejects.toThrow(RangeError);
+  });
+});
+
+describe('time budget', () => {
+  it('returns the best-so-far of a hop past its budget, marked incomplete, never an error', async () => {
+    let t = 0;
+    const slowClock = new HopEngine(
+      {
+        retriever: core.retriever,
+        decomposer: new Decomposer({ store: core.store, windowsOfDoc: (id) => core.retriever.windowsOfDoc(id), windowsOfChunks: (ids) => core.retriever.windowVectors(ids) }),
+        encoder: core.encoder,
+        now: () => (t += 200),
+      },
+      { ...core.engine.settings, hopBudgetMs: 300, totalBudgetMs: 1200 },
+    );
+    const r = await slowClock.run('Who leads the project whose drone lost telemetry on 2024-03-14?');
+    expect(r.stopReason).toBe('budget');
+    expect(r.hops.at(-1)!.incomplete).toBe(true);
+    expect(r.evidence.length).toBeGreaterThan(0);
+    expect(r.answer.confidence.reasons.join(' ')).toMatch(/budget/);
+  });
+});
+
+describe('answers', () => {
+  it('shows conflicting values side by side with their sources instead of picking one', async () => {
+    const r = await core.engine.run('Which calibration offset applies at −20 °C to the temperature sensor used in Project Falcon?');
+    expect(r.answer.status).toBe('conflicting');
+    const values = r.answer.conflicts[0]!.values;
+    expect(values.map((v) => v.value).sort()).toEqual(['+0.30 °C', '+0.35 °C']);
+    expect(values.map((v) => sampleRel(v.snippet.citation.source)).sort()).toEqual(['datasheets/vantor-ts40.pdf', 'notes/falcon-field-notes.txt']);
+    expect(r.answer.confidence.label).not.toBe('high');
+  });
+
+  it('says plainly when the evidence does not answer, and shows the best leads', async () => {
+    const r = await core.engine.run('What is the capital of France?');
+    expect(r.answer.status).toBe('insufficient');
+    expect(r.answer.confidence.label).toBe('low');
+    expect(r.answer.leads.length).toBeGreaterThan(0);
+  });
+
+  it('reads the asked column off a table row found at another hop', async () => {
+    const r = await core.engine.run('In which office does the lead of Project Heron work?');
+    expect(r.answer.value).toBe('Gdańsk');
+    expect(sampleRel(r.answer.source!.citation.source)).toBe('handbook/people.md');
+  });
+});
+
+describe('query cache', () => {
+  it('serves a repeated (query, hop) from SQLite, and forgets it when the store changes', async () => {
+    const cache = new QueryCache(core.store, 3600);
+    const engine = new HopEngine(
+      {
+        retriever: core.retriever,
+        decomposer: new Decomposer({ store: core.store, windowsOfDoc: (id) => core.retriever.windowsOfDoc(id), windowsOfChunks: (ids) => core.retriever.windowVectors(ids) }),
+        encoder: core.encoder,
+        queryCache: cache,
+      },
+      core.engine.settings,
+    );
+    const q = 'How long must the PM-5 warm up?';
+    const a = await engine.run(q);
+    const b = await engine.run(q);
+    expect(a.hops[0]!.timings.cached).toBe(false);
+    expect(b.hops[0]!.timings.cached).toBe(true);
+    expect(b.evidence.map((s) => s.chunkId)).toEqual(a.evidence.map((s) => s.chunkId));
+    const extra = path.join(core.config.dataDir, 'extra.md');
+    fs.writeFileSync(extra, '# PM-5 warm-up note\n\nIn the cold the PM-5 needs 120 seconds to warm up.\n');
+    await ingest({ store: core.store, encoder: core.encoder, config: core.config }, [extra]);
+    const c = await engine.run(q);
+    expect(c.hops[0]!.timings.cached).toBe(false);
+  });
+});

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import type { Block } from '../../src/ingest/blocks.js';
+import { chunkBlocks } from '../../src/ingest/chunker.js';
+
+const countTokens = (s: string) => s.split(/\s+/).filter(Boolean).length;
+
+describe('semantic chunking', () => {
+  it('keeps each chunk under its heading path, dropping a top heading that repeats the title', () => {
+    const blocks: Block[] = [
+      { kind: 'heading', text: 'Vantor TS-40', level: 1 },
+      { kind: 'heading', text: 'Calibration', level: 2 },
+      { kind: 'paragraph', text: 'Add the offset to the raw reading at the nearest calibration point.' },
+      { kind: 'heading', text: 'Storage', level: 2 },
+      { kind: 'paragraph', text: 'Store between minus forty and seventy degrees in the sealed bag.' },
+    ];
+    const chunks = chunkBlocks(blocks, { maxTokens: 100, countTokens, title: 'Vantor TS-40 Datasheet' });
+    expect(chunks.map((c) => c.headingPath)).toEqual([['Calibration'], ['Storage']]);
+  });
+
+  it('makes one chunk per table row, each row keeping its header', () => {
+    const chunks = chunkBlocks(
+      [{ kind: 'table', text: '', header: ['Temperature', 'Offset'], rows: [['-20 °C', '+0.35 °C'], ['0 °C', '+0.18 °C']] }],
+      { maxTokens: 100, countTokens },
+    );
+    expect(chunks.map((c) => c.text)).toEqual(['Temperature: -20 °C; Offset: +0.35 °C', 'Temperature: 0 °C; Offset: +0.18 °C']);
+    expect(chunks.every((c) => c.kind === 'table_row')).toBe(true);
+  });
+
+  it('makes one chunk per list item and merges only tiny neighbours of the same section', () => {
+    const chunks = chunkBlocks(
+      [
+        { kind: 'list_item', text: 'Two solar panels' },
+        { kind: 'list_item', text: 'A 1.2 kWh battery that lasts four days without any sun at all' },
+        { kind: 'list_item', text: 'A weather station reporting wind and humidity every single minute' },
+      ],
+      { maxTokens: 100, countTokens, minTokens: 4 },
+    );
+    expect(chunks).toHaveLength(2);
+    expect(chunks[0]!.text).toBe('Two solar panels; A 1.2 kWh battery that lasts four days without any sun at all');
+  });
+
+  it('splits a paragraph longer than maxTokens at sentence boundaries', () => {
+    const sentence = (i: number) => `Sentence number ${i} talks about the sensor calibration procedure in detail.`;
+    const text = Array.from({ length: 12 }, (_, i) => sentence(i)).join(' ');
+    const chunks = chunkBlocks([{ kind: 'paragraph', text }], { maxTokens: 30, countTokens });
+    expect(chunks.length).toBeGreaterThan(1);
+    for (const c of chunks) {
+      expect(countTokens(c.text)).toBeLessThanOrEqual(30);
+      expect(c.text).toMatch(/^Sentence number \d+/);
+      expect(c.text).toMatch(/detail\.$/);
+    }
+    expect(chunks.map((c) => c.text).join(' ')).toBe(text);
+  });
+
+  it('keeps page numbers and files footers under "Page footer"', () => {
+    const chunks = chunkBlocks(
+      [
+        { kind: 'paragraph', text: 'Body text on page two about the calibration table.', page: 2 },
+        { kind: 'footer', text: 'Document HM-TS40-DS Rev C', page: 1 },
+      ],
+      { maxTokens: 100, countTokens },
+    );
+    expect(chunks[0]!.page).toBe(2);
+    expect(chunks[1]).toMatchObject({ kind: 'footer', headingPath: ['Page footer'], page: 1 });
+  });
+});

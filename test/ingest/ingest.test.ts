@@ -1,0 +1,151 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Config } from '../../src/config.js';
+import { ingest } from '../../src/ingest/ingest.js';
+import { Encoder } from '../../src/models/encoder.js';
+import { Store } from '../../src/store/store.js';
+import { SAMPLE_DIR, tempDir, testConfig } from '../helpers.js';
+
+let encoder: Encoder;
+let config: Config;
+let store: Store;
+let dir: string;
+let docs: string;
+
+function openStore(): Store {
+  return Store.open({ dataDir: config.dataDir, model: encoder.id, dimension: encoder.dimension, hnsw: config.hnsw });
+}
+
+beforeAll(async () => {
+  dir = tempDir();
+  docs = path.join(dir, 'docs');
+  fs.mkdirSync(docs);
+  config = testConfig(path.join(dir, 'data'));
+  encoder = await Encoder.load({ modelsDir: config.modelsDir, model: config.model, variant: config.modelVariant, threads: 1 });
+  store = openStore();
+});
+afterAll(async () => {
+  store.close();
+  await encoder.release();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const run = (inputs: string[], opts = {}) => ingest({ store, encoder, config }, inputs, opts);
+
+describe('ingesting the sample corpus', () => {
+  it('ingests every document of the sample folder, skipping what .ragaskignore lists', async () => {
+    const r = await run([SAMPLE_DIR]);
+    expect(r.failed).toEqual([]);
+    expect(r.added).toBe(15);
+    const sources = store.listDocuments().map((d) => path.relative(SAMPLE_DIR, d.source));
+    expect(sources).toContain('datasheets/vantor-ts40.pdf');
+    expect(sources).not.toContain('questions.jsonl');
+    expect(sources).not.toContain('README.md');
+    const c = store.counts();
+    expect(c.windows).toBeGreaterThanOrEqual(c.chunks);
+    expect(store.index.size).toBe(c.windows);
+  });
+
+  it('skips unchanged documents on a second run', async () => {
+    const r = await run([SAMPLE_DIR]);
+    expect(r).toMatchObject({ added: 0, updated: 0, unchanged: 15, windows: 0 });
+  });
+
+  it('stores heading paths, pages and evidence density for citations', () => {
+    const pdf = store.getDocumentBySource(path.join(SAMPLE_DIR, 'datasheets', 'vantor-ts40.pdf'))!;
+    const rows = store.chunksOfDocument(pdf.id).filter((c) => c.kind === 'table_row' && c.text.startsWith('Temperature: -20'));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ headingPath: ['Calibration'], page: 2 });
+    expect(rows[0]!.density).toBeGreaterThan(0.2);
+  });
+});
+
+describe('changes and pruning', () => {
+  it('replaces a changed document, adds a new one and prunes a deleted one only with --prune', async () => {
+    fs.writeFileSync(path.join(docs, 'a.md'), '# Alpha\n\nThe alpha unit runs at 12 V.\n');
+    fs.writeFileSync(path.join(docs, 'b.md'), '# Beta\n\nThe beta unit runs at 5 V.\n');
+    expect((await run([docs])).added).toBe(2);
+    fs.writeFileSync(path.join(docs, 'a.md'), '# Alpha\n\nThe alpha unit now runs at 24 V.\n');
+    fs.rmSync(path.join(docs, 'b.md'));
+    const r1 = await run([docs]);
+    expect(r1).toMatchObject({ updated: 1, removed: 0 });
+    expect(store.getDocumentBySource(path.join(docs, 'b.md'))).toBeDefined();
+    const r2 = await run([docs], { prune: true });
+    expect(r2.removed).toBe(1);
+    expect(store.getDocumentBySource(path.join(docs, 'b.md'))).toBeUndefined();
+    const a = store.getDocumentBySource(path.join(docs, 'a.md'))!;
+    expect(store.chunksOfDocument(a.id).map((c) => c.text).join(' ')).toContain('24 V');
+    // the index follows: no window of the deleted or replaced versions remains searchable
+    expect(store.index.size).toBe(store.counts().windows);
+  });
+});
+
+describe('bad input', () => {
+  it('reports each bad file in one line, ingests the rest, and never loses what was stored', async () => {
+    fs.writeFileSync(path.join(docs, 'good.md'), '# Good\n\nThe gamma unit runs at 3.3 V.\n');
+    fs.writeFileSync(path.join(docs, 'empty.md'), '');
+    fs.writeFileSync(path.join(docs, 'binary.txt'), Buffer.from([0x00, 0x01, 0x02, 0xff, 0x00, 0x10]));
+    const pdf = fs.readFileSync(path.join(SAMPLE_DIR, 'datasheets', 'vantor-ts40.pdf'));
+    fs.writeFileSync(path.join(docs, 'truncated.pdf'), pdf.subarray(0, 700));
+    fs.writeFileSync(path.join(docs, 'notes.docx'), 'not supported');
+    fs.writeFileSync(
+      path.join(docs, 'corpus.jsonl'),
+      '{"id": "r1", "title": "Record one", "text": "The delta unit runs at 48 V."}\n{broken json\n{"id": "r2", "title": "No text"}\n{"id": "r3", "title": "Record three", "text": "The epsilon unit runs at 1.8 V."}\n',
+    );
+    const r = await run([docs, path.join(docs, 'notes.docx'), path.join(dir, 'missing-folder')]);
+    const byFile = (name: string) => r.failed.filter((f) => path.basename(f.file) === name);
+    expect(byFile('empty.md')[0]!.reason).toMatch(/empty/);
+    expect(byFile('binary.txt')[0]!.reason).toMatch(/binary/);
+    expect(byFile('truncated.pdf')[0]!.reason).toMatch(/corrupt or truncated PDF/);
+    expect(byFile('notes.docx')[0]!.reason).toMatch(/unsupported file type/);
+    expect(byFile('missing-folder')[0]!.reason).toMatch(/no such file/);
+    const jsonl = byFile('corpus.jsonl');
+    expect(jsonl.map((f) => f.line)).toEqual([2, 3]);
+    expect(jsonl[0]!.reason).toMatch(/not valid JSON/);
+    expect(jsonl[1]!.reason).toMatch(/missing or empty "text"/);
+    for (const f of r.failed) expect(f.reason).not.toMatch(/\n/);
+    // the rest of the batch is in
+    expect(store.getDocumentBySource(path.join(docs, 'good.md'))).toBeDefined();
+    expect(store.getDocumentBySource(`${path.join(docs, 'corpus.jsonl')}#r1`)).toBeDefined();
+    expect(store.getDocumentBySource(`${path.join(docs, 'corpus.jsonl')}#r3`)).toBeDefined();
+  });
+
+  it('keeps the stored version of a document whose file becomes corrupt', async () => {
+    const file = path.join(docs, 'sheet.pdf');
+    fs.copyFileSync(path.join(SAMPLE_DIR, 'datasheets', 'vantor-ts40.pdf'), file);
+    await run([file]);
+    const before = store.getDocumentBySource(file)!;
+    fs.writeFileSync(file, fs.readFileSync(file).subarray(0, 500));
+    const r = await run([docs], { prune: true });
+    expect(r.failed.some((f) => f.file === file)).toBe(true);
+    const after = store.getDocumentBySource(file);
+    expect(after?.contentHash).toBe(before.contentHash);
+    expect(store.chunksOfDocument(after!.id).length).toBeGreaterThan(0);
+  });
+
+  it('refuses a file over the size cap, naming the setting', async () => {
+    const big = path.join(docs, 'big.txt');
+    fs.writeFileSync(big, 'x '.repeat(2000));
+    const r = await ingest({ store, encoder, config: { ...config, maxFileBytes: 1000 } }, [big]);
+    expect(r.failed[0]!.reason).toMatch(/RAGASK_MAX_FILE_MB/);
+    fs.rmSync(big);
+  });
+});
+
+describe('interrupted ingest', () => {
+  it('stops between batches when aborted, leaves whole documents only, and the next run resumes', async () => {
+    const many = path.join(dir, 'many');
+    fs.mkdirSync(many);
+    for (let i = 0; i < 40; i++) fs.writeFileSync(path.join(many, `doc${i}.md`), `# Doc ${i}\n\n${`Paragraph ${i} about the unit number ${i}. `.repeat(90)}\n`);
+    const controller = new AbortController();
+    const r1 = await ingest({ store, encoder, config, progress: { start() {}, update: (done) => done >= 5 && controller.abort(), stop() {} } }, [many], { signal: controller.signal });
+    expect(r1.interrupted).toBe(true);
+    const partial = store.sourcesUnder(many + path.sep).length;
+    expect(partial).toBeLessThan(40);
+    for (const d of store.sourcesUnder(many + path.sep)) expect(store.chunksOfDocument(d.id).length).toBeGreaterThan(0);
+    const r2 = await run([many]);
+    expect(r2.unchanged).toBe(partial);
+    expect(r2.added).toBe(40 - partial);
+  });
+});

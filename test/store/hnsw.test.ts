@@ -1,0 +1,118 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { normalize } from '../../src/models/encoder.js';
+import { Store, type ChunkInput } from '../../src/store/store.js';
+import { tempDir } from '../helpers.js';
+
+const params = { m: 16, efConstruction: 100, efSearch: 64 };
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+function vec(seed: number): Float32Array {
+  const v = new Float32Array(8);
+  for (let i = 0; i < 8; i++) v[i] = Math.sin(seed * 7.3 + i * 1.7);
+  return normalize(v);
+}
+
+function chunk(ord: number, seeds: number[]): ChunkInput {
+  return {
+    ord,
+    kind: 'paragraph',
+    headingPath: [],
+    page: null,
+    text: `chunk ${ord}`,
+    tokenCount: 2,
+    density: 0,
+    entities: [],
+    windows: seeds.map((s, i) => ({ ord: i, charStart: 0, charEnd: 7, tokenCount: 2, vector: vec(s) })),
+  };
+}
+
+function open(dir: string): Store {
+  return Store.open({ dataDir: dir, model: 'test-model/fp32', dimension: 8, hnsw: params });
+}
+
+function addDoc(store: Store, name: string, seeds: number[]): number {
+  return store.replaceDocument({ source: name, path: name, title: name, kind: 'text', url: null, contentHash: name, bytes: 1 }, [chunk(0, seeds)]);
+}
+
+describe('HNSW index beside SQLite', () => {
+  it('finds the stored vectors and persists them atomically', () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const store = open(dir);
+    addDoc(store, 'a', [1, 2, 3]);
+    store.syncIndex();
+    const hit = store.index.search(vec(2), 1)[0]!;
+    expect(hit.score).toBeCloseTo(1, 5);
+    store.close();
+    expect(fs.existsSync(path.join(dir, 'index.hnsw'))).toBe(true);
+    const again = open(dir);
+    expect(again.index.rebuiltBecause).toBeNull();
+    expect(again.index.size).toBe(3);
+    again.close();
+  });
+
+  it('replays writes it did not save (a crash after the SQLite commit) from the index log', () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const store = open(dir);
+    addDoc(store, 'a', [1, 2]);
+    store.close();
+    // a second process adds a document and dies before saving the index
+    const writer = open(dir);
+    addDoc(writer, 'b', [10, 11, 12]);
+    writer.db.close();
+    const reader = open(dir);
+    expect(reader.index.rebuiltBecause).toBeNull();
+    expect(reader.index.size).toBe(5);
+    expect(reader.index.search(vec(11), 1)[0]!.score).toBeCloseTo(1, 5);
+    reader.close();
+  });
+
+  it('never returns a window deleted in SQLite', () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const store = open(dir);
+    const id = addDoc(store, 'a', [1]);
+    addDoc(store, 'b', [50]);
+    store.syncIndex();
+    store.deleteDocument(id);
+    store.syncIndex();
+    const ids = store.index.search(vec(1), 5).map((h) => h.windowId);
+    expect(store.windowChunks(ids).size).toBe(ids.length);
+    expect(store.index.size).toBe(1);
+    store.close();
+  });
+
+  it.each([
+    ['missing', (dir: string) => fs.rmSync(path.join(dir, 'index.hnsw'))],
+    ['corrupt', (dir: string) => fs.writeFileSync(path.join(dir, 'index.hnsw'), 'garbage')],
+    ['torn (index newer than its sidecar)', (dir: string) => fs.appendFileSync(path.join(dir, 'index.hnsw'), Buffer.alloc(16))],
+    ['without sidecar', (dir: string) => fs.rmSync(path.join(dir, 'index.hnsw.meta.json'))],
+  ])('rebuilds a %s index from the vectors in SQLite', (_name, damage) => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const store = open(dir);
+    addDoc(store, 'a', [1, 2, 3, 4]);
+    store.close();
+    damage(dir);
+    const again = open(dir);
+    expect(again.index.rebuiltBecause).not.toBeNull();
+    expect(again.index.size).toBe(4);
+    expect(again.index.search(vec(3), 1)[0]!.score).toBeCloseTo(1, 5);
+    again.close();
+  });
+
+  it('refuses vectors of another model with the re-index command', () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const store = open(dir);
+    addDoc(store, 'a', [1]);
+    store.close();
+    expect(() => Store.open({ dataDir: dir, model: 'other-model/int8', dimension: 8, hnsw: params })).toThrow(/ragask reindex/);
+  });
+});
