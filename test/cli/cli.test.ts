@@ -1,0 +1,123 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/program.js';
+import { ROOT, SAMPLE_DIR, tempDir } from '../helpers.js';
+
+let dir: string;
+const baseEnv = { ...process.env };
+
+/** Runs the CLI in-process with `env`; returns exit code, stdout and stderr. */
+async function ragask(args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const o = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((out += String(chunk)), true));
+  const e = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((err += String(chunk)), true));
+  process.env = { ...baseEnv, RAGASK_MODELS_DIR: path.join(ROOT, 'models'), RAGASK_DATA_DIR: path.join(dir, 'data'), RAGASK_THREADS: '1', ...env };
+  process.exitCode = undefined;
+  try {
+    const code = await main(['node', 'ragask', ...args]);
+    return { code, out, err };
+  } finally {
+    o.mockRestore();
+    e.mockRestore();
+    process.env = { ...baseEnv };
+    process.exitCode = undefined;
+  }
+}
+
+beforeAll(async () => {
+  dir = tempDir();
+  const r = await ragask(['ingest', SAMPLE_DIR]);
+  expect(r.code).toBe(0);
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe('ragask CLI', () => {
+  it('ingest reports what it did in one line', async () => {
+    const r = await ragask(['ingest', SAMPLE_DIR]);
+    expect(r.out).toMatch(/ingested 0 new, 0 changed, 15 unchanged, 0 removed, 0 failed/);
+  });
+
+  it('ask --json gives the answer, the cited evidence and every hop in a stable shape', async () => {
+    const r = await ragask(['ask', 'Who leads the project whose drone lost telemetry on 2024-03-14?', '--json', '--k', '3']);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(Object.keys(j)).toEqual(['question', 'answer', 'chain', 'evidence', 'stop_reason', 'suggestions', 'hops', 'timings_ms']);
+    expect(j.answer).toMatchObject({ status: 'answered', value: 'Mirela Ostrowski' });
+    expect(j.evidence).toHaveLength(3);
+    expect(j.evidence[0]).toMatchObject({ rank: 1, citation: { document: expect.any(String), heading_path: expect.any(Array) } });
+    expect(j.hops[1].bridge).toBe('Project Falcon');
+  });
+
+  it('ask --trace prints each hop with its query, scores, candidates and coherence', async () => {
+    const r = await ragask(['ask', 'Who leads the project whose drone lost telemetry on 2024-03-14?', '--trace']);
+    expect(r.out).toMatch(/Answer: Mirela Ostrowski/);
+    expect(r.out).toMatch(/hop 1 {2}\[question/);
+    expect(r.out).toMatch(/bridge candidates:\n {4}- Project Falcon/);
+    expect(r.out).toMatch(/coherence: cosine 0\.\d{3} \(threshold 0\.75\), directional/);
+  });
+
+  it('ask --threshold stops for suggestions and --continue resumes with one', async () => {
+    const stopped = await ragask(['ask', 'Who leads the project whose drone lost telemetry on 2024-03-14?', '--threshold', '0.999']);
+    expect(stopped.out).toMatch(/Suggested next hops.*\n {2}1\) Project Falcon/);
+    const resumed = await ragask(['ask', 'Who leads the project whose drone lost telemetry on 2024-03-14?', '--threshold', '0.999', '--continue', '1', '--json']);
+    expect(JSON.parse(resumed.out).hops[1].formedBy).toBe('suggestion');
+  });
+
+  it('ask --single-hop --json lists scored snippets with citations', async () => {
+    const r = await ragask(['ask', 'PM-5 warm-up time', '--single-hop', '--json', '--k', '2']);
+    const j = JSON.parse(r.out);
+    expect(j.results).toHaveLength(2);
+    expect(j.results[0]).toMatchObject({ rank: 1, scores: { rerank: expect.any(Number), dense: expect.any(Number) }, citation: { document: 'PM-5 particulate sensor datasheet' } });
+  });
+
+  it('stats --json counts documents, chunks and windows', async () => {
+    const j = JSON.parse((await ragask(['stats', '--json'])).out);
+    expect(j).toMatchObject({ documents: 15, model: 'all-MiniLM-L6-v2/int8', dimension: 384 });
+    expect(j.windows).toBe(j.indexSize);
+  });
+
+  it('eval --json writes exactly the documented shape', async () => {
+    const file = path.join(dir, 'eval.json');
+    const r = await ragask(['eval', '--dataset', SAMPLE_DIR, '--modes', 'bm25,multihop', '--k', '2,5', '--json', file, '--store', path.join(dir, 'eval-store')]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/mode bm25/);
+    const j = JSON.parse(fs.readFileSync(file, 'utf8'));
+    expect(j.dataset).toBe('sample');
+    expect(j.questions).toBe(13);
+    expect(Object.keys(j.modes)).toEqual(['bm25', 'multihop']);
+    for (const m of Object.values(j.modes) as Record<string, unknown>[]) {
+      for (const k of ['recall@2', 'all_support@2', 'recall@5', 'all_support@5', 'answer_in_evidence@3', 'mean_hops']) {
+        expect(m[k]).toBeGreaterThanOrEqual(0);
+        expect(m[k]).toBeLessThanOrEqual(k === 'mean_hops' ? 5 : 1);
+      }
+      expect(m.latency_ms).toEqual({ p50: expect.any(Number), p95: expect.any(Number) });
+    }
+  });
+
+  it('reports bad input in one line on stderr with a non-zero exit', async () => {
+    const missing = await ragask(['ingest', path.join(dir, 'nope')]);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toMatch(/ragask: .*nope: no such file or folder\n/);
+    const badFlag = await ragask(['ask', 'x', '--k', 'lots']);
+    expect(badFlag.code).not.toBe(0);
+    expect(badFlag.err).toMatch(/--k must be an integer/);
+  });
+
+  it('names each bad setting, and the command that fetches a missing model', async () => {
+    const bad = await ragask(['stats'], { RAGASK_MAX_HOPS: 'lots', RAGASK_HNSW_M: '0' });
+    expect(bad.code).toBe(1);
+    expect(bad.err.trim().split('\n').sort()).toEqual(['ragask: RAGASK_HNSW_M: must be an integer from 4 to 128 (got "0")', 'ragask: RAGASK_MAX_HOPS: must be an integer from 1 to 5 (got "lots")']);
+    const noModel = await ragask(['stats'], { RAGASK_MODELS_DIR: path.join(dir, 'no-models') });
+    expect(noModel.err).toMatch(/npm run models/);
+    expect(noModel.err.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('runs as the installed binary', () => {
+    const out = execFileSync(process.execPath, [path.join(ROOT, 'bin', 'ragask.js'), '--help'], { encoding: 'utf8' });
+    expect(out).toMatch(/Usage: ragask/);
+    for (const cmd of ['demo', 'ingest', 'ask', 'stats', 'eval', 'train-reranker', 'reindex', 'bench']) expect(out).toContain(cmd);
+  });
+});

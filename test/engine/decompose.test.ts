@@ -1,0 +1,100 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Core } from '../../src/core.js';
+import { Decomposer, extendQuery, findSlot } from '../../src/engine/decompose.js';
+import { termSet } from '../../src/engine/text.js';
+import { MaskedLM } from '../../src/models/masked-lm.js';
+import { analyze } from '../../src/models/nlp.js';
+import { ROOT, sampleCore } from '../helpers.js';
+
+describe('the slot of a question', () => {
+  const slotText = (q: string, known: string) => {
+    const s = findSlot(q, analyze(q), termSet(known));
+    return s ? q.slice(s.start, s.end) : null;
+  };
+
+  it('is the noun phrase a relative clause or participle ties to what the evidence covers', () => {
+    expect(slotText('Which calibration offset applies at −20 °C to the temperature sensor used in Project Falcon?', 'Project Falcon uses a sensor')).toBe(
+      'the temperature sensor used in Project Falcon',
+    );
+    expect(slotText('Who leads the project whose drone lost telemetry on 2024-03-14?', 'INC-2024-031 Date: 2024-03-14')).toBe('the project whose drone lost telemetry on 2024-03-14');
+  });
+
+  it('follows a possessive to the noun it owns', () => {
+    expect(slotText("In which city is the manufacturer of Project Osprey's particulate sensor based?", 'Project Osprey towers')).toBe("Project Osprey's particulate sensor");
+  });
+
+  it('is absent when the evidence covers none of the question\'s names', () => {
+    expect(slotText('Which calibration offset applies to the temperature sensor used in Project Falcon?', 'nothing relevant here')).toBeNull();
+  });
+
+  it('extends the query with the entity at the slot, or at the end, never inside a word', () => {
+    expect(extendQuery('What is the range of the sensor used in Project Falcon?', 'Vantor TS-40', { start: 16, end: 49 }).query).toBe(
+      'What is the range of the sensor used in Project Falcon (Vantor TS-40)?',
+    );
+    expect(extendQuery('Who directed it?', 'Maximum Overdrive', null)).toEqual({ query: 'Who directed it (Maximum Overdrive)?', formedBy: 'appended' });
+    const q = 'the film in which Jung Joon-young debuted';
+    expect(extendQuery(q, 'X', { start: 0, end: q.indexOf('-young') }).query).toBe('the film in which Jung Joon-young (X) debuted');
+  });
+});
+
+describe('bridge candidates', () => {
+  let core: Core;
+  let cleanup: () => Promise<void>;
+  let mlm: MaskedLM;
+  beforeAll(async () => {
+    ({ core, cleanup } = await sampleCore());
+    mlm = await MaskedLM.load({ modelsDir: path.join(ROOT, 'models'), model: 'test-tiny-mlm', threads: 1 });
+  });
+  afterAll(async () => {
+    await mlm.release();
+    await cleanup();
+  });
+
+  async function candidatesFor(question: string, withMlm: boolean) {
+    const r = await core.retriever.retrieve(question, { k: 5 });
+    const d = new Decomposer({
+      store: core.store,
+      mlm: withMlm ? mlm : null,
+      windowsOfDoc: (id) => core.retriever.windowsOfDoc(id),
+      windowsOfChunks: (ids) => core.retriever.windowVectors(ids),
+    });
+    return d.candidates({
+      question,
+      questionAnalysis: analyze(question),
+      evidence: r.candidates,
+      knownText: r.candidates.slice(0, 3).map((c) => `${c.chunk.doc.title} ${c.chunk.text}`).join(' '),
+      knownDocIds: new Set(r.candidates.slice(0, 3).map((c) => c.chunk.docId)),
+      usedEntities: new Set(),
+      currentQuery: question,
+      queryVector: r.queryVector,
+    });
+  }
+
+  it('ranks the entity that links to an unseen document first, and forms its next query', async () => {
+    const c = await candidatesFor('Who leads the project whose drone lost telemetry on 2024-03-14?', false);
+    expect(c[0]!.entity).toBe('Project Falcon');
+    expect(c[0]!.linksTo).toBe('Project Falcon');
+    // the mention "Falcon" resolved to the document titled "Project Falcon"
+    expect(c[0]!.features.link).toBeGreaterThanOrEqual(0.5);
+    expect(c[0]!.query).toBe('Who leads the project whose drone lost telemetry on 2024-03-14 (Project Falcon)?');
+    for (let i = 1; i < c.length; i++) expect(c[i - 1]!.score).toBeGreaterThanOrEqual(c[i]!.score);
+    expect(c.every((x) => x.confidence > 0 && x.confidence < 1)).toBe(true);
+  });
+
+  it('never offers a stopword, a bare number or a date as a bridge', async () => {
+    const c = await candidatesFor('Which firmware version fixed the bug behind the Falcon telemetry dropout in March 2024?', false);
+    for (const x of c) {
+      expect(x.entity).toMatch(/\p{L}/u);
+      expect(x.entity.toLowerCase()).not.toMatch(/^(the|of|and|in|on|march( 2024)?|2024)$/);
+    }
+  });
+
+  it('adds fill-mask plausibility in the slot when a masked LM is configured', async () => {
+    const without = await candidatesFor('Which calibration offset applies at −20 °C to the temperature sensor used in Project Falcon?', false);
+    const withMlm = await candidatesFor('Which calibration offset applies at −20 °C to the temperature sensor used in Project Falcon?', true);
+    expect(without.every((x) => x.features.mlm === null)).toBe(true);
+    expect(withMlm.length).toBeGreaterThan(0);
+    expect(withMlm.every((x) => typeof x.features.mlm === 'number' && Number.isFinite(x.features.mlm))).toBe(true);
+  });
+});

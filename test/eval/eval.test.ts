@@ -1,0 +1,118 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openCore, type Core } from '../../src/core.js';
+import { loadDataset } from '../../src/eval/dataset.js';
+import { allSupportAt, containsAnswer, normalizeAnswer, percentile, recallAt } from '../../src/eval/metrics.js';
+import { multiHopRanker, singleHopRanker } from '../../src/eval/rankers.js';
+import { runEval, type Ranker } from '../../src/eval/run.js';
+import { ingest } from '../../src/ingest/ingest.js';
+import { SAMPLE_DIR, tempDir, testConfig } from '../helpers.js';
+
+describe('metrics', () => {
+  it('computes recall@k and all-support@k over passages', () => {
+    expect(recallAt(['a', 'x', 'b'], ['a', 'b'], 2)).toBe(0.5);
+    expect(recallAt(['a', 'x', 'b'], ['a', 'b'], 3)).toBe(1);
+    expect(allSupportAt(['a', 'x', 'b'], ['a', 'b'], 2)).toBe(0);
+    expect(allSupportAt(['a', 'x', 'b'], ['a', 'b'], 3)).toBe(1);
+  });
+
+  it('normalises answers (case, articles, punctuation, accents, minus signs) and matches whole words', () => {
+    expect(normalizeAnswer('The Gdańsk  Office!')).toBe('gdansk office');
+    expect(containsAnswer('Offset: +0.35 °C at −20 °C', ['+0.35 °C'])).toBe(true);
+    expect(containsAnswer('The office is in Gdańsk.', ['Gdansk'])).toBe(true);
+    expect(containsAnswer('Released in 20111', ['2011'])).toBe(false);
+  });
+
+  it('takes nearest-rank percentiles', () => {
+    expect(percentile([5, 1, 3, 2, 4], 50)).toBe(3);
+    expect(percentile([1, 2, 3, 4, 100], 95)).toBe(100);
+  });
+});
+
+describe('eval harness on a tiny dataset made here', () => {
+  let dir: string;
+  let core: Core;
+  beforeAll(async () => {
+    dir = tempDir();
+    const ds = path.join(dir, 'tiny');
+    fs.mkdirSync(ds);
+    const corpus = [
+      { id: 'p1', title: 'Zorblat Corporation', text: 'Zorblat Corporation is a toy maker founded by Ilse Varga in 1961.' },
+      { id: 'p2', title: 'Ilse Varga', text: 'Ilse Varga was a Hungarian engineer born in the town of Kecskemét.' },
+      { id: 'p3', title: 'Kecskemét', text: 'Kecskemét is a city in central Hungary known for its apricot brandy.' },
+      { id: 'p4', title: 'Apricot brandy', text: 'Apricot brandy is distilled from fermented apricots.' },
+      { id: 'p5', title: 'Lake Balaton', text: 'Lake Balaton is the largest lake in Central Europe.' },
+      { id: 'p6', title: 'Toy trains', text: 'Toy trains were popular gifts in the 1960s.' },
+    ];
+    fs.writeFileSync(path.join(ds, 'corpus.jsonl'), corpus.map((c) => JSON.stringify(c)).join('\n'));
+    const questions = [
+      { id: 'q1', question: 'In which town was the founder of Zorblat Corporation born?', answers: ['Kecskemét'], supporting: ['p1', 'p2'], hops: 2 },
+      { id: 'q2', question: 'What is the largest lake in Central Europe?', answers: ['Lake Balaton'], supporting: ['p5'], hops: 1 },
+    ];
+    fs.writeFileSync(path.join(ds, 'questions.jsonl'), questions.map((q) => JSON.stringify(q)).join('\n'));
+    const config = testConfig(path.join(dir, 'store'), { RAGASK_QUERY_CACHE_TTL_S: 0 });
+    core = await openCore(config);
+    await ingest({ store: core.store, encoder: core.encoder, config }, [path.join(ds, 'corpus.jsonl')]);
+  });
+  afterAll(async () => {
+    await core.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('reports every mode with recall and all-support at each k, answer-in-evidence, hops and latency', async () => {
+    const ds = loadDataset(path.join(dir, 'tiny'));
+    expect(ds.kind).toBe('jsonl');
+    const rankers: Record<string, Ranker> = {
+      bm25: singleHopRanker(core.retriever, ds, 'bm25'),
+      hybrid: singleHopRanker(core.retriever, ds, 'hybrid'),
+      multihop: multiHopRanker(core.engine, ds),
+    };
+    const r = await runEval(ds, rankers, { modes: ['bm25', 'hybrid', 'multihop'], ks: [1, 3] });
+    expect(r).toMatchObject({ dataset: 'tiny', questions: 2 });
+    for (const mode of ['bm25', 'hybrid', 'multihop']) {
+      const m = r.modes[mode]!;
+      for (const key of ['recall@1', 'all_support@1', 'recall@3', 'all_support@3', 'answer_in_evidence@3', 'mean_hops']) {
+        expect(typeof m[key]).toBe('number');
+      }
+      expect((m['recall@3'] as number) >= (m['recall@1'] as number)).toBe(true);
+      expect(m['recall@3']).toBeGreaterThanOrEqual(0);
+      expect(m['recall@3']).toBeLessThanOrEqual(1);
+      expect(m.latency_ms.p95).toBeGreaterThanOrEqual(m.latency_ms.p50);
+    }
+    expect(r.modes.bm25!.mean_hops).toBe(1);
+    expect(r.modes.multihop!['all_support@3']).toBe(1);
+    expect(r.modes.multihop!.mean_hops).toBeGreaterThanOrEqual(1);
+  });
+
+  it('computes each figure from what the rankers return', async () => {
+    const ds = loadDataset(path.join(dir, 'tiny'));
+    // q1 gets p2 first then p1; q2 gets a wrong passage first, then p5
+    const fixed: Ranker = async (q) =>
+      q.id === 'q1'
+        ? { passages: ['p2', 'p1', 'p6'], snippets: ['born in the town of Kecskemét', 'x', 'y'], hops: 2 }
+        : { passages: ['p6', 'p5'], snippets: ['toy trains', 'the largest lake'], hops: 3 };
+    const r = await runEval(ds, { hybrid: fixed }, { modes: ['hybrid'], ks: [1, 2] });
+    const m = r.modes.hybrid!;
+    expect(m['recall@1']).toBe(0.25);
+    expect(m['all_support@1']).toBe(0);
+    expect(m['recall@2']).toBe(1);
+    expect(m['all_support@2']).toBe(1);
+    expect(m['answer_in_evidence@3']).toBe(0.5);
+    expect(m.mean_hops).toBe(2.5);
+  });
+
+  it('reads a folder of documents whose supporting entries are paths (the sample corpus)', async () => {
+    const ds = loadDataset(SAMPLE_DIR);
+    expect(ds.kind).toBe('folder');
+    expect(ds.passageOf(path.join(SAMPLE_DIR, 'projects', 'falcon.md'))).toBe('projects/falcon.md');
+    expect(ds.questions.every((q) => q.supporting.every((p) => fs.existsSync(path.join(SAMPLE_DIR, p))))).toBe(true);
+  });
+
+  it('names the file and line of a bad questions.jsonl', () => {
+    const bad = path.join(dir, 'bad');
+    fs.mkdirSync(bad);
+    fs.writeFileSync(path.join(bad, 'questions.jsonl'), '{"id": "a", "question": "ok?", "supporting": ["x"]}\n{"id": "b"}\n');
+    expect(() => loadDataset(bad)).toThrow(/questions\.jsonl:2: missing "question"/);
+  });
+});
