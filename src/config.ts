@@ -42,6 +42,7 @@ export const SETTINGS = {
   RAGASK_MAX_HOPS: setting(int(1, 5).default(3), 'an integer from 1 to 5', 'Most retrieval hops per question.'),
   RAGASK_COHERENCE_THRESHOLD: setting(num(0, 1).default(0.75), 'a number from 0 to 1', 'Below this cosine between consecutive hop queries, ragask stops and suggests next hops.'),
   RAGASK_RERANK_TOP_K: setting(int(1, 50).default(5), 'an integer from 1 to 50', 'Snippets kept per hop after window reranking.'),
+  RAGASK_DENSITY_WEIGHT: setting(num(0, 1).default(0), 'a number from 0 to 1', 'Weight of a chunk\'s evidence density (entities, numbers, dates per word) in retrieval; 0 turns it off.'),
   RAGASK_RERANKER: setting(z.enum(['cosine', 'head']).default('cosine'), 'cosine or head', 'Window rerank score: BERT cosine, or the learned head from `ragask train-reranker`.'),
   RAGASK_HOP_BUDGET_MS: setting(int(10, 60_000).default(300), 'an integer number of milliseconds from 10 to 60000', 'Time budget of one hop; past it the hop returns its best-so-far marked incomplete.'),
   RAGASK_TOTAL_BUDGET_MS: setting(int(10, 600_000).default(1200), 'an integer number of milliseconds from 10 to 600000', 'Time budget of a whole question.'),
@@ -69,6 +70,7 @@ export interface Config {
   coherenceThreshold: number;
   rerankTopK: number;
   reranker: 'cosine' | 'head';
+  densityWeight: number;
   hopBudgetMs: number;
   totalBudgetMs: number;
   queryCacheTtlS: number;
@@ -128,6 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     coherenceThreshold: s.RAGASK_COHERENCE_THRESHOLD,
     rerankTopK: s.RAGASK_RERANK_TOP_K,
     reranker: s.RAGASK_RERANKER,
+    densityWeight: s.RAGASK_DENSITY_WEIGHT,
     hopBudgetMs: s.RAGASK_HOP_BUDGET_MS,
     totalBudgetMs: s.RAGASK_TOTAL_BUDGET_MS,
     queryCacheTtlS: s.RAGASK_QUERY_CACHE_TTL_S,

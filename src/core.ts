@@ -63,7 +63,7 @@ export async function openCore(config: Config, log: Logger = silentLogger): Prom
       throw e;
     }
   }
-  const retriever = new Retriever({ store, encoder, scorer });
+  const retriever = new Retriever({ store, encoder, scorer, densityWeight: config.densityWeight });
   const queryCache = new QueryCache(store, config.queryCacheTtlS);
   const decomposer = new Decomposer({ store, mlm, windowsOfDoc: (id) => retriever.windowsOfDoc(id), windowsOfChunks: (ids) => retriever.windowVectors(ids) });
   const engine = new HopEngine({ retriever, decomposer, encoder, queryCache, log }, engineSettings(config));

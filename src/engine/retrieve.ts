@@ -61,6 +61,8 @@ export interface RetrieverDeps {
   store: Store;
   encoder: Encoder;
   scorer?: WindowScorer;
+  /** Default weight of evidence density (RAGASK_DENSITY_WEIGHT). */
+  densityWeight?: number;
   /** Decoded windows kept in memory (chunks). */
   windowCacheSize?: number;
 }
@@ -85,12 +87,14 @@ export class Retriever {
   readonly store: Store;
   readonly encoder: Encoder;
   scorer: WindowScorer;
+  private readonly densityWeight: number;
   private readonly windowCache: LRUCache<number, WindowRow[]>;
 
   constructor(deps: RetrieverDeps) {
     this.store = deps.store;
     this.encoder = deps.encoder;
     this.scorer = deps.scorer ?? cosineScorer;
+    this.densityWeight = deps.densityWeight ?? 0;
     this.windowCache = new LRUCache({ max: deps.windowCacheSize ?? 20_000 });
   }
 
@@ -182,7 +186,7 @@ export class Retriever {
     });
     const windows = this.windowsOf(allowed.map(([id]) => id));
     const maxBm25 = Math.max(1e-9, ...allowed.map(([id]) => bm25.get(id) ?? 0));
-    const densityWeight = opts.densityWeight ?? 0;
+    const densityWeight = opts.densityWeight ?? this.densityWeight;
 
     const candidates: Candidate[] = allowed.map(([id, f]) => {
       const chunk = chunks.get(id)!;
