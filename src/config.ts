@@ -47,10 +47,23 @@ export const SETTINGS = {
   RAGASK_HOP_BUDGET_MS: setting(int(10, 60_000).default(300), 'an integer number of milliseconds from 10 to 60000', 'Time budget of one hop; past it the hop returns its best-so-far marked incomplete.'),
   RAGASK_TOTAL_BUDGET_MS: setting(int(10, 600_000).default(1200), 'an integer number of milliseconds from 10 to 600000', 'Time budget of a whole question.'),
   RAGASK_QUERY_CACHE_TTL_S: setting(int(0, 30 * 86400).default(3600), 'an integer number of seconds from 0 (off) to 2592000', 'How long a (query, hop) retrieval result is reused.'),
+  RAGASK_ENGINE_CONCURRENCY: setting(int(1, 64).default(2), 'an integer from 1 to 64', 'Questions the engine answers at the same time; more wait in the queue.'),
+  RAGASK_QUEUE_LIMIT: setting(int(1, 100_000).default(32), 'an integer from 1 to 100000', 'Questions waiting or running beyond which askers are told ragask is busy (their questions are still answered).'),
+  SLACK_BOT_TOKEN: setting(z.string().regex(/^xoxb-[A-Za-z0-9-]+$/).optional(), 'a bot token starting with xoxb-', 'Bot User OAuth Token of the Slack app (OAuth & Permissions page).', 'slack'),
+  SLACK_APP_TOKEN: setting(z.string().regex(/^xapp-[A-Za-z0-9-]+$/).optional(), 'an app-level token starting with xapp-', 'App-level token with connections:write (Basic Information page); needed for Socket Mode.', 'slack'),
+  SLACK_SIGNING_SECRET: setting(z.string().regex(/^[0-9a-f]{32}$/).optional(), '32 hexadecimal characters', 'Signing secret of the Slack app (Basic Information page); needed for HTTP mode.', 'slack'),
+  RAGASK_SLACK_MODE: setting(z.enum(['socket', 'http']).default('socket'), 'socket or http', 'Socket Mode (no public URL; default) or HTTP Events API (behind a load balancer).', 'slack'),
+  RAGASK_SLACK_PORT: setting(int(0, 65535).default(3000), 'a port number from 0 to 65535', 'Port of the HTTP receiver (HTTP mode).', 'slack'),
+  RAGASK_SLACK_HOST: setting(z.string().min(1).default('0.0.0.0'), 'a host name or IP address to listen on', 'Address the HTTP receiver listens on (HTTP mode).', 'slack'),
+  RAGASK_SLACK_API_URL: setting(z.string().url().default('https://slack.com/api/'), 'an http(s) URL ending in /api/', 'Slack Web API base URL (change only for a proxy or a test stand-in).', 'slack'),
+  RAGASK_SLACK_EPHEMERAL: setting(z.enum(['true', 'false']).default('false').transform((v) => v === 'true'), 'true or false', '/ragask answers only the asker (ephemeral) unless the command says otherwise.', 'slack'),
+  RAGASK_STATE_TTL_H: setting(num(0.01, 24 * 90).default(24), 'a number of hours from 0.01 to 2160', 'How long suggested-hop buttons and thread context stay usable.', 'slack'),
   RAGASK_LOG_LEVEL: setting(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), 'one of fatal, error, warn, info, debug, trace, silent', 'Log level of the JSON logs on stderr.'),
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;
+
+const SECRET_SETTINGS = new Set<string>(['SLACK_BOT_TOKEN', 'SLACK_APP_TOKEN', 'SLACK_SIGNING_SECRET']);
 type SettingValue<K extends SettingName> = z.output<(typeof SETTINGS)[K]['schema']>;
 export type Settings = { [K in SettingName]: SettingValue<K> };
 
@@ -74,8 +87,23 @@ export interface Config {
   hopBudgetMs: number;
   totalBudgetMs: number;
   queryCacheTtlS: number;
+  engineConcurrency: number;
+  queueLimit: number;
   logLevel: string;
+  slack: SlackConfig;
   settings: Settings;
+}
+
+export interface SlackConfig {
+  botToken: string | null;
+  appToken: string | null;
+  signingSecret: string | null;
+  mode: 'socket' | 'http';
+  port: number;
+  host: string;
+  apiUrl: string;
+  ephemeral: boolean;
+  stateTtlMs: number;
 }
 
 /** A bad configuration: one line per failing setting. */
@@ -103,7 +131,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     const input = raw === undefined || (typeof raw === 'string' && raw.trim() === '' && name !== 'RAGASK_MLM_MODEL') ? undefined : typeof raw === 'string' ? raw.trim() : raw;
     const parsed = def.schema.safeParse(input);
     if (parsed.success) values[name] = parsed.data;
-    else lines.push(`${name}: must be ${def.form} (got ${describe(raw)})`);
+    // a secret is never echoed, not even when it is malformed
+    else lines.push(`${name}: must be ${def.form} (got ${SECRET_SETTINGS.has(name) ? `a value of ${String(raw).length} characters` : describe(raw)})`);
   }
   if (lines.length === 0) {
     const s = values as Settings;
@@ -134,7 +163,42 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     hopBudgetMs: s.RAGASK_HOP_BUDGET_MS,
     totalBudgetMs: s.RAGASK_TOTAL_BUDGET_MS,
     queryCacheTtlS: s.RAGASK_QUERY_CACHE_TTL_S,
+    engineConcurrency: s.RAGASK_ENGINE_CONCURRENCY,
+    queueLimit: s.RAGASK_QUEUE_LIMIT,
     logLevel: s.RAGASK_LOG_LEVEL,
+    slack: {
+      botToken: s.SLACK_BOT_TOKEN ?? null,
+      appToken: s.SLACK_APP_TOKEN ?? null,
+      signingSecret: s.SLACK_SIGNING_SECRET ?? null,
+      mode: s.RAGASK_SLACK_MODE,
+      port: s.RAGASK_SLACK_PORT,
+      host: s.RAGASK_SLACK_HOST,
+      apiUrl: s.RAGASK_SLACK_API_URL.endsWith('/') ? s.RAGASK_SLACK_API_URL : `${s.RAGASK_SLACK_API_URL}/`,
+      ephemeral: s.RAGASK_SLACK_EPHEMERAL,
+      stateTtlMs: Math.round(s.RAGASK_STATE_TTL_H * 3600_000),
+    },
     settings: s,
   };
+}
+
+const CREATE_APP_HINT = 'create the Slack app from manifest.yml (https://api.slack.com/apps → Create New App → From an app manifest), install it to your workspace, and put the value in .env';
+
+/**
+ * The Slack settings `ragask serve` needs for its mode, each missing one on its own line saying where
+ * to find it. Their form is checked by loadConfig already.
+ */
+export function checkSlackConfig(config: Config): void {
+  const lines: string[] = [];
+  const need = (name: SettingName, present: boolean, where: string) => {
+    if (!present) lines.push(`${name}: missing; ${where}; ${CREATE_APP_HINT}`);
+  };
+  need('SLACK_BOT_TOKEN', !!config.slack.botToken, 'the Bot User OAuth Token (xoxb-…) from the app\'s OAuth & Permissions page');
+  if (config.slack.mode === 'socket') need('SLACK_APP_TOKEN', !!config.slack.appToken, 'an app-level token (xapp-…) with connections:write from Basic Information → App-Level Tokens (or set RAGASK_SLACK_MODE=http)');
+  else need('SLACK_SIGNING_SECRET', !!config.slack.signingSecret, 'the Signing Secret from Basic Information → App Credentials');
+  if (lines.length) throw new ConfigError(lines);
+}
+
+/** Secret values of a config, to scrub from logs. */
+export function secretsOf(config: Config): string[] {
+  return [config.slack.botToken, config.slack.appToken, config.slack.signingSecret].filter((x): x is string => !!x);
 }

@@ -222,8 +222,8 @@ export function composeAnswer(question: string, qa: Analysis, hops: readonly Hop
     return false;
   };
   // Candidate sentences: the top snippets of every hop, later hops preferred (they resolve the chain).
-  let best: { sentence: string; snippet: Snippet; score: number } | null = null;
-  const scored: { sentence: string; snippet: Snippet; score: number }[] = [];
+  let best: { sentence: string; snippet: Snippet; score: number; relation: number } | null = null;
+  const scored: { sentence: string; snippet: Snippet; score: number; relation: number }[] = [];
   // The head of the question's slot ("the flight computer used in Project Falcon" → flight computer):
   // the answer is a statement about it, not about the anchor that identifies it.
   const known = termSet(evidence.slice(0, 10).map((e) => `${e.citation.document} ${e.text}`).join(' '));
@@ -248,12 +248,12 @@ export function composeAnswer(question: string, qa: Analysis, hops: readonly Hop
         // What is asked (the relation, the slot's head, a value of the asked kind) counts more than
         // restating the question's identifying clause, which the anchoring hop already matched.
         const score = 0.8 * qOverlap + 1.0 * rOverlap + 0.5 * sOverlap + 0.8 * aOverlap + kind + 0.3 * bOverlap + 0.3 * s.score + 0.15 * hi - 0.03 * si;
-        scored.push({ sentence, snippet: s, score });
-        if (!best || score > best.score) best = { sentence, snippet: s, score };
+        scored.push({ sentence, snippet: s, score, relation: rOverlap });
+        if (!best || score > best.score) best = { sentence, snippet: s, score, relation: rOverlap };
       }
     });
   });
-  const chosen = best as { sentence: string; snippet: Snippet; score: number } | null;
+  const chosen = best as { sentence: string; snippet: Snippet; score: number; relation: number } | null;
   const sentence = chosen?.sentence ?? null;
   const source = chosen?.snippet ?? null;
   const extracted = sentence && source ? extractValue(question, qTerms, sentence, source) : null;
@@ -294,7 +294,8 @@ export function composeAnswer(question: string, qa: Analysis, hops: readonly Hop
   if (value && chosen) {
     const norm = (v: string) => canonicalNumber(v);
     for (const alt of scored.sort((a, b) => b.score - a.score)) {
-      if (alt === chosen || alt.score < chosen.score - 0.3) continue;
+      // a rival reading must state the asked relation as well as the chosen one does
+      if (alt === chosen || alt.score < chosen.score - 0.3 || alt.relation < chosen.relation) continue;
       const v = extractValue(question, qTerms, alt.sentence, alt.snippet)?.value;
       if (v && norm(v) !== norm(value) && !alternatives.some((a) => norm(a.value) === norm(v)) && !conflicts.some((c) => c.values.some((x) => norm(x.value) === norm(v)))) alternatives.push({ value: v, snippet: alt.snippet });
       if (alternatives.length >= 2) break;

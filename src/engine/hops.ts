@@ -4,6 +4,7 @@ import type { Encoder } from '../models/encoder.js';
 import { analyze, type Analysis } from '../models/nlp.js';
 import { composeAnswer, evidenceCoverage } from './answer.js';
 import { coherenceOf } from './coherence.js';
+import { contextualize } from './follow-up.js';
 import { MIN_BRIDGE_SCORE, type Decomposer } from './decompose.js';
 import type { QueryCache } from './query-cache.js';
 import type { Candidate, Retriever } from './retrieve.js';
@@ -133,12 +134,25 @@ export class HopEngine {
   }
 
   /** Asks a follow-up in the context of an earlier chain (its evidence is known, not repeated). */
+  /**
+   * A follow-up question in the context of an earlier chain (e.g. in a Slack thread): it is made
+   * answerable on its own from the earlier question and bridges (see contextualize), then asked
+   * afresh; the first hop records the rewritten query as formed by 'follow-up'.
+   */
   async followUp(previous: EngineResult, question: string, ctx: AskContext = {}, overrides: Partial<EngineSettings> = {}): Promise<EngineResult> {
-    const state = this.restore(previous, ctx);
-    state.hops = [];
-    state.question = question;
-    state.qa = analyze(question);
-    return this.continueChain(state, { query: question, formedBy: 'follow-up', bridge: null, weight: 1, vector: null, confirmed: true }, { ...this.settings, ...previous.settings, ...overrides }, ctx);
+    const { query } = contextualize(previous, question);
+    const state: ChainState = {
+      question: query,
+      qa: analyze(query),
+      hops: [],
+      snippets: new Map(),
+      exclude: new Set(),
+      knownDocs: new Set(),
+      knownText: [],
+      usedEntities: new Set(),
+    };
+    const result = await this.continueChain(state, { query, formedBy: 'follow-up', bridge: null, weight: 1, vector: null, confirmed: true }, { ...this.settings, ...overrides }, ctx);
+    return { ...result, asked: question, followUpOf: previous.question };
   }
 
   private restore(previous: EngineResult, ctx: AskContext): ChainState {

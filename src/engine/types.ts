@@ -100,6 +100,10 @@ export interface Answer {
 
 export interface EngineResult {
   question: string;
+  /** For a follow-up: what the person typed ("and at −40 °C?"); `question` is it made self-contained. */
+  asked?: string;
+  /** For a follow-up: the earlier question it was asked after. */
+  followUpOf?: string;
   hops: HopState[];
   /** Final ranked evidence across hops: exactly what the answer cites, in order. */
   evidence: Snippet[];

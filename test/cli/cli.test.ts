@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/program.js';
+import { openDatabase } from '../../src/store/db.js';
+import { SlackStore } from '../../src/slack/state-store.js';
 import { ROOT, SAMPLE_DIR, tempDir } from '../helpers.js';
 
 let dir: string;
@@ -115,9 +117,33 @@ describe('ragask CLI', () => {
     expect(noModel.err.trim().split('\n')).toHaveLength(1);
   });
 
+  it('feedback lists what was given in Slack, newest first', async () => {
+    const db = openDatabase(path.join(dir, 'data', 'ragask.db'));
+    const store = new SlackStore(db, 3600_000);
+    store.addFeedback({ channel: 'C1', threadTs: '1.1', messageTs: '1.2', user: 'U1', value: 'not_helpful', question: 'Who leads Falcon?', answer: 'Mirela Ostrowski', evidence: [3, 4] });
+    db.close();
+    const text = await ragask(['feedback']);
+    expect(text.out).toMatch(/1 feedback entries \(0 helpful, 1 not helpful\)/);
+    expect(text.out).toContain('Q: Who leads Falcon?');
+    const json = JSON.parse((await ragask(['feedback', '--json'])).out);
+    expect(json[0]).toMatchObject({ value: 'not_helpful', answer: 'Mirela Ostrowski', evidence: [3, 4] });
+  });
+
+  it('serve names each missing Slack setting and how to create the app', async () => {
+    const r = await ragask(['serve'], { SLACK_BOT_TOKEN: '', SLACK_APP_TOKEN: '' });
+    expect(r.code).toBe(1);
+    const lines = r.err.trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^ragask: SLACK_BOT_TOKEN: missing; .*manifest\.yml/);
+    expect(lines[1]).toMatch(/^ragask: SLACK_APP_TOKEN: missing; .*RAGASK_SLACK_MODE=http/);
+    const bad = await ragask(['serve'], { SLACK_BOT_TOKEN: 'xoxp-user-token-not-a-bot-token-123' });
+    expect(bad.err).toMatch(/SLACK_BOT_TOKEN: must be a bot token starting with xoxb- \(got a value of \d+ characters\)/);
+    expect(bad.err).not.toContain('xoxp-user-token');
+  });
+
   it('runs as the installed binary', () => {
     const out = execFileSync(process.execPath, [path.join(ROOT, 'bin', 'ragask.js'), '--help'], { encoding: 'utf8' });
     expect(out).toMatch(/Usage: ragask/);
-    for (const cmd of ['demo', 'ingest', 'ask', 'stats', 'eval', 'train-reranker', 'reindex', 'bench']) expect(out).toContain(cmd);
+    for (const cmd of ['demo', 'ingest', 'ask', 'stats', 'eval', 'train-reranker', 'reindex', 'bench', 'serve', 'feedback']) expect(out).toContain(cmd);
   });
 });

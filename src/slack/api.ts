@@ -1,0 +1,133 @@
+import Bottleneck from 'bottleneck';
+import { ErrorCode, WebClient, type ChatPostMessageArguments, type ChatUpdateArguments, type ChatPostEphemeralArguments } from '@slack/web-api';
+import type { Logger } from '../log.js';
+import { silentLogger } from '../log.js';
+
+/**
+ * Slack's Web API rate limits, per method tier (https://api.slack.com/apis/rate-limits):
+ * chat.postMessage about one message per second per channel (short bursts tolerated); Tier 3
+ * (chat.update) 50+ a minute; Tier 4 (chat.postEphemeral, assistant status) 100+ a minute.
+ */
+export interface TierLimits {
+  postMessagePerChannelMs: number;
+  tier3PerMinute: number;
+  tier4PerMinute: number;
+}
+
+export const SLACK_TIERS: TierLimits = { postMessagePerChannelMs: 1000, tier3PerMinute: 50, tier4PerMinute: 100 };
+
+export interface SlackApiOptions {
+  token: string;
+  apiUrl: string;
+  log?: Logger;
+  tiers?: TierLimits;
+  /** Retries of a call that failed for another reason than a 429 (network, 5xx). */
+  retries?: number;
+}
+
+interface RateLimitedError {
+  code: string;
+  retryAfter: number;
+}
+
+function isRateLimited(e: unknown): e is RateLimitedError {
+  return !!e && typeof e === 'object' && (e as { code?: string }).code === ErrorCode.RateLimitedError;
+}
+
+function isTransient(e: unknown): boolean {
+  const code = (e as { code?: string } | null)?.code;
+  return code === ErrorCode.RequestError || code === ErrorCode.HTTPError;
+}
+
+/**
+ * Every Web API call ragask makes, through bottleneck limiters shaped to those tiers. A 429 is not
+ * an error here: the call waits the Retry-After Slack sent and goes again, as often as needed, so
+ * nothing is dropped. Transient failures (network, 5xx) are retried a few times with backoff.
+ */
+export class SlackApi {
+  readonly client: WebClient;
+  private readonly postByChannel: Bottleneck.Group;
+  private readonly tier3: Bottleneck;
+  private readonly tier4: Bottleneck;
+  private readonly log: Logger;
+  private readonly retries: number;
+  /** Count of 429s honoured, for tests and stats. */
+  rateLimited = 0;
+  private seq = 0;
+
+  /** A unique job id (bottleneck refuses duplicates) that names the call in logs. */
+  private id(what: string): string {
+    return `${what}#${++this.seq}`;
+  }
+
+  constructor(opts: SlackApiOptions) {
+    const tiers = opts.tiers ?? SLACK_TIERS;
+    this.log = opts.log ?? silentLogger;
+    this.retries = opts.retries ?? 3;
+    // rejectRateLimitedCalls: the WebClient reports a 429 instead of retrying on its own, so that the
+    // limiter — which knows about every other call queued — decides when it goes again.
+    this.client = new WebClient(opts.token, { slackApiUrl: opts.apiUrl, rejectRateLimitedCalls: true, retryConfig: { retries: 0 }, logger: undefined });
+    this.postByChannel = new Bottleneck.Group({ maxConcurrent: 1, minTime: tiers.postMessagePerChannelMs });
+    this.postByChannel.on('created', (limiter) => this.onFailure(limiter));
+    this.tier3 = this.perMinute(tiers.tier3PerMinute);
+    this.tier4 = this.perMinute(tiers.tier4PerMinute);
+  }
+
+  private perMinute(n: number): Bottleneck {
+    const b = new Bottleneck({ reservoir: n, reservoirRefreshAmount: n, reservoirRefreshInterval: 60_000, maxConcurrent: 4 });
+    this.onFailure(b);
+    return b;
+  }
+
+  private onFailure(limiter: Bottleneck): void {
+    limiter.on('failed', (error: unknown, info: { retryCount: number; options: { id: string } }) => {
+      if (isRateLimited(error)) {
+        this.rateLimited++;
+        const wait = Math.max(1, error.retryAfter) * 1000;
+        this.log.warn({ job: info.options.id, retryAfterS: error.retryAfter }, 'slack: rate limited (429); retrying after Retry-After');
+        return wait;
+      }
+      if (isTransient(error) && info.retryCount < this.retries) return 500 * 2 ** info.retryCount;
+      return undefined;
+    });
+  }
+
+  postMessage(args: ChatPostMessageArguments): Promise<{ ts: string; channel: string }> {
+    return this.postByChannel
+      .key(args.channel)
+      .schedule({ id: this.id(`chat.postMessage:${args.channel}`) }, () => this.client.chat.postMessage(args))
+      .then((r) => ({ ts: r.ts as string, channel: (r.channel as string) ?? args.channel }));
+  }
+
+  update(args: ChatUpdateArguments): Promise<void> {
+    return this.tier3.schedule({ id: this.id(`chat.update:${args.channel}:${args.ts}`) }, () => this.client.chat.update(args)).then(() => undefined);
+  }
+
+  postEphemeral(args: ChatPostEphemeralArguments): Promise<void> {
+    return this.tier4.schedule({ id: this.id(`chat.postEphemeral:${args.channel}`) }, () => this.client.chat.postEphemeral(args)).then(() => undefined);
+  }
+
+  /** Assistant-thread status ("is looking through the documents…"); only for assistant threads. */
+  setStatus(channel: string, threadTs: string, status: string): Promise<void> {
+    return this.tier4
+      .schedule({ id: this.id(`assistant.threads.setStatus:${channel}`) }, () => this.client.assistant.threads.setStatus({ channel_id: channel, thread_ts: threadTs, status }))
+      .then(() => undefined);
+  }
+
+  /** A reply through a slash command's or an action's response_url (not a Web API method). */
+  respond(responseUrl: string, body: Record<string, unknown>): Promise<void> {
+    return this.tier4.schedule({ id: this.id(`response_url`) }, async () => {
+      const res = await fetch(responseUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+      if (res.status === 429) {
+        const e = Object.assign(new Error('rate limited'), { code: ErrorCode.RateLimitedError, retryAfter: Number(res.headers.get('retry-after') ?? '1') });
+        throw e;
+      }
+      if (!res.ok) throw Object.assign(new Error(`response_url answered HTTP ${res.status}`), { code: ErrorCode.HTTPError });
+    });
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([this.tier3.stop({ dropWaitingJobs: false }), this.tier4.stop({ dropWaitingJobs: false })]);
+    await Promise.all(this.postByChannel.limiters().map((l) => l.limiter.stop({ dropWaitingJobs: false })));
+  }
+}

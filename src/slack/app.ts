@@ -1,0 +1,79 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { App, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
+import { checkSlackConfig, type Config } from '../config.js';
+import type { Core } from '../core.js';
+import type { Logger } from '../log.js';
+import { SlackApi, type TierLimits } from './api.js';
+import { boltLogger } from './bolt-logger.js';
+import { registerListeners } from './listeners/index.js';
+import { SlackService, type AccessPolicy } from './service.js';
+import { SlackStore } from './state-store.js';
+
+export interface SlackAppOptions {
+  /** Slack's rate-limit tiers (tests may shorten them). */
+  tiers?: TierLimits;
+  access?: AccessPolicy;
+  /** Path of the Events API endpoint in HTTP mode (events, commands and actions alike). */
+  endpoint?: string;
+}
+
+export interface SlackAppHandle {
+  app: App;
+  service: SlackService;
+  api: SlackApi;
+  store: SlackStore;
+  /** Starts the receiver; in HTTP mode returns the port it listens on. */
+  start(): Promise<{ port: number | null }>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The Slack app: Bolt with the receiver the config selects — Socket Mode (default: no public URL)
+ * or HTTP (Events API, signature verification, behind a load balancer) — and the listeners, which
+ * only call the service. The core is passed in; nothing here retrieves.
+ */
+export function createSlackApp(core: Core, config: Config, log: Logger, opts: SlackAppOptions = {}): SlackAppHandle {
+  checkSlackConfig(config);
+  const s = config.slack;
+  const logger = boltLogger(log);
+  const endpoint = opts.endpoint ?? '/slack/events';
+  const receiver =
+    s.mode === 'http'
+      ? new HTTPReceiver({ signingSecret: s.signingSecret!, endpoints: endpoint, processBeforeResponse: false, logger, unhandledRequestTimeoutMillis: 3001 })
+      : new SocketModeReceiver({ appToken: s.appToken!, logger, installerOptions: { clientOptions: { slackApiUrl: s.apiUrl } } });
+  const app = new App({ token: s.botToken!, receiver, logger, clientOptions: { slackApiUrl: s.apiUrl }, ignoreSelf: true });
+  const api = new SlackApi({ token: s.botToken!, apiUrl: s.apiUrl, log, ...(opts.tiers ? { tiers: opts.tiers } : {}) });
+  const store = new SlackStore(core.store.db, s.stateTtlMs);
+  const service = new SlackService({ core, config, api, store, log, ...(opts.access ? { access: opts.access } : {}) });
+  registerListeners(app, service);
+  app.error(async (e) => {
+    log.error({ err: e }, 'slack: unhandled error in a listener');
+  });
+  let pruneTimer: NodeJS.Timeout | null = null;
+  return {
+    app,
+    service,
+    api,
+    store,
+    async start() {
+      pruneTimer = setInterval(() => store.prune(), 3600_000);
+      pruneTimer.unref();
+      if (s.mode === 'http') {
+        const server = (await (receiver as HTTPReceiver).start({ port: s.port, host: s.host })) as Server;
+        const port = (server.address() as AddressInfo).port;
+        log.info({ port, host: s.host, endpoint }, 'slack: HTTP receiver listening');
+        return { port };
+      }
+      await app.start();
+      log.info('slack: connected over Socket Mode');
+      return { port: null };
+    },
+    async stop() {
+      if (pruneTimer) clearInterval(pruneTimer);
+      await app.stop().catch(() => undefined);
+      await service.queue.stop();
+      await api.stop();
+    },
+  };
+}

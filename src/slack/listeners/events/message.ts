@@ -1,0 +1,40 @@
+import type { App } from '@slack/bolt';
+import type { SlackService } from '../../service.js';
+
+interface PlainMessage {
+  subtype?: string;
+  bot_id?: string;
+  user?: string;
+  text?: string;
+  channel: string;
+  channel_type?: string;
+  ts: string;
+  thread_ts?: string;
+}
+
+/**
+ * Direct messages, and follow-ups in threads ragask answered (no mention needed). A message that
+ * mentions the bot is left to the app_mention listener, so it is answered once.
+ */
+export function register(app: App, service: SlackService): void {
+  app.event('message', async ({ event, body, context }) => {
+    service.setBotUserId(context.botUserId);
+    const m = event as unknown as PlainMessage;
+    if (m.subtype || m.bot_id || !m.user || !m.text) return;
+    const isDM = m.channel_type === 'im';
+    if (!isDM && service.mentionsBot(m.text)) return;
+    const threadTs = m.thread_ts ?? m.ts;
+    const followUp = !!m.thread_ts && service.hasThread(m.channel, m.thread_ts);
+    if (!isDM && !followUp) return;
+    await service.handleQuestion({
+      eventId: body.event_id,
+      channel: m.channel,
+      user: m.user,
+      threadTs,
+      text: m.text,
+      isDM,
+      source: followUp ? 'thread' : 'dm',
+      ...(body.team_id ? { teamId: body.team_id } : {}),
+    });
+  });
+}

@@ -1,0 +1,396 @@
+import { randomUUID } from 'node:crypto';
+import type { Config } from '../config.js';
+import type { Core } from '../core.js';
+import type { AskContext } from '../engine/hops.js';
+import { EngineQueue } from '../engine/queue.js';
+import type { EngineResult } from '../engine/types.js';
+import type { Logger } from '../log.js';
+import type { SlackApi } from './api.js';
+import { answerMessage, busyMessage, errorMessage, noticeMessage, traceMessage, usageMessage, workingMessage, type Message } from './blocks/answer.js';
+import { SlackStore, type StoredState } from './state-store.js';
+
+/** Where a question was asked and by whom: what the answer may see and where it goes. */
+export interface Origin {
+  channel: string;
+  user: string;
+  /** The thread the answer goes in (the question's ts when it starts one). */
+  threadTs: string;
+  isDM: boolean;
+  teamId?: string;
+}
+
+export interface QuestionInput extends Origin {
+  /** Slack's event id, for answering each delivery once; null for slash commands. */
+  eventId: string | null;
+  text: string;
+  source: 'mention' | 'dm' | 'thread' | 'command';
+}
+
+export interface ActionInput {
+  user: string;
+  channel: string;
+  /** The JSON the button carries: the state key and, for suggestions, the index. */
+  value: string;
+  /** The message the button is on. */
+  messageTs: string | null;
+  ephemeral: boolean;
+  responseUrl: string | null;
+}
+
+/** Maps an asker's context to what retrieval may see (see the access issue: all by default). */
+export type AccessPolicy = (origin: Origin) => AskContext;
+
+export interface ServiceDeps {
+  core: Core;
+  config: Config;
+  api: SlackApi;
+  store: SlackStore;
+  log: Logger;
+  access?: AccessPolicy;
+  queue?: EngineQueue;
+}
+
+/** Longest question passed to the engine; longer ones are cut and the asker is told. */
+export const MAX_QUESTION_CHARS = 2000;
+
+/**
+ * Everything the Slack listeners do, in one place and free of Bolt: listeners parse a payload and
+ * call one method here; this calls the core (through the bounded engine queue), keeps thread and
+ * button state in SQLite, and posts through the rate-limited API.
+ */
+export class SlackService {
+  readonly queue: EngineQueue;
+  private botUserId: string | null = null;
+
+  constructor(private readonly deps: ServiceDeps) {
+    this.queue = deps.queue ?? new EngineQueue({ concurrency: deps.config.engineConcurrency, limit: deps.config.queueLimit });
+  }
+
+  setBotUserId(id: string | undefined): void {
+    if (id) this.botUserId = id;
+  }
+
+  private access(origin: Origin): AskContext {
+    return this.deps.access ? this.deps.access(origin) : {};
+  }
+
+  /** The question text: bot mentions removed, whitespace collapsed, bounded in length. */
+  cleanQuestion(text: string): { question: string; cut: boolean } {
+    let q = text;
+    if (this.botUserId) q = q.split(`<@${this.botUserId}>`).join(' ');
+    q = q.replace(/^\s*<@[A-Z0-9]+>\s*/, ' ').replace(/\s+/g, ' ').trim();
+    const cut = q.length > MAX_QUESTION_CHARS;
+    return { question: cut ? q.slice(0, MAX_QUESTION_CHARS) : q, cut };
+  }
+
+  mentionsBot(text: string): boolean {
+    return !!this.botUserId && text.includes(`<@${this.botUserId}>`);
+  }
+
+  hasThread(channel: string, threadTs: string): boolean {
+    return this.deps.store.getThread(channel, threadTs) !== null;
+  }
+
+  /** An @-mention, a DM, or a follow-up in a thread ragask answered. */
+  async handleQuestion(input: QuestionInput): Promise<void> {
+    const { store, api } = this.deps;
+    const rid = randomUUID().slice(0, 8);
+    const log = this.deps.log.child({ rid, channel: input.channel, source: input.source });
+    let answerTs: string | null = null;
+    if (input.eventId) {
+      const claim = store.claimEvent(input.eventId, input.channel);
+      if (claim.status === 'duplicate') {
+        log.info({ eventId: input.eventId }, 'slack: duplicate delivery ignored');
+        return;
+      }
+      answerTs = claim.messageTs;
+    }
+    try {
+      const { question, cut } = this.cleanQuestion(input.text);
+      if (!question) {
+        const ts = await this.post(input, usageMessage('Ask me a question after the mention, for example: _@ragask which sensor does Project Falcon use?_'));
+        if (input.eventId) store.finishEvent(input.eventId, 'answered', ts);
+        return;
+      }
+      const thread = store.getThread(input.channel, input.threadTs);
+      const previous = thread?.turns.at(-1)?.result ?? null;
+      // Working: the assistant-thread status in DMs where Slack offers it, else a placeholder
+      // message that the answer replaces.
+      const status = !answerTs && input.isDM && (await this.trySetStatus(input));
+      if (answerTs) await api.update({ channel: input.channel, ts: answerTs, ...workingMessage(question) });
+      else if (!status) answerTs = await this.post(input, workingMessage(question));
+      if (input.eventId && answerTs) store.setEventMessage(input.eventId, answerTs);
+      const t0 = performance.now();
+      const ctx = this.access(input);
+      const result = await this.queue.run(
+        () => (previous ? this.deps.core.engine.followUp(previous, question, ctx) : this.deps.core.engine.run(question, {}, ctx)),
+        () => api.update({ channel: input.channel, ts: answerTs!, ...busyMessage() }).catch(() => undefined),
+      );
+      this.logHops(log, result, performance.now() - t0);
+      answerTs = await this.publish(input, answerTs, result, cut);
+      if (input.eventId) store.finishEvent(input.eventId, 'answered', answerTs);
+    } catch (e) {
+      log.error({ err: e }, 'slack: answering failed');
+      if (answerTs) {
+        await api.update({ channel: input.channel, ts: answerTs, ...errorMessage() }).catch(() => undefined);
+        if (input.eventId) store.finishEvent(input.eventId, 'answered', answerTs);
+      } else if (input.eventId) {
+        // nothing was posted: let Slack's redelivery (or a restart) answer it
+        store.releaseEvent(input.eventId);
+      }
+    }
+  }
+
+  /**
+   * Stores the state behind the answer, then replaces the placeholder with the answer (or posts it,
+   * when the assistant status stood in for a placeholder). Returns the answer message's ts.
+   */
+  private async publish(origin: Origin, placeholderTs: string | null, result: EngineResult, cut: boolean): Promise<string> {
+    const { store, api } = this.deps;
+    const key = store.saveState({ channel: origin.channel, threadTs: origin.threadTs, messageTs: placeholderTs ?? 'pending', owner: origin.user, result });
+    const msg = answerMessage(result, { stateKey: key });
+    if (cut) msg.blocks.unshift({ type: 'context', elements: [{ type: 'mrkdwn', text: `_Your question was longer than ${MAX_QUESTION_CHARS} characters; I used its first ${MAX_QUESTION_CHARS}._` }] });
+    let messageTs = placeholderTs;
+    if (messageTs) await api.update({ channel: origin.channel, ts: messageTs, text: msg.text, blocks: msg.blocks });
+    else {
+      messageTs = await this.post(origin, msg);
+      store.setStateMessage(key, messageTs);
+    }
+    store.addTurn(origin.channel, origin.threadTs, { user: origin.user, question: result.asked ?? result.question, messageTs, result });
+    return messageTs;
+  }
+
+  /** null: not tried yet; false: this workspace's app has no assistant threads (use placeholders). */
+  private statusAvailable: boolean | null = null;
+
+  private async trySetStatus(origin: Origin): Promise<boolean> {
+    if (this.statusAvailable === false) return false;
+    try {
+      await this.deps.api.setStatus(origin.channel, origin.threadTs, 'is looking through the documents…');
+      this.statusAvailable = true;
+      return true;
+    } catch (e) {
+      this.deps.log.info({ err: (e as Error).message }, 'slack: assistant thread status unavailable; using placeholder messages');
+      this.statusAvailable = false;
+      return false;
+    }
+  }
+
+  private async post(origin: Origin, msg: Message): Promise<string> {
+    const r = await this.deps.api.postMessage({ channel: origin.channel, thread_ts: origin.threadTs, text: msg.text, blocks: msg.blocks, unfurl_links: false, unfurl_media: false });
+    return r.ts;
+  }
+
+  private logHops(log: Logger, r: EngineResult, ms: number): void {
+    log.info(
+      {
+        ms: Math.round(ms),
+        hops: r.hops.map((h) => ({ hop: h.hop, ms: Math.round(h.timings.totalMs), retrieveMs: Math.round(h.timings.retrieveMs), snippets: h.snippets.length, coherence: h.coherence?.cosine ?? null, incomplete: h.incomplete })),
+        stop: r.stopReason,
+        status: r.answer.status,
+        confidence: Number(r.answer.confidence.score.toFixed(2)),
+      },
+      'slack: answered',
+    );
+  }
+
+  /**
+   * `/ragask …`: help, usage for an empty question, or an answer — in the channel (a new thread, so
+   * follow-ups work) or, with -p / RAGASK_SLACK_EPHEMERAL, only to the asker.
+   */
+  async handleCommand(input: { channel: string; user: string; text: string; responseUrl: string; isDM: boolean; teamId?: string }): Promise<void> {
+    const { api, config } = this.deps;
+    let text = input.text.trim();
+    if (!text || /^(help|-h|--help|\?)$/i.test(text)) {
+      await api.respond(input.responseUrl, { response_type: 'ephemeral', ...usageMessage(text ? undefined : 'Ask me a question: `/ragask <question>`') });
+      return;
+    }
+    if (/^sources$/i.test(text)) {
+      await api.respond(input.responseUrl, { response_type: 'ephemeral', ...this.sourcesMessage({ channel: input.channel, user: input.user, threadTs: '', isDM: input.isDM }) });
+      return;
+    }
+    let ephemeral = config.slack.ephemeral;
+    const flag = /^(-p|--private|-c|--channel)\s+/i.exec(text);
+    if (flag) {
+      ephemeral = /^(-p|--private)/i.test(flag[1]!);
+      text = text.slice(flag[0].length);
+    }
+    const { question, cut } = this.cleanQuestion(text);
+    if (!ephemeral) {
+      let ts: string | null = null;
+      try {
+        ts = (await api.postMessage({ channel: input.channel, ...workingMessage(question), unfurl_links: false })).ts;
+      } catch (e) {
+        this.deps.log.warn({ err: e, channel: input.channel }, 'slack: cannot post in this channel; answering the asker only');
+      }
+      if (ts) {
+        const origin: Origin = { channel: input.channel, user: input.user, threadTs: ts, isDM: input.isDM, ...(input.teamId ? { teamId: input.teamId } : {}) };
+        try {
+          const result = await this.queue.run(
+            () => this.deps.core.engine.run(question, {}, this.access(origin)),
+            () => api.update({ channel: input.channel, ts: ts!, ...busyMessage() }).catch(() => undefined),
+          );
+          const key = this.deps.store.saveState({ channel: input.channel, threadTs: ts, messageTs: ts, owner: input.user, result });
+          const msg = answerMessage(result, { stateKey: key, echoQuestion: true, askedBy: input.user });
+          await api.update({ channel: input.channel, ts, text: msg.text, blocks: msg.blocks });
+          this.deps.store.addTurn(input.channel, ts, { user: input.user, question, messageTs: ts, result });
+        } catch (e) {
+          this.deps.log.error({ err: e }, 'slack: /ragask failed');
+          await api.update({ channel: input.channel, ts, ...errorMessage() }).catch(() => undefined);
+        }
+        return;
+      }
+    }
+    // Only the asker sees it: through the command's response_url.
+    await api.respond(input.responseUrl, { response_type: 'ephemeral', ...workingMessage(question) });
+    const origin: Origin = { channel: input.channel, user: input.user, threadTs: 'ephemeral', isDM: input.isDM, ...(input.teamId ? { teamId: input.teamId } : {}) };
+    try {
+      const result = await this.queue.run(() => this.deps.core.engine.run(question, {}, this.access(origin)));
+      const key = this.deps.store.saveState({ channel: input.channel, threadTs: 'ephemeral', messageTs: 'ephemeral', owner: input.user, result });
+      const msg = answerMessage(result, { stateKey: key, echoQuestion: true });
+      if (cut) msg.blocks.unshift({ type: 'context', elements: [{ type: 'mrkdwn', text: `_Question cut to ${MAX_QUESTION_CHARS} characters._` }] });
+      await api.respond(input.responseUrl, { response_type: 'ephemeral', replace_original: true, ...msg });
+    } catch (e) {
+      this.deps.log.error({ err: e }, 'slack: /ragask failed');
+      await api.respond(input.responseUrl, { response_type: 'ephemeral', replace_original: true, ...errorMessage() }).catch(() => undefined);
+    }
+  }
+
+  /** What the current channel can see: overridden by the access issue's policy. */
+  sourcesMessage(_origin: Origin): Message {
+    const docs = this.deps.core.store.counts().documents;
+    return noticeMessage(`This channel can see all ${docs} ingested documents.`);
+  }
+
+  private parseValue(value: string): { k: string; i?: number } | null {
+    try {
+      const v = JSON.parse(value) as { k?: unknown; i?: unknown };
+      if (typeof v.k !== 'string') return null;
+      return typeof v.i === 'number' ? { k: v.k, i: v.i } : { k: v.k };
+    } catch {
+      return null;
+    }
+  }
+
+  /** Tells only the clicker, in the channel (or through the response URL for ephemeral messages). */
+  private async tell(input: ActionInput, text: string, threadTs?: string): Promise<void> {
+    const msg = noticeMessage(text);
+    if (input.ephemeral && input.responseUrl) {
+      await this.deps.api.respond(input.responseUrl, { response_type: 'ephemeral', replace_original: false, ...msg });
+      return;
+    }
+    await this.deps.api.postEphemeral({ channel: input.channel, user: input.user, ...(threadTs && threadTs !== 'ephemeral' ? { thread_ts: threadTs } : {}), ...msg });
+  }
+
+  /** The state behind a button, or a polite reason why it is gone. */
+  private async stateFor(input: ActionInput): Promise<{ state: StoredState; index: number | undefined } | null> {
+    const v = this.parseValue(input.value);
+    const state = v ? this.deps.store.getState(v.k) : null;
+    if (!v || !state || state.channel !== input.channel) {
+      await this.tell(input, 'This button no longer works (its answer was not found). Please ask again.');
+      return null;
+    }
+    if (state.expired) {
+      await this.tell(input, `This answer's buttons have expired (they last ${Math.round(this.deps.config.slack.stateTtlMs / 3600_000)} h). Please ask again.`, state.threadTs);
+      return null;
+    }
+    return { state, index: v.i };
+  }
+
+  /** Whether `user` took part in the thread of `state` (asked in it). */
+  private isParticipant(state: StoredState, user: string): boolean {
+    const thread = state.threadTs === 'ephemeral' ? null : this.deps.store.getThread(state.channel, state.threadTs);
+    const people = new Set([state.owner, ...(thread?.participants ?? [])]);
+    return people.has(user);
+  }
+
+  private async replace(input: ActionInput, state: StoredState, msg: Message): Promise<void> {
+    if (input.ephemeral && input.responseUrl) {
+      await this.deps.api.respond(input.responseUrl, { response_type: 'ephemeral', replace_original: true, ...msg });
+    } else {
+      await this.deps.api.update({ channel: state.channel, ts: state.messageTs, text: msg.text, blocks: msg.blocks });
+    }
+  }
+
+  /** A suggested-hop button: resume the chain from the stored state and update the message. */
+  async handleContinue(input: ActionInput): Promise<void> {
+    const found = await this.stateFor(input);
+    if (!found) return;
+    const { state, index } = found;
+    if (!this.isParticipant(state, input.user)) {
+      await this.tell(input, 'Only the people who asked in this thread can choose how it continues. Ask your own question with `/ragask`, or mention me.', state.threadTs);
+      return;
+    }
+    const suggestion = index === undefined ? undefined : state.result.suggestions[index];
+    if (!suggestion) {
+      await this.tell(input, 'That suggestion is not part of this answer any more.', state.threadTs);
+      return;
+    }
+    if (!this.deps.store.useState(state.key, input.user)) {
+      const again = this.deps.store.getState(state.key);
+      await this.tell(input, `This answer was already continued${again?.usedBy ? ` by <@${again.usedBy}>` : ''}; see the updated message.`, state.threadTs);
+      return;
+    }
+    const origin: Origin = { channel: state.channel, user: input.user, threadTs: state.threadTs, isDM: input.channel.startsWith('D') };
+    await this.replace(input, state, workingMessage(`continuing with ${suggestion.entity}`));
+    try {
+      const result = await this.queue.run(() => this.deps.core.engine.resume(state.result, index!, this.access(origin)));
+      const key = this.deps.store.saveState({ channel: state.channel, threadTs: state.threadTs, messageTs: state.messageTs, owner: state.owner, result });
+      await this.replace(input, state, answerMessage(result, { stateKey: key }));
+      if (state.threadTs !== 'ephemeral') this.deps.store.addTurn(state.channel, state.threadTs, { user: input.user, question: result.question, messageTs: state.messageTs, result });
+    } catch (e) {
+      this.deps.log.error({ err: e }, 'slack: resuming failed');
+      await this.replace(input, state, errorMessage()).catch(() => undefined);
+    }
+  }
+
+  /** "Stop here": keep the answer as it is, without the suggestions. */
+  async handleStop(input: ActionInput): Promise<void> {
+    const found = await this.stateFor(input);
+    if (!found) return;
+    const { state } = found;
+    if (!this.isParticipant(state, input.user)) {
+      await this.tell(input, 'Only the people who asked in this thread can stop it.', state.threadTs);
+      return;
+    }
+    if (!this.deps.store.useState(state.key, input.user)) {
+      await this.tell(input, 'This answer was already continued or stopped.', state.threadTs);
+      return;
+    }
+    const key = this.deps.store.saveState({ channel: state.channel, threadTs: state.threadTs, messageTs: state.messageTs, owner: state.owner, result: { ...state.result, suggestions: [] } });
+    const msg = answerMessage({ ...state.result, suggestions: [] }, { stateKey: key });
+    msg.blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `Stopped here by <@${input.user}>.` }] });
+    await this.replace(input, state, msg);
+  }
+
+  /** "Show trace": every hop's state, shown only to whoever asked for it. */
+  async handleTrace(input: ActionInput): Promise<void> {
+    const found = await this.stateFor(input);
+    if (!found) return;
+    const msg = traceMessage(this.visibleTo(found.state.result, { channel: input.channel, user: input.user, threadTs: found.state.threadTs, isDM: input.channel.startsWith('D') }));
+    if (input.ephemeral && input.responseUrl) await this.deps.api.respond(input.responseUrl, { response_type: 'ephemeral', replace_original: false, ...msg });
+    else await this.deps.api.postEphemeral({ channel: input.channel, user: input.user, ...(found.state.threadTs !== 'ephemeral' ? { thread_ts: found.state.threadTs } : {}), ...msg });
+  }
+
+  /** A stored result as a given person may see it (the access issue narrows it). */
+  visibleTo(result: EngineResult, _origin: Origin): EngineResult {
+    return result;
+  }
+
+  async handleFeedback(input: ActionInput, value: 'helpful' | 'not_helpful'): Promise<void> {
+    const found = await this.stateFor(input);
+    if (!found) return;
+    const r = found.state.result;
+    this.deps.store.addFeedback({
+      channel: found.state.channel,
+      threadTs: found.state.threadTs,
+      messageTs: found.state.messageTs,
+      user: input.user,
+      value,
+      question: r.asked ?? r.question,
+      answer: r.answer.value ?? r.answer.sentence ?? '(no answer)',
+      evidence: r.evidence.slice(0, 10).map((s) => s.chunkId),
+    });
+    await this.tell(input, value === 'helpful' ? 'Thanks — noted as helpful.' : 'Thanks — noted as not helpful; it helps improve the answers.', found.state.threadTs);
+  }
+}

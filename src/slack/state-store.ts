@@ -1,0 +1,270 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { EngineResult } from '../engine/types.js';
+import { getMeta, setMeta, type DB } from '../store/db.js';
+
+/**
+ * What the Slack app remembers, in the same SQLite file as the stores (so it survives restarts and
+ * is backed up with them) but in its own tables with its own schema version: the core knows
+ * nothing of Slack.
+ *  - events:   each delivered event id and whether it was answered (duplicate deliveries, restarts)
+ *  - threads:  per channel:thread_ts, who took part and the last turns (follow-ups)
+ *  - states:   the engine state behind an answer message, for its buttons (TTL, used once)
+ *  - feedback: helpful / not helpful, with the question, answer and evidence ids
+ */
+const SLACK_MIGRATIONS: string[] = [
+  `CREATE TABLE slack_events (
+     event_id TEXT PRIMARY KEY,
+     status TEXT NOT NULL CHECK (status IN ('received', 'answered', 'ignored')),
+     channel TEXT, answer_ts TEXT, owner TEXT,
+     created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
+   CREATE TABLE slack_threads (
+     key TEXT PRIMARY KEY, channel TEXT NOT NULL, thread_ts TEXT NOT NULL,
+     participants TEXT NOT NULL, turns TEXT NOT NULL,
+     created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, expires_at INTEGER NOT NULL);
+   CREATE TABLE slack_states (
+     key TEXT PRIMARY KEY, channel TEXT NOT NULL, thread_ts TEXT NOT NULL, message_ts TEXT NOT NULL,
+     owner TEXT NOT NULL, result TEXT NOT NULL,
+     created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, used_at INTEGER, used_by TEXT);
+   CREATE TABLE feedback (
+     id INTEGER PRIMARY KEY, channel TEXT NOT NULL, thread_ts TEXT, message_ts TEXT NOT NULL, user TEXT NOT NULL,
+     value TEXT NOT NULL CHECK (value IN ('helpful', 'not_helpful')),
+     question TEXT NOT NULL, answer TEXT NOT NULL, evidence TEXT NOT NULL, created_at INTEGER NOT NULL,
+     UNIQUE (channel, message_ts, user));`,
+];
+
+export interface Turn {
+  user: string;
+  question: string;
+  messageTs: string;
+  result: EngineResult;
+  at: number;
+}
+
+export interface ThreadState {
+  channel: string;
+  threadTs: string;
+  participants: string[];
+  turns: Turn[];
+}
+
+export interface StoredState {
+  key: string;
+  channel: string;
+  threadTs: string;
+  messageTs: string;
+  owner: string;
+  result: EngineResult;
+  expiresAt: number;
+  usedAt: number | null;
+  usedBy: string | null;
+}
+
+export interface FeedbackRow {
+  id: number;
+  channel: string;
+  threadTs: string | null;
+  messageTs: string;
+  user: string;
+  value: 'helpful' | 'not_helpful';
+  question: string;
+  answer: string;
+  evidence: number[];
+  createdAt: number;
+}
+
+/** A claimed event: new to this process, with the message already posted for it if a dead process had. */
+export type EventClaim = { status: 'new'; messageTs: string | null } | { status: 'duplicate' };
+
+/** This process, as the owner of the events it is answering. */
+const OWNER = `${process.pid}:${Math.random().toString(36).slice(2, 10)}`;
+
+function ownerAlive(owner: string | null): boolean {
+  if (!owner) return false;
+  if (owner === OWNER) return true;
+  const pid = Number(owner.split(':')[0]);
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** A thread keeps its last few turns: enough context for follow-ups, bounded in size. */
+const MAX_TURNS = 5;
+
+export class SlackStore {
+  /** Events being answered by this process right now (a redelivery meanwhile is a duplicate). */
+  private readonly inflight = new Set<string>();
+
+  constructor(
+    readonly db: DB,
+    private readonly ttlMs: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.migrate();
+  }
+
+  private migrate(): void {
+    const current = Number(getMeta(this.db, 'slack_schema_version') ?? '0');
+    for (let v = current; v < SLACK_MIGRATIONS.length; v++) {
+      this.db.transaction(() => {
+        this.db.exec(SLACK_MIGRATIONS[v]!);
+        setMeta(this.db, 'slack_schema_version', String(v + 1));
+      })();
+    }
+  }
+
+  /**
+   * Claims an event id. A second delivery (Slack retries, X-Slack-Retry-Num) is a duplicate while
+   * the first is being answered or once it was. An event received by a process that has died since
+   * (killed while answering) is claimed again, so it is answered once, not never; the placeholder
+   * that process already posted is reused rather than posting a second message.
+   */
+  claimEvent(eventId: string, channel: string | null, staleMs = 10 * 60_000): EventClaim {
+    if (this.inflight.has(eventId)) return { status: 'duplicate' };
+    const t = this.now();
+    const claim = this.db.transaction((): EventClaim => {
+      const row = this.db.prepare('SELECT status, owner, answer_ts, updated_at FROM slack_events WHERE event_id = ?').get(eventId) as
+        | { status: string; owner: string | null; answer_ts: string | null; updated_at: number }
+        | undefined;
+      if (!row) {
+        this.db.prepare("INSERT INTO slack_events (event_id, status, channel, owner, created_at, updated_at) VALUES (?, 'received', ?, ?, ?, ?)").run(eventId, channel, OWNER, t, t);
+        return { status: 'new', messageTs: null };
+      }
+      if (row.status === 'received' && (!ownerAlive(row.owner) || row.owner === OWNER || t - row.updated_at >= staleMs)) {
+        this.db.prepare('UPDATE slack_events SET owner = ?, updated_at = ? WHERE event_id = ?').run(OWNER, t, eventId);
+        return { status: 'new', messageTs: row.answer_ts };
+      }
+      return { status: 'duplicate' };
+    })();
+    if (claim.status === 'new') this.inflight.add(eventId);
+    return claim;
+  }
+
+  /** Remembers the message posted for an event before it is answered (for a restart to reuse). */
+  setEventMessage(eventId: string, ts: string): void {
+    this.db.prepare('UPDATE slack_events SET answer_ts = ?, updated_at = ? WHERE event_id = ?').run(ts, this.now(), eventId);
+  }
+
+  finishEvent(eventId: string, status: 'answered' | 'ignored', answerTs: string | null = null): void {
+    this.db.prepare('UPDATE slack_events SET status = ?, answer_ts = ?, updated_at = ? WHERE event_id = ?').run(status, answerTs, this.now(), eventId);
+    this.inflight.delete(eventId);
+  }
+
+  /** Lets a redelivery or a restart answer an event whose handling failed before it was answered. */
+  releaseEvent(eventId: string): void {
+    this.inflight.delete(eventId);
+    this.db.prepare("UPDATE slack_events SET owner = NULL WHERE event_id = ? AND status = 'received'").run(eventId);
+  }
+
+  eventStatus(eventId: string): string | null {
+    const row = this.db.prepare('SELECT status FROM slack_events WHERE event_id = ?').get(eventId) as { status: string } | undefined;
+    return row?.status ?? null;
+  }
+
+  static threadKey(channel: string, threadTs: string): string {
+    return `${channel}:${threadTs}`;
+  }
+
+  getThread(channel: string, threadTs: string): ThreadState | null {
+    const row = this.db.prepare('SELECT participants, turns, expires_at FROM slack_threads WHERE key = ?').get(SlackStore.threadKey(channel, threadTs)) as
+      | { participants: string; turns: string; expires_at: number }
+      | undefined;
+    if (!row || row.expires_at < this.now()) return null;
+    return { channel, threadTs, participants: JSON.parse(row.participants) as string[], turns: JSON.parse(row.turns) as Turn[] };
+  }
+
+  /** Records an answered turn of a thread; the asker becomes a participant. */
+  addTurn(channel: string, threadTs: string, turn: Omit<Turn, 'at'>): ThreadState {
+    const t = this.now();
+    const prev = this.getThread(channel, threadTs);
+    const participants = [...new Set([...(prev?.participants ?? []), turn.user])];
+    const turns = [...(prev?.turns ?? []), { ...turn, at: t }].slice(-MAX_TURNS);
+    this.db
+      .prepare(
+        `INSERT INTO slack_threads (key, channel, thread_ts, participants, turns, created_at, updated_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT(key) DO UPDATE SET participants = excluded.participants, turns = excluded.turns, updated_at = excluded.updated_at, expires_at = excluded.expires_at`,
+      )
+      .run(SlackStore.threadKey(channel, threadTs), channel, threadTs, JSON.stringify(participants), JSON.stringify(turns), t, t, t + this.ttlMs);
+    return { channel, threadTs, participants, turns };
+  }
+
+  /** Stores the engine state behind an answer message; the key goes into its buttons. */
+  saveState(s: { channel: string; threadTs: string; messageTs: string; owner: string; result: EngineResult }): string {
+    const t = this.now();
+    // channel + thread + message, plus a random part so a key cannot be guessed from public ids
+    const key = `${SlackStore.threadKey(s.channel, s.threadTs)}:${s.messageTs}:${randomBytes(6).toString('hex')}`;
+    this.db
+      .prepare('INSERT INTO slack_states (key, channel, thread_ts, message_ts, owner, result, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(key, s.channel, s.threadTs, s.messageTs, s.owner, JSON.stringify(s.result), t, t + this.ttlMs);
+    return key;
+  }
+
+  /** The message a state belongs to, once posted. */
+  setStateMessage(key: string, messageTs: string): void {
+    this.db.prepare('UPDATE slack_states SET message_ts = ? WHERE key = ?').run(messageTs, key);
+  }
+
+  getState(key: string): (StoredState & { expired: boolean }) | null {
+    const row = this.db.prepare('SELECT * FROM slack_states WHERE key = ?').get(key) as Record<string, unknown> | undefined;
+    if (!row) return null;
+    return {
+      key,
+      channel: row.channel as string,
+      threadTs: row.thread_ts as string,
+      messageTs: row.message_ts as string,
+      owner: row.owner as string,
+      result: JSON.parse(row.result as string) as EngineResult,
+      expiresAt: row.expires_at as number,
+      usedAt: (row.used_at as number | null) ?? null,
+      usedBy: (row.used_by as string | null) ?? null,
+      expired: (row.expires_at as number) < this.now(),
+    };
+  }
+
+  /** Marks a state used; false if it was already (two clicks racing: only one wins). */
+  useState(key: string, user: string): boolean {
+    return this.db.prepare('UPDATE slack_states SET used_at = ?, used_by = ? WHERE key = ? AND used_at IS NULL').run(this.now(), user, key).changes === 1;
+  }
+
+  addFeedback(f: Omit<FeedbackRow, 'id' | 'createdAt'>): boolean {
+    const r = this.db
+      .prepare(
+        `INSERT INTO feedback (channel, thread_ts, message_ts, user, value, question, answer, evidence, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT(channel, message_ts, user) DO UPDATE SET value = excluded.value, created_at = excluded.created_at`,
+      )
+      .run(f.channel, f.threadTs, f.messageTs, f.user, f.value, f.question, f.answer, JSON.stringify(f.evidence), this.now());
+    return r.changes === 1;
+  }
+
+  listFeedback(limit = 100): FeedbackRow[] {
+    return (this.db.prepare('SELECT * FROM feedback ORDER BY created_at DESC, id DESC LIMIT ?').all(limit) as Record<string, unknown>[]).map((r) => ({
+      id: r.id as number,
+      channel: r.channel as string,
+      threadTs: (r.thread_ts as string | null) ?? null,
+      messageTs: r.message_ts as string,
+      user: r.user as string,
+      value: r.value as 'helpful' | 'not_helpful',
+      question: r.question as string,
+      answer: r.answer as string,
+      evidence: JSON.parse(r.evidence as string) as number[],
+      createdAt: r.created_at as number,
+    }));
+  }
+
+  /** Deletes expired states and threads and old event ids; returns how many rows went. */
+  prune(eventRetentionMs = 7 * 86400_000): number {
+    const t = this.now();
+    let n = this.db.prepare('DELETE FROM slack_states WHERE expires_at < ?').run(t).changes;
+    n += this.db.prepare('DELETE FROM slack_threads WHERE expires_at < ?').run(t).changes;
+    n += this.db.prepare('DELETE FROM slack_events WHERE updated_at < ? AND status != ?').run(t - eventRetentionMs, 'received').changes;
+    return n;
+  }
+}
+
+/** A short, stable digest (for log lines that must not carry message text). */
+export function digest(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 12);
+}

@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import type { EngineResult, HopState, Snippet } from '../../src/engine/types.js';
+import { ACTIONS, answerMessage, fit, traceMessage, usageMessage } from '../../src/slack/blocks/answer.js';
+import { LIMITS, escapeMrkdwn, link, safeText } from '../../src/slack/blocks/text.js';
+
+function snippet(i: number, text: string, url: string | null = null): Snippet {
+  return { chunkId: i, docId: i, windowId: i, text, score: 0.8, citation: { document: `Doc ${i}`, source: `/d/${i}.md`, heading_path: ['Section'], page: null, url } };
+}
+
+function hop(n: number, s: Snippet[], extra: Partial<HopState> = {}): HopState {
+  return {
+    hop: n,
+    query: `query ${n}`,
+    formedBy: n === 1 ? 'question' : 'slot-fill',
+    bridge: n === 1 ? null : `Entity ${n}`,
+    weight: 1,
+    retrieved: s.map((x) => ({ chunkId: x.chunkId, docId: x.docId, score: x.score, rerank: 0.7, dense: 0.7, bm25: 3 })),
+    snippets: s,
+    candidates: [],
+    nextQuery: null,
+    coherence: null,
+    timings: { encodeMs: 1, denseMs: 1, bm25Ms: 1, rerankMs: 1, retrieveMs: 4, decomposeMs: 2, totalMs: 7, cached: false },
+    incomplete: false,
+    ...extra,
+  };
+}
+
+function result(over: Partial<EngineResult> = {}, answer: Partial<EngineResult['answer']> = {}): EngineResult {
+  const s1 = snippet(1, 'The Vantor TS-40 offset at −20 °C is +0.35 °C.', 'https://wiki.example/ts40');
+  const hops = [hop(1, [s1]), hop(2, [snippet(2, 'Project Falcon uses the Vantor TS-40.')])];
+  return {
+    question: 'Which offset applies?',
+    hops,
+    evidence: [s1],
+    stopReason: 'max_hops',
+    suggestions: [],
+    answer: {
+      status: 'answered',
+      value: '+0.35 °C',
+      sentence: 'The Vantor TS-40 offset at −20 °C is +0.35 °C.',
+      source: s1,
+      chain: [s1],
+      confidence: { score: 0.8, label: 'high', reasons: ['best evidence score 0.90'] },
+      conflicts: [],
+      alternatives: [],
+      leads: [],
+      ...answer,
+    },
+    timings: { totalMs: 42 },
+    settings: { maxHops: 3, coherenceThreshold: 0.75, rerankTopK: 5, hopBudgetMs: 300, totalBudgetMs: 1200 },
+    ...over,
+  };
+}
+
+function sections(blocks: unknown[]): string[] {
+  return (blocks as { type: string; text?: { text: string }; elements?: { text?: string | { text: string } }[] }[]).flatMap((b) =>
+    b.type === 'section' ? [b.text!.text] : b.type === 'context' ? (b.elements ?? []).map((e) => String(e.text)) : [],
+  );
+}
+
+describe('Block Kit builders', () => {
+  it('shows the answer, its citation with a link, the chain per hop and the confidence', () => {
+    const m = answerMessage(result(), { stateKey: 'k1' });
+    const text = sections(m.blocks).join('\n');
+    expect(m.text).toBe('+0.35 °C');
+    expect(text).toContain('*+0.35 °C*');
+    expect(text).toContain('<https://wiki.example/ts40|Doc 1 › Section>');
+    expect(text).toContain('*Hop 2* via _Entity 2_');
+    expect(text).toMatch(/Confidence: \*high\* \(0\.80\)/);
+    const actions = JSON.stringify(m.blocks.filter((b) => b.type === 'actions'));
+    for (const id of [ACTIONS.trace, ACTIONS.helpful, ACTIONS.notHelpful]) expect(actions).toContain(id);
+  });
+
+  it('turns suggestions into "Continue with" buttons carrying the state key, plus "Stop here"', () => {
+    const coherence = { cosine: 0.6, directional: 0.1, passed: false, threshold: 0.75 };
+    const m = answerMessage(result({ stopReason: 'low_coherence', suggestions: [{ entity: 'Corvid FC-3', query: 'q', score: 2, confidence: 0.5, coherence }] }), { stateKey: 'key-9' });
+    const buttons = m.blocks.filter((b) => b.type === 'actions').flatMap((b) => (b as { elements: { text: { text: string }; value: string; action_id: string }[] }).elements);
+    expect(buttons[0]!.text.text).toBe('Continue with: Corvid FC-3');
+    expect(JSON.parse(buttons[0]!.value)).toEqual({ k: 'key-9', i: 0 });
+    expect(buttons[0]!.action_id).toBe(`${ACTIONS.continue}_0`);
+    expect(buttons.some((b) => b.text.text === 'Stop here')).toBe(true);
+  });
+
+  it('says plainly when evidence is missing, and shows disagreeing sources side by side', () => {
+    const missing = answerMessage(result({}, { status: 'insufficient', sentence: null, value: null, source: null, leads: [snippet(3, 'a lead')] }), { stateKey: null });
+    expect(sections(missing.blocks).join('\n')).toMatch(/could not find enough evidence/);
+    const conflict = answerMessage(
+      result({}, { status: 'conflicting', conflicts: [{ attribute: 'offset', values: [{ value: '+0.30 °C', snippet: snippet(4, 'notes say +0.30') }, { value: '+0.35 °C', snippet: snippet(5, 'datasheet says +0.35') }] }] }),
+      { stateKey: null },
+    );
+    const t = sections(conflict.blocks).join('\n');
+    expect(t).toContain('The sources disagree on offset: +0.30 °C vs +0.35 °C');
+    expect(t).toContain('Doc 4');
+    expect(t).toContain('Doc 5');
+  });
+
+  it('never lets echoed text ping or link: mentions and links are escaped', () => {
+    const hostile = 'Hi <!channel> and <@U123> see <https://evil.example|click> & more';
+    const m = answerMessage(result({ question: hostile }, { value: hostile }), { stateKey: null, echoQuestion: true });
+    const all = JSON.stringify(m.blocks);
+    expect(all).not.toContain('<!channel>');
+    expect(all).not.toContain('<@U123>');
+    expect(all).not.toContain('<https://evil.example');
+    expect(escapeMrkdwn(hostile)).toBe('Hi &lt;!channel&gt; and &lt;@U123&gt; see &lt;https://evil.example|click&gt; &amp; more');
+    expect(link('javascript:alert(1)', 'x')).toBe('x');
+  });
+
+  it('keeps every section within 3,000 characters and a huge answer within 50 blocks and the size budget', () => {
+    const long = 'word '.repeat(5000);
+    const many = Array.from({ length: 80 }, (_, i) => hop(i + 1, [snippet(i, long)]));
+    const m = answerMessage(result({ hops: many, question: long }, { value: long, sentence: long, reasons: [] } as never), { stateKey: 'k', echoQuestion: true });
+    expect(m.blocks.length).toBeLessThanOrEqual(LIMITS.blocks);
+    expect(JSON.stringify(m.blocks).length).toBeLessThanOrEqual(LIMITS.messageChars);
+    for (const s of sections(m.blocks)) expect([...s].length).toBeLessThanOrEqual(LIMITS.sectionText);
+    expect(m.text.length).toBeLessThanOrEqual(LIMITS.fallbackText);
+    // the buttons survive the shortening
+    expect(JSON.stringify(m.blocks)).toContain(ACTIONS.trace);
+  });
+
+  it('renders the trace of every hop within the limits', () => {
+    const coherence = { cosine: 0.91, directional: 0.3, passed: true, threshold: 0.75 };
+    const r = result({ hops: [hop(1, [snippet(1, 'x')], { nextQuery: 'next', coherence, candidates: [{ entity: 'E', origin: 'evidence', chunkId: 1, linksTo: 'E doc', features: { link: 1, lookahead: 0.5, idf: 0.8, relevance: 1, question: 0, mlm: null }, score: 2.5, confidence: 0.7, query: 'next', formedBy: 'appended' }] }), hop(2, [snippet(2, 'y')])] });
+    const t = traceMessage(r);
+    const text = sections(t.blocks).join('\n');
+    expect(text).toContain('*Hop 1*');
+    expect(text).toContain('coherence 0.910');
+    expect(text).toContain('• E 2.50');
+    expect(t.blocks.length).toBeLessThanOrEqual(LIMITS.blocks);
+  });
+
+  it('cuts text on word boundaries without breaking an escape', () => {
+    expect(safeText('a & b '.repeat(1000), 100).length).toBeLessThanOrEqual(100);
+    expect(safeText('a & b '.repeat(1000), 100)).not.toMatch(/&(a|am)?…$/);
+    expect(fit({ text: 't', blocks: [] }).blocks).toEqual([]);
+    expect(JSON.stringify(usageMessage().blocks)).toContain('/ragask help');
+  });
+});

@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { actionBody, deliver, eventBody, type ApiCall } from './fake-slack.js';
+import { SECRET, blocksText, startHarness, type Harness } from './harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  // a threshold no real hop passes: every answer stops with suggested next hops
+  h = await startHarness({ overrides: { RAGASK_COHERENCE_THRESHOLD: 0.999 } });
+});
+afterAll(() => h.close());
+
+interface Button {
+  action_id: string;
+  value: string;
+  text: { text: string };
+}
+
+function buttonsOf(call: ApiCall): Button[] {
+  const blocks = call.args.blocks as { type: string; elements?: Button[] }[];
+  return blocks.filter((b) => b.type === 'actions').flatMap((b) => b.elements ?? []);
+}
+
+async function ask(question: string, ts: string, user = 'U1'): Promise<{ messageTs: string; update: ApiCall }> {
+  const { body } = eventBody({ type: 'app_mention', user, text: `<@UBOT> ${question}`, ts, channel: 'C1', event_ts: ts });
+  await deliver(h.port, SECRET, body, 'application/json');
+  const post = await h.fake.waitFor(() => h.fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === ts && c.result));
+  const messageTs = String(post.result!.ts);
+  const update = await h.fake.waitFor(() => h.fake.callsOf('chat.update').find((c) => c.args.ts === messageTs && blocksText(c.args.blocks).includes('Confidence')));
+  return { messageTs, update };
+}
+
+async function click(user: string, messageTs: string, threadTs: string, b: Button, responseId = `r${Date.now()}`) {
+  return deliver(h.port, SECRET, actionBody({ user, channel: 'C1', messageTs, threadTs, actionId: b.action_id, value: b.value, responseUrl: h.fake.responseUrl(responseId) }), 'application/x-www-form-urlencoded');
+}
+
+const ephemeralTo = (user: string, pattern: RegExp) => () => h.fake.callsOf('chat.postEphemeral').find((c) => c.args.user === user && pattern.test(blocksText(c.args.blocks)));
+
+describe('suggested-hop buttons', () => {
+  let messageTs: string;
+  let buttons: Button[];
+  beforeAll(async () => {
+    const r = await ask('Who leads the project whose drone lost telemetry on 2024-03-14?', '2000.0001');
+    messageTs = r.messageTs;
+    buttons = buttonsOf(r.update);
+  });
+
+  it('offers "Continue with" buttons for the suggested next hops, and "Stop here"', () => {
+    const labels = buttons.map((b) => b.text.text);
+    expect(labels[0]).toBe('Continue with: Project Falcon');
+    expect(labels).toContain('Stop here');
+    expect(labels).toContain('Show trace');
+    for (const b of buttons) expect(b.value.length).toBeLessThanOrEqual(2000);
+  });
+
+  it('answers someone outside the thread privately, and changes nothing', async () => {
+    const updates = h.fake.callsOf('chat.update').length;
+    const r = await click('U9', messageTs, '2000.0001', buttons[0]!);
+    expect(r.status).toBe(200);
+    const note = await h.fake.waitFor(ephemeralTo('U9', /Only the people who asked in this thread/));
+    expect(note.args.channel).toBe('C1');
+    expect(h.fake.callsOf('chat.update').length).toBe(updates);
+  });
+
+  it('resumes the chain from the stored state when a participant clicks, and updates the message', async () => {
+    await click('U1', messageTs, '2000.0001', buttons[0]!);
+    const final = await h.fake.waitFor(() =>
+      h.fake.callsOf('chat.update').find((c) => c.args.ts === messageTs && blocksText(c.args.blocks).includes('Hop 2') && blocksText(c.args.blocks).includes('Confidence')),
+    );
+    expect(final.args.text).toBe('Mirela Ostrowski');
+    expect(blocksText(final.args.blocks)).toContain('via _Project Falcon_');
+  });
+
+  it('says so politely when a button was already used', async () => {
+    await click('U1', messageTs, '2000.0001', buttons[0]!);
+    await h.fake.waitFor(ephemeralTo('U1', /already continued/));
+  });
+
+  it('says so politely when a button has expired', async () => {
+    const r = await ask('Who leads the project whose drone lost telemetry on 2024-03-14?', '2000.0002');
+    const b = buttonsOf(r.update)[0]!;
+    h.core.store.db.prepare('UPDATE slack_states SET expires_at = 0 WHERE key = ?').run((JSON.parse(b.value) as { k: string }).k);
+    await click('U1', r.messageTs, '2000.0002', b);
+    await h.fake.waitFor(ephemeralTo('U1', /expired/));
+  });
+
+  it('"Stop here" keeps the answer without suggestions', async () => {
+    const r = await ask('Who leads the project whose drone lost telemetry on 2024-03-14?', '2000.0003');
+    const stop = buttonsOf(r.update).find((b) => b.text.text === 'Stop here')!;
+    await click('U1', r.messageTs, '2000.0003', stop);
+    const final = await h.fake.waitFor(() => h.fake.callsOf('chat.update').find((c) => c.args.ts === r.messageTs && blocksText(c.args.blocks).includes('Stopped here by')));
+    expect(buttonsOf(final).some((b) => b.action_id.startsWith('ragask_continue'))).toBe(false);
+  });
+
+  it('shows the trace of every hop to whoever asks for it', async () => {
+    const trace = buttons.find((b) => b.text.text === 'Show trace')!;
+    await click('U4', messageTs, '2000.0001', trace);
+    const t = await h.fake.waitFor(ephemeralTo('U4', /Trace/));
+    const text = blocksText(t.args.blocks);
+    expect(text).toContain('*Hop 1*');
+    expect(text).toMatch(/coherence 0\.\d{3}/);
+    expect(text).toContain('candidates');
+  });
+
+  it('stores feedback with the question, the answer and the evidence ids', async () => {
+    const helpful = buttons.find((b) => b.action_id === 'ragask_feedback_helpful')!;
+    await click('U5', messageTs, '2000.0001', helpful);
+    await h.fake.waitFor(ephemeralTo('U5', /Thanks/));
+    const f = h.slack.store.listFeedback().find((x) => x.user === 'U5')!;
+    expect(f).toMatchObject({ value: 'helpful', channel: 'C1', question: 'Who leads the project whose drone lost telemetry on 2024-03-14?' });
+    expect(f.evidence.length).toBeGreaterThan(0);
+  });
+});

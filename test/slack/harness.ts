@@ -1,0 +1,68 @@
+import fs from 'node:fs';
+import { openCore, type Core } from '../../src/core.js';
+import { ingest } from '../../src/ingest/ingest.js';
+import { createLogger } from '../../src/log.js';
+import { createSlackApp, type SlackAppHandle } from '../../src/slack/app.js';
+import type { AccessPolicy } from '../../src/slack/service.js';
+import { SAMPLE_DIR, tempDir, testConfig } from '../helpers.js';
+import { FakeSlack } from './fake-slack.js';
+import type { SettingName } from '../../src/config.js';
+
+export const SECRET = '0123456789abcdef0123456789abcdef';
+export const BOT = 'xoxb-1-test-bot-token';
+export const APP_TOKEN = 'xapp-1-test-app-token';
+
+export interface Harness {
+  fake: FakeSlack;
+  core: Core;
+  slack: SlackAppHandle;
+  port: number;
+  dir: string;
+  logs: string[];
+  close(): Promise<void>;
+}
+
+/** The real Bolt app over loopback, on a sample-corpus core, talking to a fake Slack. */
+export async function startHarness(opts: { mode?: 'http' | 'socket'; overrides?: Partial<Record<SettingName, unknown>>; fast?: boolean; access?: AccessPolicy; dir?: string; ingestSample?: boolean } = {}): Promise<Harness> {
+  const fake = new FakeSlack();
+  await fake.start();
+  if (opts.mode === 'socket') await fake.startSocketMode();
+  const dir = opts.dir ?? tempDir();
+  const config = testConfig(dir, {
+    RAGASK_QUERY_CACHE_TTL_S: 0,
+    SLACK_BOT_TOKEN: BOT,
+    SLACK_SIGNING_SECRET: SECRET,
+    SLACK_APP_TOKEN: APP_TOKEN,
+    RAGASK_SLACK_MODE: opts.mode ?? 'http',
+    RAGASK_SLACK_PORT: 0,
+    RAGASK_SLACK_HOST: '127.0.0.1',
+    RAGASK_SLACK_API_URL: fake.apiUrl,
+    ...opts.overrides,
+  });
+  const core = await openCore(config);
+  if (opts.ingestSample !== false) await ingest({ store: core.store, encoder: core.encoder, config }, [SAMPLE_DIR]);
+  const logs: string[] = [];
+  const log = createLogger({ level: 'debug', destination: { write: (l: string) => logs.push(l) } as unknown as NodeJS.WritableStream, secrets: [BOT, SECRET, APP_TOKEN] });
+  // Real Slack tiers would make each test wait a second per message; one test checks the real spacing.
+  const slack = createSlackApp(core, config, log, { ...(opts.fast !== false ? { tiers: { postMessagePerChannelMs: 20, tier3PerMinute: 1000, tier4PerMinute: 1000 } } : {}), ...(opts.access ? { access: opts.access } : {}) });
+  const { port } = await slack.start();
+  return {
+    fake,
+    core,
+    slack,
+    port: port ?? 0,
+    dir,
+    logs,
+    async close() {
+      await slack.stop();
+      await core.close();
+      await fake.stop();
+      if (!opts.dir) fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The final text of a message: every section and context text of its last update. */
+export function blocksText(blocks: unknown): string {
+  return JSON.stringify(blocks ?? []);
+}

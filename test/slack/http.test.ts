@@ -1,0 +1,163 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commandBody, deliver, eventBody } from './fake-slack.js';
+import { SECRET, startHarness, blocksText, type Harness } from './harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(() => h.close());
+
+const mention = (text: string, ts: string, extra: Record<string, unknown> = {}) =>
+  eventBody({ type: 'app_mention', user: 'U1', text: `<@UBOT> ${text}`, ts, channel: 'C1', event_ts: ts, ...extra });
+
+/** The answer for a question: the last chat.update, with the answer in it, of the placeholder posted in `thread`. */
+async function answerIn(thread: string, channel = 'C1') {
+  const post = await h.fake.waitFor(() => h.fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === thread && c.args.channel === channel && c.result), 20_000, `placeholder in ${thread}`);
+  const ts = post.result!.ts;
+  return h.fake.waitFor(
+    () => h.fake.callsOf('chat.update').filter((c) => c.args.ts === ts && c.result && blocksText(c.args.blocks).includes('Confidence')).at(-1),
+    30_000,
+    `answer update of ${String(ts)}`,
+  );
+}
+
+describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', () => {
+  it('answers an @-mention in a thread under the question, with citations and buttons', async () => {
+    const { body } = mention('Who leads the project whose drone lost telemetry on 2024-03-14?', '1000.0001');
+    const r = await deliver(h.port, SECRET, body, 'application/json');
+    expect(r.status).toBe(200);
+    const placeholder = await h.fake.waitFor(() => h.fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === '1000.0001'));
+    expect(String(placeholder.args.text)).toMatch(/Looking through the documents/);
+    const update = await answerIn('1000.0001');
+    const text = blocksText(update.args.blocks);
+    expect(update.args.text).toBe('Mirela Ostrowski');
+    expect(text).toContain('Chain of evidence');
+    expect(text).toContain('<https://wiki.kestrel.example/projects/falcon|Project Falcon › Team>');
+    expect(text).toContain('INC-2024-031');
+    expect(text).toMatch(/ragask_trace/);
+    expect(text).toMatch(/ragask_feedback_helpful/);
+  });
+
+  it('answers a duplicated delivery (Slack retry) exactly once', async () => {
+    const { body } = mention('How long must the PM-5 warm up?', '1000.0002');
+    await deliver(h.port, SECRET, body, 'application/json');
+    await deliver(h.port, SECRET, body, 'application/json', { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' });
+    await answerIn('1000.0002');
+    await deliver(h.port, SECRET, body, 'application/json', { 'x-slack-retry-num': '2', 'x-slack-retry-reason': 'http_timeout' });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(h.fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '1000.0002')).toHaveLength(1);
+  });
+
+  it('waits out a 429 with Retry-After and still delivers the answer', async () => {
+    h.fake.rateLimit('chat.update', 1, 1);
+    const before = h.slack.api.rateLimited;
+    const t0 = Date.now();
+    const { body } = mention('Which frequency band does the Skylink LR-9 use?', '1000.0003');
+    await deliver(h.port, SECRET, body, 'application/json');
+    const update = await answerIn('1000.0003');
+    expect(h.slack.api.rateLimited).toBe(before + 1);
+    expect(update.at - t0).toBeGreaterThanOrEqual(1000);
+    expect(update.args.text).toBe('868 MHz');
+  });
+
+  it('rejects a bad signature and a stale timestamp, and answers neither', async () => {
+    const n = h.fake.calls.length;
+    const { body } = mention('Who is the radio team lead?', '1000.0004');
+    const forged = await deliver(h.port, 'f'.repeat(32), body, 'application/json');
+    expect(forged.status).toBe(401);
+    const stale = await deliver(h.port, SECRET, body, 'application/json', {}, Math.floor(Date.now() / 1000) - 600);
+    expect(stale.status).toBe(401);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(h.fake.calls.length).toBe(n);
+  });
+
+  it('answers a direct message in its thread, showing the assistant status while working', async () => {
+    const { body } = eventBody({ type: 'message', channel_type: 'im', user: 'U7', text: 'What salinity correction factor applies at 35 PSU to the dissolved oxygen sensor on the Heron buoy?', ts: '1000.0005', channel: 'D1', event_ts: '1000.0005' });
+    await deliver(h.port, SECRET, body, 'application/json');
+    const status = await h.fake.waitFor(() => h.fake.callsOf('assistant.threads.setStatus').find((c) => c.args.thread_ts === '1000.0005'));
+    expect(status.args.channel_id).toBe('D1');
+    // the status stands in for a placeholder: the answer is posted once, after it
+    const answer = await h.fake.waitFor(() => h.fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === '1000.0005' && c.result));
+    expect(answer.args.text).toBe('0.81');
+    expect(blocksText(answer.args.blocks)).toContain('ragask_trace');
+    expect(answer.at).toBeGreaterThanOrEqual(status.at);
+    expect(h.fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '1000.0005')).toHaveLength(1);
+  });
+
+  it('falls back to a placeholder message where assistant status is not available', async () => {
+    const h2 = await startHarness();
+    try {
+      h2.fake.fail('assistant.threads.setStatus', 'not_allowed_token_type', 5);
+      const { body } = eventBody({ type: 'message', channel_type: 'im', user: 'U8', text: 'How long must the PM-5 warm up?', ts: '1100.0001', channel: 'D2', event_ts: '1100.0001' });
+      await deliver(h2.port, SECRET, body, 'application/json');
+      const placeholder = await h2.fake.waitFor(() => h2.fake.callsOf('chat.postMessage').find((c) => c.args.channel === 'D2' && c.result));
+      expect(String(placeholder.args.text)).toMatch(/Looking through/);
+      const update = await h2.fake.waitFor(() => h2.fake.callsOf('chat.update').find((c) => c.args.ts === placeholder.result!.ts && blocksText(c.args.blocks).includes('Confidence')));
+      expect(update.args.text).toBe('90 seconds');
+    } finally {
+      await h2.close();
+    }
+  });
+
+  it('treats a reply in an answered thread as a follow-up, conditioned on the earlier question', async () => {
+    const first = mention('Which calibration offset applies at −20 °C to the temperature sensor used in Project Falcon?', '1000.0006');
+    await deliver(h.port, SECRET, first.body, 'application/json');
+    await answerIn('1000.0006');
+    // a plain message in the thread, no mention
+    const follow = eventBody({ type: 'message', channel_type: 'channel', user: 'U1', text: 'and what about at −40 °C?', ts: '1000.0007', thread_ts: '1000.0006', channel: 'C1', event_ts: '1000.0007' });
+    await deliver(h.port, SECRET, follow.body, 'application/json');
+    const replies = await h.fake.waitFor(() => {
+      const posts = h.fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '1000.0006');
+      return posts.length === 2 ? posts : null;
+    });
+    expect(replies).toHaveLength(2);
+    const final = await h.fake.waitFor(() => h.fake.callsOf('chat.update').filter((c) => blocksText(c.args.blocks).includes('+0.42')).at(-1), 20_000, 'follow-up answer');
+    expect(blocksText(final.args.blocks)).toContain('Temperature: -40 °C; Offset: +0.42 °C');
+  });
+
+  it('ignores channel messages outside answered threads, and the bot\'s own messages', async () => {
+    const n = h.fake.callsOf('chat.postMessage').length;
+    const chatter = eventBody({ type: 'message', channel_type: 'channel', user: 'U2', text: 'lunch?', ts: '1000.0008', channel: 'C1' });
+    const own = eventBody({ type: 'message', channel_type: 'channel', bot_id: 'BBOT', user: 'UBOT', text: 'answer', ts: '1000.0009', thread_ts: '1000.0006', channel: 'C1' });
+    await deliver(h.port, SECRET, chatter.body, 'application/json');
+    await deliver(h.port, SECRET, own.body, 'application/json');
+    await new Promise((r) => setTimeout(r, 400));
+    expect(h.fake.callsOf('chat.postMessage').length).toBe(n);
+  });
+
+  it('/ragask help and an empty /ragask reply with usage, only to the asker', async () => {
+    for (const [text, id] of [['help', 'help1'], ['', 'empty1']] as const) {
+      const r = await deliver(h.port, SECRET, commandBody({ text, user_id: 'U1', channel_id: 'C1', response_url: h.fake.responseUrl(id) }), 'application/x-www-form-urlencoded');
+      expect(r.status).toBe(200);
+      const resp = await h.fake.waitFor(() => h.fake.responses.find((x) => x.id === id));
+      expect(resp.body.response_type).toBe('ephemeral');
+      expect(JSON.stringify(resp.body.blocks)).toContain('/ragask &lt;question&gt;'.replace('&lt;', '<').replace('&gt;', '>'));
+    }
+  });
+
+  it('/ragask <question> answers visibly in the channel, starting a thread', async () => {
+    const r = await deliver(h.port, SECRET, commandBody({ text: 'How long must the PM-5 warm up?', user_id: 'U3', channel_id: 'C9', response_url: h.fake.responseUrl('cmd1') }), 'application/x-www-form-urlencoded');
+    expect(r.status).toBe(200);
+    const post = await h.fake.waitFor(() => h.fake.callsOf('chat.postMessage').find((c) => c.args.channel === 'C9'));
+    expect(post.args.thread_ts).toBeUndefined();
+    const update = await h.fake.waitFor(() => h.fake.callsOf('chat.update').find((c) => c.args.channel === 'C9' && blocksText(c.args.blocks).includes('Confidence')));
+    expect(update.args.text).toBe('90 seconds');
+    expect(blocksText(update.args.blocks)).toContain('<@U3> asked');
+  });
+
+  it('/ragask -p <question> answers only the asker, through the response URL', async () => {
+    await deliver(h.port, SECRET, commandBody({ text: '-p How long must the PM-5 warm up?', user_id: 'U3', channel_id: 'C10', response_url: h.fake.responseUrl('cmd2') }), 'application/x-www-form-urlencoded');
+    const final = await h.fake.waitFor(() => h.fake.responses.find((x) => x.id === 'cmd2' && x.body.replace_original === true));
+    expect(final.body.response_type).toBe('ephemeral');
+    expect(final.body.text).toBe('90 seconds');
+    expect(h.fake.callsOf('chat.postMessage').some((c) => c.args.channel === 'C10')).toBe(false);
+  });
+
+  it('keeps secrets out of its logs', () => {
+    const all = h.logs.join('');
+    expect(all.length).toBeGreaterThan(0);
+    expect(all).not.toContain('xoxb-1-test-bot-token');
+    expect(all).not.toContain('0123456789abcdef0123456789abcdef');
+  });
+});
