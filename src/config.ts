@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { UserError } from './errors.js';
+import { parseScope, type Scope } from './store/access.js';
 
 /**
  * Every setting ragask reads, with its allowed form and a one-line description. `.env.example` is
@@ -47,6 +48,18 @@ export const SETTINGS = {
   RAGASK_HOP_BUDGET_MS: setting(int(10, 60_000).default(300), 'an integer number of milliseconds from 10 to 60000', 'Time budget of one hop; past it the hop returns its best-so-far marked incomplete.'),
   RAGASK_TOTAL_BUDGET_MS: setting(int(10, 600_000).default(1200), 'an integer number of milliseconds from 10 to 600000', 'Time budget of a whole question.'),
   RAGASK_QUERY_CACHE_TTL_S: setting(int(0, 30 * 86400).default(3600), 'an integer number of seconds from 0 (off) to 2592000', 'How long a (query, hop) retrieval result is reused.'),
+  RAGASK_DEFAULT_SCOPE: setting(
+    z.string().default('public').refine((v) => {
+      try {
+        parseScope(v);
+        return true;
+      } catch {
+        return false;
+      }
+    }),
+    'public, channel:<id>[,<id>…] or user:<id>',
+    'Who may see a newly ingested source when `ragask ingest` is not given --scope.',
+  ),
   RAGASK_ENGINE_CONCURRENCY: setting(int(1, 64).default(2), 'an integer from 1 to 64', 'Questions the engine answers at the same time; more wait in the queue.'),
   RAGASK_QUEUE_LIMIT: setting(int(1, 100_000).default(32), 'an integer from 1 to 100000', 'Questions waiting or running beyond which askers are told ragask is busy (their questions are still answered).'),
   SLACK_BOT_TOKEN: setting(z.string().regex(/^xoxb-[A-Za-z0-9-]+$/).optional(), 'a bot token starting with xoxb-', 'Bot User OAuth Token of the Slack app (OAuth & Permissions page).', 'slack'),
@@ -57,6 +70,7 @@ export const SETTINGS = {
   RAGASK_SLACK_HOST: setting(z.string().min(1).default('0.0.0.0'), 'a host name or IP address to listen on', 'Address the HTTP receiver listens on (HTTP mode).', 'slack'),
   RAGASK_SLACK_API_URL: setting(z.string().url().default('https://slack.com/api/'), 'an http(s) URL ending in /api/', 'Slack Web API base URL (change only for a proxy or a test stand-in).', 'slack'),
   RAGASK_SLACK_EPHEMERAL: setting(z.enum(['true', 'false']).default('false').transform((v) => v === 'true'), 'true or false', '/ragask answers only the asker (ephemeral) unless the command says otherwise.', 'slack'),
+  RAGASK_SLACK_RATE_LIMITS: setting(z.enum(['slack', 'off']).default('slack'), 'slack or off', "Pace Web API calls to Slack's method tiers (slack), or not at all (off: only for a local stand-in, e.g. the load benchmark).", 'slack'),
   RAGASK_STATE_TTL_H: setting(num(0.01, 24 * 90).default(24), 'a number of hours from 0.01 to 2160', 'How long suggested-hop buttons and thread context stay usable.', 'slack'),
   RAGASK_LOG_LEVEL: setting(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), 'one of fatal, error, warn, info, debug, trace, silent', 'Log level of the JSON logs on stderr.'),
 } as const;
@@ -87,6 +101,7 @@ export interface Config {
   hopBudgetMs: number;
   totalBudgetMs: number;
   queryCacheTtlS: number;
+  defaultScope: Scope;
   engineConcurrency: number;
   queueLimit: number;
   logLevel: string;
@@ -103,6 +118,7 @@ export interface SlackConfig {
   host: string;
   apiUrl: string;
   ephemeral: boolean;
+  rateLimits: 'slack' | 'off';
   stateTtlMs: number;
 }
 
@@ -163,6 +179,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     hopBudgetMs: s.RAGASK_HOP_BUDGET_MS,
     totalBudgetMs: s.RAGASK_TOTAL_BUDGET_MS,
     queryCacheTtlS: s.RAGASK_QUERY_CACHE_TTL_S,
+    defaultScope: parseScope(s.RAGASK_DEFAULT_SCOPE, 'RAGASK_DEFAULT_SCOPE'),
     engineConcurrency: s.RAGASK_ENGINE_CONCURRENCY,
     queueLimit: s.RAGASK_QUEUE_LIMIT,
     logLevel: s.RAGASK_LOG_LEVEL,
@@ -175,6 +192,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       host: s.RAGASK_SLACK_HOST,
       apiUrl: s.RAGASK_SLACK_API_URL.endsWith('/') ? s.RAGASK_SLACK_API_URL : `${s.RAGASK_SLACK_API_URL}/`,
       ephemeral: s.RAGASK_SLACK_EPHEMERAL,
+      rateLimits: s.RAGASK_SLACK_RATE_LIMITS,
       stateTtlMs: Math.round(s.RAGASK_STATE_TTL_H * 3600_000),
     },
     settings: s,

@@ -1,6 +1,7 @@
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
 import { silentLogger } from './log.js';
+import { AccessResolver } from './engine/access.js';
 import { Decomposer } from './engine/decompose.js';
 import { HopEngine, type EngineSettings } from './engine/hops.js';
 import { QueryCache } from './engine/query-cache.js';
@@ -24,6 +25,7 @@ export interface Core {
   store: Store;
   retriever: Retriever;
   engine: HopEngine;
+  access: AccessResolver;
   queryCache: QueryCache;
   close(): Promise<void>;
 }
@@ -66,7 +68,8 @@ export async function openCore(config: Config, log: Logger = silentLogger): Prom
   const retriever = new Retriever({ store, encoder, scorer, densityWeight: config.densityWeight });
   const queryCache = new QueryCache(store, config.queryCacheTtlS);
   const decomposer = new Decomposer({ store, mlm, windowsOfDoc: (id) => retriever.windowsOfDoc(id), windowsOfChunks: (ids) => retriever.windowVectors(ids) });
-  const engine = new HopEngine({ retriever, decomposer, encoder, queryCache, log }, engineSettings(config));
+  const access = new AccessResolver(store);
+  const engine = new HopEngine({ retriever, decomposer, encoder, access, queryCache, log }, engineSettings(config));
   return {
     config,
     log,
@@ -75,6 +78,7 @@ export async function openCore(config: Config, log: Logger = silentLogger): Prom
     store,
     retriever,
     engine,
+    access,
     queryCache,
     async close() {
       store.close();

@@ -28,6 +28,56 @@ describe('configuration', () => {
     expect(err!.lines.find((l) => l.startsWith('RAGASK_MODEL_VARIANT'))).toMatch(/fp32 or int8/);
   });
 
+  it('rejects an invalid value of every setting that has a form, naming it and the allowed form', () => {
+    const invalid: Partial<Record<keyof typeof SETTINGS, string>> = {
+      RAGASK_MODEL: 'bad name/with slash',
+      RAGASK_MODEL_VARIANT: 'fp16',
+      RAGASK_MLM_MODEL: '../escape',
+      RAGASK_THREADS: '0',
+      RAGASK_WINDOW_TOKENS: '4',
+      RAGASK_WINDOW_OVERLAP: '-1',
+      RAGASK_CHUNK_MAX_TOKENS: '1',
+      RAGASK_MAX_FILE_MB: '0',
+      RAGASK_HNSW_M: '1000',
+      RAGASK_HNSW_EF_CONSTRUCTION: '5',
+      RAGASK_HNSW_EF_SEARCH: 'many',
+      RAGASK_MAX_HOPS: '9',
+      RAGASK_COHERENCE_THRESHOLD: '-0.1',
+      RAGASK_RERANK_TOP_K: '0',
+      RAGASK_DENSITY_WEIGHT: '2',
+      RAGASK_RERANKER: 'llm',
+      RAGASK_HOP_BUDGET_MS: '1',
+      RAGASK_TOTAL_BUDGET_MS: 'soon',
+      RAGASK_QUERY_CACHE_TTL_S: '-5',
+      RAGASK_DEFAULT_SCOPE: 'everyone',
+      RAGASK_ENGINE_CONCURRENCY: '0',
+      RAGASK_QUEUE_LIMIT: '1.5',
+      SLACK_BOT_TOKEN: 'xoxp-not-a-bot',
+      SLACK_APP_TOKEN: 'xoxb-not-an-app-token',
+      SLACK_SIGNING_SECRET: 'not-hex',
+      RAGASK_SLACK_MODE: 'webhook',
+      RAGASK_SLACK_PORT: '70000',
+      RAGASK_SLACK_API_URL: 'not a url',
+      RAGASK_SLACK_EPHEMERAL: 'maybe',
+      RAGASK_SLACK_RATE_LIMITS: 'fast',
+      RAGASK_STATE_TTL_H: '0',
+      RAGASK_LOG_LEVEL: 'loud',
+    };
+    // free-form settings: any path or host name is a valid value
+    expect(Object.keys(SETTINGS).filter((k) => !(k in invalid)).sort()).toEqual(['RAGASK_DATA_DIR', 'RAGASK_MODELS_DIR', 'RAGASK_SLACK_HOST']);
+    for (const [name, value] of Object.entries(invalid)) {
+      let lines: string[] = [];
+      try {
+        loadConfig({ [name]: value });
+      } catch (e) {
+        lines = (e as ConfigError).lines;
+      }
+      expect(lines, name).toHaveLength(1);
+      expect(lines[0]).toMatch(new RegExp(`^${name}: must be .+ \\(got `));
+      if (name.startsWith('SLACK_')) expect(lines[0]).not.toContain(value);
+    }
+  });
+
   it('checks settings against each other', () => {
     expect(() => loadConfig({ RAGASK_WINDOW_TOKENS: '20', RAGASK_WINDOW_OVERLAP: '20' })).toThrow(/RAGASK_WINDOW_OVERLAP: must be below RAGASK_WINDOW_TOKENS/);
     expect(() => loadConfig({ RAGASK_HOP_BUDGET_MS: '500', RAGASK_TOTAL_BUDGET_MS: '400' })).toThrow(/RAGASK_TOTAL_BUDGET_MS/);

@@ -141,7 +141,8 @@ function extractValue(question: string, qTerms: Set<string>, sentence: string, s
     return t.length > 0 && !t.every((x) => qTerms.has(x));
   };
   if (type === 'person' || type === 'place') {
-    const m = a.mentions.find((x) => x.kind === 'proper' && fresh(x.text));
+    // a single capitalised word opening the sentence ("Flight control runs …") is not a name
+    const m = a.mentions.find((x) => x.kind === 'proper' && fresh(x.text) && !(x.start === 0 && !/\s/.test(x.text)));
     if (m) return { value: m.text, attribute: null };
   }
   if (type === 'quantity') {

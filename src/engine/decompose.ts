@@ -14,8 +14,9 @@ export interface BridgeCandidate {
   origin: 'evidence' | 'question';
   /** Chunk the entity was found in (evidence candidates). */
   chunkId: number | null;
-  /** Title of the document that entity links to, if any. */
+  /** Title and id of the document that entity links to, if any. */
   linksTo: string | null;
+  linkDocId: number | null;
   features: { link: number; lookahead: number; idf: number; relevance: number; question: number; mlm: number | null };
   score: number;
   /** Estimated probability that this bridge leads to needed evidence (see bridgeConfidence). */
@@ -236,6 +237,7 @@ export class Decomposer {
       origin: 'evidence' | 'question';
       chunk: Candidate | null;
       linksTo: string | null;
+      linkDocId: number | null;
       features: BridgeCandidate['features'];
     }[] = [];
     const sourceDoc = (r: (typeof raw)[number]) => r.chunk?.chunk.docId ?? -1;
@@ -258,13 +260,13 @@ export class Decomposer {
         if (at !== undefined) {
           const prev = scored[at]!;
           if (prev.features.relevance + prev.features.link >= relevance + features.link) continue;
-          scored[at] = { entity, origin: r.origin, chunk: r.chunk, linksTo: target.title, features };
+          scored[at] = { entity, origin: r.origin, chunk: r.chunk, linksTo: target.title, linkDocId: target.docId, features };
           continue;
         }
         byDoc.set(target.docId, scored.length);
       }
       if (input.usedEntities.has(normalize(entity))) continue;
-      scored.push({ entity, origin: r.origin, chunk: r.chunk, linksTo: target ? target.title : null, features });
+      scored.push({ entity, origin: r.origin, chunk: r.chunk, linksTo: target ? target.title : null, linkDocId: target?.docId ?? null, features });
     }
 
     // Fill-mask plausibility of each candidate in the question's slot, when a masked LM is configured.
@@ -284,7 +286,7 @@ export class Decomposer {
         const f = s.features;
         const score = w.link * f.link + w.lookahead * f.lookahead + w.idf * f.idf + w.relevance * f.relevance + w.question * f.question + w.mlm * (f.mlm ?? 0);
         const { query, formedBy } = extendQuery(input.currentQuery, s.entity, findSlot(input.currentQuery, analyze(input.currentQuery), known));
-        return { entity: s.entity, origin: s.origin, chunkId: s.chunk?.chunk.id ?? null, linksTo: s.linksTo, features: f, score, confidence: bridgeConfidence(score), query, formedBy };
+        return { entity: s.entity, origin: s.origin, chunkId: s.chunk?.chunk.id ?? null, linksTo: s.linksTo, linkDocId: s.linkDocId, features: f, score, confidence: bridgeConfidence(score), query, formedBy };
       })
       .filter((c) => !past.has(normalize(c.query)))
       .sort((a, b) => b.score - a.score)

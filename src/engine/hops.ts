@@ -1,4 +1,6 @@
 import type { Logger } from '../log.js';
+import type { AccessContext } from '../store/access.js';
+import type { AccessResolver, ResolvedAccess } from './access.js';
 import { silentLogger } from '../log.js';
 import type { Encoder } from '../models/encoder.js';
 import { analyze, type Analysis } from '../models/nlp.js';
@@ -33,15 +35,11 @@ export const DEFAULT_SETTINGS: EngineSettings = {
   answeredCoverage: 0.9,
 };
 
-/** Who is asking, where: retrieval only ever sees documents this allows (see the access issue). */
-export interface AskContext {
-  allowDoc?: (docId: number) => boolean;
-  /** Distinguishes cache entries of different access contexts. */
-  scopeKey?: string;
-}
 
 export interface EngineDeps {
   retriever: Retriever;
+  /** Resolves who may see what; every run, resume and follow-up goes through it. */
+  access: AccessResolver;
   decomposer: Decomposer;
   encoder: Encoder;
   queryCache?: QueryCache | null;
@@ -76,6 +74,15 @@ interface ChainState {
 
 const norm = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
 
+/** Longest question the engine reads; the rest is cut (and the result says so). */
+export const MAX_QUESTION_CHARS = 2000;
+
+/** A question as the engine reads it: control characters out, whitespace collapsed, bounded. */
+export function boundQuestion(q: string): string {
+  const clean = q.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g, ' ').replace(/\s+/g, ' ').trim();
+  return [...clean].slice(0, MAX_QUESTION_CHARS).join('');
+}
+
 /**
  * The multi-hop engine: a state machine of up to maxHops hops. Each hop retrieves (hybrid, never
  * returning earlier evidence), reranks by window, finds the bridge entity and forms the next query,
@@ -95,7 +102,10 @@ export class HopEngine {
     this.now = deps.now ?? (() => performance.now());
   }
 
-  async run(question: string, overrides: Partial<EngineSettings> = {}, ctx: AskContext = {}): Promise<EngineResult> {
+  /** Answers `question` as seen from `access` (who asks, where): retrieval sees only what it allows. */
+  async run(question: string, access: AccessContext, overrides: Partial<EngineSettings> = {}): Promise<EngineResult> {
+    const ctx = this.deps.access.resolve(access);
+    question = boundQuestion(question);
     const state: ChainState = {
       question,
       qa: analyze(question),
@@ -113,17 +123,21 @@ export class HopEngine {
    * Continues a stored chain with one of its suggestions (by index or by entity), or with a
    * query a person typed: the earlier hops are kept as they were.
    */
-  async resume(previous: EngineResult, choice: number | string, ctx: AskContext = {}, overrides: Partial<EngineSettings> = {}): Promise<EngineResult> {
+  async resume(previous: EngineResult, choice: number | string, access: AccessContext, overrides: Partial<EngineSettings> = {}): Promise<EngineResult> {
+    const ctx = this.deps.access.resolve(access);
     const settings = { ...this.settings, ...previous.settings, ...overrides };
     // A person confirmed this hop: it counts as much as the hop it follows.
     const weight = previous.hops[previous.hops.length - 1]?.weight ?? 1;
+    // only suggestions this asker may see can be chosen, and only on a chain they may see whole
+    const whole = this.restore(previous, ctx).hops.length === previous.hops.length;
+    const suggestions = previous.suggestions.map((s) => (whole && visibleCandidate({ chunkId: s.sourceDocId, sourceDocId: s.sourceDocId, linkDocId: s.linkDocId }, (id) => ctx.allowDoc(id)) ? s : null));
     let step: Step;
     if (typeof choice === 'number') {
-      const s = previous.suggestions[choice];
-      if (!s) throw new RangeError(`no suggestion ${choice} (there are ${previous.suggestions.length})`);
+      const s = suggestions[choice];
+      if (!s) throw new RangeError(`no suggestion ${choice} (there are ${suggestions.filter(Boolean).length})`);
       step = { query: s.query, formedBy: 'suggestion', bridge: s.entity, weight, vector: null, confirmed: true };
     } else {
-      const s = previous.suggestions.find((x) => norm(x.entity) === norm(choice));
+      const s = suggestions.find((x) => x && norm(x.entity) === norm(choice));
       step = s
         ? { query: s.query, formedBy: 'suggestion', bridge: s.entity, weight, vector: null, confirmed: true }
         : { query: choice, formedBy: 'suggestion', bridge: null, weight, vector: null, confirmed: true };
@@ -139,8 +153,12 @@ export class HopEngine {
    * answerable on its own from the earlier question and bridges (see contextualize), then asked
    * afresh; the first hop records the rewritten query as formed by 'follow-up'.
    */
-  async followUp(previous: EngineResult, question: string, ctx: AskContext = {}, overrides: Partial<EngineSettings> = {}): Promise<EngineResult> {
-    const { query } = contextualize(previous, question);
+  async followUp(previous: EngineResult, question: string, access: AccessContext, overrides: Partial<EngineSettings> = {}): Promise<EngineResult> {
+    const ctx = this.deps.access.resolve(access);
+    question = boundQuestion(question);
+    // only what this asker may see of the earlier chain conditions the new query
+    const visible = this.restore(previous, ctx);
+    const { query } = contextualize({ question: previous.question, hops: visible.hops.filter((h) => h.snippets.length > 0) }, question);
     const state: ChainState = {
       question: query,
       qa: analyze(query),
@@ -155,16 +173,25 @@ export class HopEngine {
     return { ...result, asked: question, followUpOf: previous.question };
   }
 
-  private restore(previous: EngineResult, ctx: AskContext): ChainState {
-    const allow = ctx.allowDoc ?? (() => true);
+  private restore(previous: EngineResult, ctx: ResolvedAccess): ChainState {
+    const allow = (id: number) => ctx.allowDoc(id);
     const snippets = new Map<number, Snippet>();
     // Evidence the current asker may not see is dropped: a resumed chain never carries it forward.
     for (const s of previous.evidence) if (allow(s.docId)) snippets.set(s.chunkId, s);
-    const hops = previous.hops.map((h) => ({
+    // A hop whose evidence this asker may not see shaped the queries after it: that hop and every
+    // later one are dropped, not just the hidden snippets (their bridges would reveal what it said).
+    const firstHidden = previous.hops.findIndex((h) => h.snippets.slice(0, 3).some((s) => !allow(s.docId)));
+    const kept = firstHidden < 0 ? previous.hops : previous.hops.slice(0, firstHidden);
+    const hops = kept.map((h) => ({
       ...h,
       retrieved: h.retrieved.filter((r) => allow(r.docId)),
       snippets: h.snippets.filter((s) => allow(s.docId)),
+      // a candidate drawn from a hidden document, or leading to one, would reveal it
+      candidates: h.candidates.filter((c) => visibleCandidate(c, allow)),
     }));
+    // evidence of dropped hops goes too
+    const keptChunks = new Set(hops.flatMap((h) => h.retrieved.map((r) => r.chunkId)));
+    for (const id of [...snippets.keys()]) if (!keptChunks.has(id)) snippets.delete(id);
     const state: ChainState = {
       question: previous.question,
       qa: analyze(previous.question),
@@ -186,9 +213,9 @@ export class HopEngine {
     return state;
   }
 
-  private async retrieve(query: string, focus: string | null, hop: number, vector: Float32Array | null, state: ChainState, settings: EngineSettings, ctx: AskContext) {
+  private async retrieve(query: string, focus: string | null, hop: number, vector: Float32Array | null, state: ChainState, settings: EngineSettings, ctx: ResolvedAccess) {
     const cache = this.deps.queryCache;
-    const key = cache ? cache.key({ query: focus ? `${query}\u0000${focus}` : query, hop, exclude: [...state.exclude], k: settings.retrieveK, scope: ctx.scopeKey ?? '*' }) : null;
+    const key = cache ? cache.key({ query: focus ? `${query}\u0000${focus}` : query, hop, exclude: [...state.exclude], k: settings.retrieveK, scope: ctx.scopeKey }) : null;
     if (cache && key) {
       const hit = cache.get(key);
       if (hit) return { ...hit, cached: true };
@@ -196,7 +223,7 @@ export class HopEngine {
     const r = await this.deps.retriever.retrieve(query, {
       k: settings.retrieveK,
       exclude: state.exclude,
-      ...(ctx.allowDoc ? { allowDoc: ctx.allowDoc } : {}),
+      access: ctx,
       ...(vector ? { queryVector: vector } : {}),
       ...(focus ? { focus } : {}),
     });
@@ -205,7 +232,7 @@ export class HopEngine {
     return { ...value, cached: false };
   }
 
-  private async continueChain(state: ChainState, first: Step, settings: EngineSettings, ctx: AskContext): Promise<EngineResult> {
+  private async continueChain(state: ChainState, first: Step, settings: EngineSettings, ctx: ResolvedAccess): Promise<EngineResult> {
     const t0 = this.now();
     let step: Step | null = first;
     let stopReason: StopReason = 'max_hops';
@@ -285,10 +312,22 @@ export class HopEngine {
         pastQueries: state.hops.map((h) => h.query),
         currentQuery: step.query,
         queryVector: r.queryVector,
-        ...(ctx.allowDoc ? { allowDoc: ctx.allowDoc } : {}),
+        allowDoc: ctx.allowDoc,
       });
       hop.candidates = candidates.map(
-        (c): CandidateRef => ({ entity: c.entity, origin: c.origin, chunkId: c.chunkId, linksTo: c.linksTo, features: c.features, score: c.score, confidence: c.confidence, query: c.query, formedBy: c.formedBy }),
+        (c): CandidateRef => ({
+          entity: c.entity,
+          origin: c.origin,
+          chunkId: c.chunkId,
+          sourceDocId: c.chunkId === null ? null : (top.find((t) => t.chunk.id === c.chunkId)?.chunk.docId ?? null),
+          linksTo: c.linksTo,
+          linkDocId: c.linkDocId,
+          features: c.features,
+          score: c.score,
+          confidence: c.confidence,
+          query: c.query,
+          formedBy: c.formedBy,
+        }),
       );
       if (candidates.length === 0 || candidates[0]!.score < MIN_BRIDGE_SCORE) {
         hop.timings.decomposeMs = this.now() - d0;
@@ -307,7 +346,15 @@ export class HopEngine {
       finish();
       if (!checks[0]!.passed) {
         stopReason = 'low_coherence';
-        suggestions = options.map((c, i) => ({ entity: c.entity, query: c.query, score: c.score, confidence: c.confidence, coherence: checks[i]! }));
+        suggestions = options.map((c, i) => ({
+          entity: c.entity,
+          sourceDocId: hop.candidates[i]!.sourceDocId,
+          linkDocId: c.linkDocId,
+          query: c.query,
+          score: c.score,
+          confidence: c.confidence,
+          coherence: checks[i]!,
+        }));
         break;
       }
       step = { query: options[0]!.query, formedBy: options[0]!.formedBy, bridge: options[0]!.entity, weight: hop.weight * options[0]!.confidence, vector: vectors[0]!, confirmed: false };
@@ -340,6 +387,12 @@ export class HopEngine {
     const ws = this.deps.retriever.windowsOf([c.chunk.id]).get(c.chunk.id) ?? [];
     return ws.find((w) => w.id === c.window!.windowId)?.vector ?? null;
   }
+}
+
+/** Whether a bridge candidate reveals nothing hidden: where it came from and where it leads are visible. */
+function visibleCandidate(c: { chunkId: number | null; sourceDocId: number | null; linkDocId: number | null }, allow: (docId: number) => boolean): boolean {
+  if (c.chunkId !== null && (c.sourceDocId === null || !allow(c.sourceDocId))) return false;
+  return c.linkDocId === null || allow(c.linkDocId);
 }
 
 /**

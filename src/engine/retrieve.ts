@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Encoder } from '../models/encoder.js';
 import type { ChunkRow, Store, WindowRow } from '../store/store.js';
+import type { ResolvedAccess } from './access.js';
 import { ftsQuery } from './fts-query.js';
 import { contentTerms, termSet } from './text.js';
 import { bestWindow, cosineScorer, type WindowScore, type WindowScorer } from './rerank.js';
@@ -16,8 +17,8 @@ export interface RetrieveOptions {
   rerankCandidates?: number;
   /** Chunks never to return (already found by an earlier hop). */
   exclude?: ReadonlySet<number>;
-  /** Access filter over documents, applied before ranking. */
-  allowDoc?: (docId: number) => boolean;
+  /** What the asker may see: applied inside both searches, before ranking. */
+  access?: ResolvedAccess;
   /** Weight of the evidence density of a chunk in the final score. */
   densityWeight?: number;
   /** Query vector, when the caller already has it. */
@@ -141,9 +142,12 @@ export class Retriever {
     const exclude = opts.exclude ?? new Set<number>();
 
     // Dense: windows from HNSW, grouped into chunks by their best window.
+    const allowedDocs = opts.access?.allowedDocs ?? null;
     const dense = new Map<number, number>();
     if (mode !== 'bm25') {
-      const hits = this.store.index.search(qv, opts.denseWindows ?? 100);
+      // HNSW filters while it searches: windows of documents the asker may not see are never candidates
+      const windowDoc = allowedDocs ? this.store.windowDocs() : null;
+      const hits = this.store.index.search(qv, opts.denseWindows ?? 100, windowDoc ? (wid) => allowedDocs!.has(windowDoc[wid] ?? 0) : undefined);
       const chunkOf = this.store.windowChunks(hits.map((h) => h.windowId));
       for (const h of hits) {
         const c = chunkOf.get(h.windowId);
@@ -155,7 +159,7 @@ export class Retriever {
 
     const bm25 = new Map<number, number>();
     if (mode !== 'dense') {
-      for (const r of this.store.searchText(ftsQuery(query), (opts.bm25Chunks ?? 50) + exclude.size)) {
+      for (const r of this.store.searchText(ftsQuery(query), (opts.bm25Chunks ?? 50) + exclude.size, undefined, allowedDocs)) {
         if (!exclude.has(r.chunkId)) bm25.set(r.chunkId, r.score);
       }
     }
@@ -165,7 +169,7 @@ export class Retriever {
     if (focusTerms.length && mode !== 'dense') {
       // every term of the entity, titles weighing most: its own document first, then its mentions
       const all = ftsQuery(opts.focus!).split(' OR ').join(' AND ');
-      if (all) for (const r of this.store.searchText(all, 20, [4.0, 2.0, 1.0])) if (!exclude.has(r.chunkId)) focus.set(r.chunkId, r.score);
+      if (all) for (const r of this.store.searchText(all, 20, [4.0, 2.0, 1.0], allowedDocs)) if (!exclude.has(r.chunkId)) focus.set(r.chunkId, r.score);
     }
     const t3 = performance.now();
 
@@ -182,7 +186,7 @@ export class Retriever {
     const chunks = this.store.getChunks(pool.map(([id]) => id));
     const allowed = pool.filter(([id]) => {
       const c = chunks.get(id);
-      return c && (!opts.allowDoc || opts.allowDoc(c.docId));
+      return c && (!opts.access || opts.access.allowDoc(c.docId));
     });
     const windows = this.windowsOf(allowed.map(([id]) => id));
     const maxBm25 = Math.max(1e-9, ...allowed.map(([id]) => bm25.get(id) ?? 0));

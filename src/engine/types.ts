@@ -31,8 +31,11 @@ export interface RetrievedRef {
 export interface CandidateRef {
   entity: string;
   origin: 'evidence' | 'question';
+  /** The chunk it was found in, and its document (null for names the question gives). */
   chunkId: number | null;
+  sourceDocId: number | null;
   linksTo: string | null;
+  linkDocId: number | null;
   features: { link: number; lookahead: number; idf: number; relevance: number; question: number; mlm: number | null };
   score: number;
   confidence: number;
@@ -67,6 +70,9 @@ export interface HopState {
 
 export interface Suggestion {
   entity: string;
+  /** Documents it comes from and leads to: a suggestion is only shown where both may be. */
+  sourceDocId: number | null;
+  linkDocId: number | null;
   query: string;
   score: number;
   confidence: number;

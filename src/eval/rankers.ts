@@ -1,6 +1,7 @@
 import { snippetOf } from '../cli/format.js';
 import type { HopEngine } from '../engine/hops.js';
 import type { Retriever } from '../engine/retrieve.js';
+import { LOCAL } from '../store/access.js';
 import type { EvalDataset } from './dataset.js';
 import type { Ranker } from './run.js';
 
@@ -35,7 +36,8 @@ export function singleHopRanker(retriever: Retriever, dataset: EvalDataset, mode
 /** The multi-hop engine as an eval ranker: its final evidence list, exactly what it would cite. */
 export function multiHopRanker(engine: HopEngine, dataset: EvalDataset): Ranker {
   return async (q) => {
-    const r = await engine.run(q.question);
+    // evaluation reads the whole corpus, as the operator would
+    const r = await engine.run(q.question, LOCAL);
     const { passages, snippets } = distinctPassages(
       dataset,
       r.evidence.map((s) => ({ source: s.citation.source, snippet: s.text })),

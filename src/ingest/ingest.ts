@@ -8,6 +8,7 @@ import { silentLogger } from '../log.js';
 import type { Encoder } from '../models/encoder.js';
 import { analyze, entitiesOf, evidenceDensity } from '../models/nlp.js';
 import type { ChunkInput, DocumentInput, DocumentKind, Store } from '../store/store.js';
+import { PUBLIC_SCOPE, type Scope } from '../store/access.js';
 import type { ParsedDocument } from './blocks.js';
 import { chunkBlocks } from './chunker.js';
 import { parseHtml } from './parsers/html.js';
@@ -27,7 +28,7 @@ export interface ProgressReporter {
 export interface IngestDeps {
   store: Store;
   encoder: Encoder;
-  config: Pick<Config, 'windowTokens' | 'windowOverlap' | 'chunkMaxTokens' | 'maxFileBytes'>;
+  config: Pick<Config, 'windowTokens' | 'windowOverlap' | 'chunkMaxTokens' | 'maxFileBytes'> & Partial<Pick<Config, 'defaultScope'>>;
   log?: Logger;
   progress?: ProgressReporter;
 }
@@ -41,12 +42,19 @@ export interface IngestOptions {
   signal?: AbortSignal;
   /** Files never to ingest (e.g. a dataset's questions.jsonl beside its documents). */
   exclude?: readonly string[];
+  /**
+   * Who may see what this run ingests. Given, it applies to every document of the run, new,
+   * changed or unchanged; absent, new documents get RAGASK_DEFAULT_SCOPE and others keep theirs.
+   */
+  scope?: Scope;
 }
 
 export interface IngestReport {
   added: number;
   updated: number;
   unchanged: number;
+  /** Unchanged documents whose scope this run changed. */
+  rescoped: number;
   removed: number;
   failed: InputFailure[];
   chunks: number;
@@ -108,7 +116,7 @@ export async function ingest(deps: IngestDeps, inputs: readonly string[], opts: 
   const t0 = performance.now();
   const log = deps.log ?? silentLogger;
   const { store, encoder, config } = deps;
-  const report: IngestReport = { added: 0, updated: 0, unchanged: 0, removed: 0, failed: [], chunks: 0, windows: 0, seconds: 0, interrupted: false };
+  const report: IngestReport = { added: 0, updated: 0, unchanged: 0, rescoped: 0, removed: 0, failed: [], chunks: 0, windows: 0, seconds: 0, interrupted: false };
   const fail = (f: InputFailure) => {
     report.failed.push(f);
     log.warn({ file: f.file, line: f.line, reason: f.reason }, 'ingest: skipped');
@@ -223,7 +231,7 @@ export async function ingest(deps: IngestDeps, inputs: readonly string[], opts: 
     let k = 0;
     for (const p of batch) for (const c of p.chunks) for (const w of c.windows) w.vector = vectors[k++]!;
     store.db.transaction(() => {
-      for (const p of batch) store.replaceDocument(p.doc, p.chunks);
+      for (const p of batch) store.replaceDocument(opts.scope ? { ...p.doc, scope: opts.scope } : p.doc, p.chunks, config.defaultScope ?? PUBLIC_SCOPE);
     })();
     for (const p of batch) {
       if (p.existed) report.updated++;
@@ -249,6 +257,11 @@ export async function ingest(deps: IngestDeps, inputs: readonly string[], opts: 
     }
     const existing = store.getDocumentBySource(unit.source);
     if (existing && existing.contentHash === unit.hash) {
+      // unchanged text, but a new --scope still applies
+      if (opts.scope && JSON.stringify(existing.scope) !== JSON.stringify(opts.scope)) {
+        store.setScope([existing.id], opts.scope);
+        report.rescoped++;
+      }
       report.unchanged++;
       deps.progress?.update(++done);
       continue;

@@ -16,6 +16,9 @@ export interface TierLimits {
 
 export const SLACK_TIERS: TierLimits = { postMessagePerChannelMs: 1000, tier3PerMinute: 50, tier4PerMinute: 100 };
 
+/** No pacing: for a local stand-in of Slack only (RAGASK_SLACK_RATE_LIMITS=off). 429s are still honoured. */
+export const NO_TIERS: TierLimits = { postMessagePerChannelMs: 0, tier3PerMinute: 1_000_000, tier4PerMinute: 1_000_000 };
+
 export interface SlackApiOptions {
   token: string;
   apiUrl: string;
@@ -73,8 +76,9 @@ export class SlackApi {
     this.tier4 = this.perMinute(tiers.tier4PerMinute);
   }
 
+  /** A token bucket: bursts of up to n calls, refilled one call every 60/n seconds. */
   private perMinute(n: number): Bottleneck {
-    const b = new Bottleneck({ reservoir: n, reservoirRefreshAmount: n, reservoirRefreshInterval: 60_000, maxConcurrent: 4 });
+    const b = new Bottleneck({ reservoir: n, reservoirIncreaseAmount: 1, reservoirIncreaseInterval: Math.max(1, Math.floor(60_000 / n)), reservoirIncreaseMaximum: n, maxConcurrent: 4 });
     this.onFailure(b);
     return b;
   }

@@ -4,16 +4,15 @@ import { App, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
 import { checkSlackConfig, type Config } from '../config.js';
 import type { Core } from '../core.js';
 import type { Logger } from '../log.js';
-import { SlackApi, type TierLimits } from './api.js';
+import { NO_TIERS, SLACK_TIERS, SlackApi, type TierLimits } from './api.js';
 import { boltLogger } from './bolt-logger.js';
 import { registerListeners } from './listeners/index.js';
-import { SlackService, type AccessPolicy } from './service.js';
+import { SlackService } from './service.js';
 import { SlackStore } from './state-store.js';
 
 export interface SlackAppOptions {
   /** Slack's rate-limit tiers (tests may shorten them). */
   tiers?: TierLimits;
-  access?: AccessPolicy;
   /** Path of the Events API endpoint in HTTP mode (events, commands and actions alike). */
   endpoint?: string;
 }
@@ -43,9 +42,9 @@ export function createSlackApp(core: Core, config: Config, log: Logger, opts: Sl
       ? new HTTPReceiver({ signingSecret: s.signingSecret!, endpoints: endpoint, processBeforeResponse: false, logger, unhandledRequestTimeoutMillis: 3001 })
       : new SocketModeReceiver({ appToken: s.appToken!, logger, installerOptions: { clientOptions: { slackApiUrl: s.apiUrl } } });
   const app = new App({ token: s.botToken!, receiver, logger, clientOptions: { slackApiUrl: s.apiUrl }, ignoreSelf: true });
-  const api = new SlackApi({ token: s.botToken!, apiUrl: s.apiUrl, log, ...(opts.tiers ? { tiers: opts.tiers } : {}) });
+  const api = new SlackApi({ token: s.botToken!, apiUrl: s.apiUrl, log, tiers: opts.tiers ?? (s.rateLimits === 'off' ? NO_TIERS : SLACK_TIERS) });
   const store = new SlackStore(core.store.db, s.stateTtlMs);
-  const service = new SlackService({ core, config, api, store, log, ...(opts.access ? { access: opts.access } : {}) });
+  const service = new SlackService({ core, config, api, store, log });
   registerListeners(app, service);
   app.error(async (e) => {
     log.error({ err: e }, 'slack: unhandled error in a listener');

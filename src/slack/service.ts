@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
 import type { Core } from '../core.js';
-import type { AskContext } from '../engine/hops.js';
 import { EngineQueue } from '../engine/queue.js';
+import { redactResult } from '../engine/redact.js';
 import type { EngineResult } from '../engine/types.js';
 import type { Logger } from '../log.js';
+import type { AccessContext } from '../store/access.js';
 import type { SlackApi } from './api.js';
-import { answerMessage, busyMessage, errorMessage, noticeMessage, traceMessage, usageMessage, workingMessage, type Message } from './blocks/answer.js';
+import { answerMessage, busyMessage, errorMessage, escapeMrkdwn, noticeMessage, traceMessage, usageMessage, workingMessage, type Message } from './blocks/answer.js';
 import { SlackStore, type StoredState } from './state-store.js';
 
 /** Where a question was asked and by whom: what the answer may see and where it goes. */
@@ -37,8 +38,10 @@ export interface ActionInput {
   responseUrl: string | null;
 }
 
-/** Maps an asker's context to what retrieval may see (see the access issue: all by default). */
-export type AccessPolicy = (origin: Origin) => AskContext;
+/** Where a Slack question is asked, as the core's access context (the documents' scopes decide). */
+export function accessOf(origin: Origin): AccessContext {
+  return { kind: 'slack', channel: origin.channel, user: origin.user, isDM: origin.isDM };
+}
 
 export interface ServiceDeps {
   core: Core;
@@ -46,7 +49,6 @@ export interface ServiceDeps {
   api: SlackApi;
   store: SlackStore;
   log: Logger;
-  access?: AccessPolicy;
   queue?: EngineQueue;
 }
 
@@ -70,8 +72,8 @@ export class SlackService {
     if (id) this.botUserId = id;
   }
 
-  private access(origin: Origin): AskContext {
-    return this.deps.access ? this.deps.access(origin) : {};
+  private access(origin: Origin): AccessContext {
+    return accessOf(origin);
   }
 
   /** The question text: bot mentions removed, whitespace collapsed, bounded in length. */
@@ -123,8 +125,8 @@ export class SlackService {
       const t0 = performance.now();
       const ctx = this.access(input);
       const result = await this.queue.run(
-        () => (previous ? this.deps.core.engine.followUp(previous, question, ctx) : this.deps.core.engine.run(question, {}, ctx)),
-        () => api.update({ channel: input.channel, ts: answerTs!, ...busyMessage() }).catch(() => undefined),
+        () => (previous ? this.deps.core.engine.followUp(previous, question, ctx) : this.deps.core.engine.run(question, ctx)),
+        () => this.tellBusy(input),
       );
       this.logHops(log, result, performance.now() - t0);
       answerTs = await this.publish(input, answerTs, result, cut);
@@ -158,6 +160,17 @@ export class SlackService {
     }
     store.addTurn(origin.channel, origin.threadTs, { user: origin.user, question: result.asked ?? result.question, messageTs, result });
     return messageTs;
+  }
+
+  /**
+   * The queue is full: the asker alone is told (an ephemeral note, Slack's roomier rate tier) that the
+   * question waits; it is still answered.
+   */
+  private async tellBusy(origin: Origin): Promise<void> {
+    this.deps.log.warn({ channel: origin.channel, load: this.queue.load }, 'slack: engine queue full; question waits');
+    await this.deps.api
+      .postEphemeral({ channel: origin.channel, user: origin.user, ...(origin.threadTs && origin.threadTs !== 'ephemeral' ? { thread_ts: origin.threadTs } : {}), ...busyMessage() })
+      .catch((e: unknown) => this.deps.log.warn({ err: e }, 'slack: could not post the busy note'));
   }
 
   /** null: not tried yet; false: this workspace's app has no assistant threads (use placeholders). */
@@ -227,8 +240,8 @@ export class SlackService {
         const origin: Origin = { channel: input.channel, user: input.user, threadTs: ts, isDM: input.isDM, ...(input.teamId ? { teamId: input.teamId } : {}) };
         try {
           const result = await this.queue.run(
-            () => this.deps.core.engine.run(question, {}, this.access(origin)),
-            () => api.update({ channel: input.channel, ts: ts!, ...busyMessage() }).catch(() => undefined),
+            () => this.deps.core.engine.run(question, this.access(origin)),
+            () => this.tellBusy({ ...origin, threadTs: ts! }),
           );
           const key = this.deps.store.saveState({ channel: input.channel, threadTs: ts, messageTs: ts, owner: input.user, result });
           const msg = answerMessage(result, { stateKey: key, echoQuestion: true, askedBy: input.user });
@@ -245,7 +258,7 @@ export class SlackService {
     await api.respond(input.responseUrl, { response_type: 'ephemeral', ...workingMessage(question) });
     const origin: Origin = { channel: input.channel, user: input.user, threadTs: 'ephemeral', isDM: input.isDM, ...(input.teamId ? { teamId: input.teamId } : {}) };
     try {
-      const result = await this.queue.run(() => this.deps.core.engine.run(question, {}, this.access(origin)));
+      const result = await this.queue.run(() => this.deps.core.engine.run(question, this.access(origin)));
       const key = this.deps.store.saveState({ channel: input.channel, threadTs: 'ephemeral', messageTs: 'ephemeral', owner: input.user, result });
       const msg = answerMessage(result, { stateKey: key, echoQuestion: true });
       if (cut) msg.blocks.unshift({ type: 'context', elements: [{ type: 'mrkdwn', text: `_Question cut to ${MAX_QUESTION_CHARS} characters._` }] });
@@ -256,10 +269,21 @@ export class SlackService {
     }
   }
 
-  /** What the current channel can see: overridden by the access issue's policy. */
-  sourcesMessage(_origin: Origin): Message {
-    const docs = this.deps.core.store.counts().documents;
-    return noticeMessage(`This channel can see all ${docs} ingested documents.`);
+  /** `/ragask sources`: what the current channel (or, in a DM, this user) can see. */
+  sourcesMessage(origin: Origin): Message {
+    const access = this.deps.core.access.resolve(this.access(origin));
+    const docs = this.deps.core.store.listDocuments().filter((d) => access.allowDoc(d.id));
+    const total = this.deps.core.store.counts().documents;
+    const where = origin.isDM ? 'Our direct messages' : 'This channel';
+    const lines = docs.slice(0, 40).map((d) => `• ${escapeMrkdwn(d.title)}${d.scope && d.scope.kind !== 'public' ? ` _(${d.scope.kind === 'user' ? 'private to you' : 'this channel'})_` : ''}`);
+    const more = docs.length > 40 ? `\n…and ${docs.length - 40} more.` : '';
+    return {
+      text: `${where} can see ${docs.length} of ${total} documents.`,
+      blocks: [
+        { type: 'section', text: { type: 'mrkdwn', text: `*${where} can see ${docs.length} of ${total} documents:*` } },
+        ...(lines.length ? [{ type: 'section' as const, text: { type: 'mrkdwn' as const, text: (lines.join('\n') + more).slice(0, 2990) } }] : []),
+      ],
+    };
   }
 
   private parseValue(value: string): { k: string; i?: number } | null {
@@ -372,9 +396,9 @@ export class SlackService {
     else await this.deps.api.postEphemeral({ channel: input.channel, user: input.user, ...(found.state.threadTs !== 'ephemeral' ? { thread_ts: found.state.threadTs } : {}), ...msg });
   }
 
-  /** A stored result as a given person may see it (the access issue narrows it). */
-  visibleTo(result: EngineResult, _origin: Origin): EngineResult {
-    return result;
+  /** A stored result as a given person, where they are, may see it. */
+  visibleTo(result: EngineResult, origin: Origin): EngineResult {
+    return redactResult(result, this.deps.core.access.resolve(this.access(origin)));
   }
 
   async handleFeedback(input: ActionInput, value: 'helpful' | 'not_helpful'): Promise<void> {

@@ -64,6 +64,14 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
       CREATE INDEX query_cache_created ON query_cache(created_at);
     `,
   },
+  {
+    version: 3,
+    name: 'access scope per document',
+    sql: `
+      ALTER TABLE documents ADD COLUMN scope TEXT NOT NULL DEFAULT '{"kind":"public"}';
+      INSERT INTO meta (key, value) VALUES ('access_version', '1') ON CONFLICT(key) DO NOTHING;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import hnswlib from 'hnswlib-node';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
@@ -92,13 +93,47 @@ export class VectorIndex {
     this.index = new hnswlib.HierarchicalNSW('ip', dimension);
   }
 
+  /** Temporary files of saves that were killed midway (their process is gone): never used, removed. */
+  private removeStaleTemporaries(): void {
+    const dir = path.dirname(this.file);
+    const base = path.basename(this.file);
+    for (const f of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
+      const m = new RegExp(`^${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?:\\.meta\\.json)?\\.tmp-(\\d+)$`).exec(f);
+      if (!m) continue;
+      const pid = Number(m[1]);
+      let alive = pid === process.pid;
+      if (!alive) {
+        try {
+          process.kill(pid, 0);
+          alive = true;
+        } catch (e) {
+          alive = (e as NodeJS.ErrnoException).code === 'EPERM';
+        }
+      }
+      if (!alive) fs.rmSync(path.join(dir, f), { force: true });
+    }
+  }
+
   get metaFile(): string {
     return `${this.file}.meta.json`;
+  }
+
+  /**
+   * Checks, without changing anything, whether the index file would load as it is and agrees with
+   * SQLite: for `ragask doctor`. `problem` is null when it does.
+   */
+  static inspect(db: DB, file: string, opts: { dimension: number; model: string; params: HnswParams }): { problem: string | null; size: number; behind: number } {
+    const vi = new VectorIndex(db, file, opts.dimension, opts.model, opts.params, silentLogger);
+    const problem = vi.tryLoad();
+    if (problem) return { problem, size: 0, behind: 0 };
+    const behind = (db.prepare('SELECT count(*) AS n FROM index_log WHERE seq > ?').get(vi.seq) as { n: number }).n;
+    return { problem: null, size: vi.size, behind };
   }
 
   /** Loads the index file if it matches SQLite, else rebuilds it; then replays newer log entries. */
   static open(db: DB, file: string, opts: { dimension: number; model: string; params: HnswParams; log?: Logger }): VectorIndex {
     const vi = new VectorIndex(db, file, opts.dimension, opts.model, opts.params, opts.log ?? silentLogger);
+    vi.removeStaleTemporaries();
     const reason = vi.tryLoad();
     if (reason) {
       vi.rebuiltBecause = reason;

@@ -4,6 +4,7 @@ import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
 import { UserError } from '../errors.js';
 import { getMeta, openDatabase, setMeta, type DB } from './db.js';
+import { PUBLIC_SCOPE, scopeFromJson, scopeToJson, type Scope } from './access.js';
 import { VectorIndex, type HnswParams } from './hnsw.js';
 import { blobToVector, vectorToBlob } from './vectors.js';
 
@@ -18,6 +19,8 @@ export interface DocumentInput {
   url: string | null;
   contentHash: string;
   bytes: number;
+  /** Who may see it; when absent a new document gets the default and a changed one keeps its scope. */
+  scope?: Scope;
 }
 
 export interface WindowInput {
@@ -50,6 +53,8 @@ export interface DocumentRow {
   contentHash: string;
   bytes: number;
   ingestedAt: string;
+  /** null: a stored scope that cannot be read (shown nowhere but locally). */
+  scope: Scope | null;
 }
 
 export interface ChunkRow {
@@ -202,6 +207,7 @@ export class Store {
       contentHash: r.content_hash as string,
       bytes: r.bytes as number,
       ingestedAt: r.ingested_at as string,
+      scope: scopeFromJson(r.scope as string),
     };
   }
 
@@ -215,13 +221,16 @@ export class Store {
   }
 
   /** Inserts a document (replacing any earlier version with the same source) in one transaction. */
-  replaceDocument(doc: DocumentInput, chunks: ChunkInput[]): number {
+  replaceDocument(doc: DocumentInput, chunks: ChunkInput[], defaultScope: Scope = PUBLIC_SCOPE): number {
     const tx = this.db.transaction(() => {
-      const old = this.db.prepare('SELECT id FROM documents WHERE source = ?').get(doc.source) as { id: number } | undefined;
+      const old = this.db.prepare('SELECT id, scope FROM documents WHERE source = ?').get(doc.source) as { id: number; scope: string } | undefined;
       if (old) this.deleteDocumentNow(old.id);
+      // a new version of a document keeps the scope it was given, unless a scope comes with it
+      const scope = doc.scope ? scopeToJson(doc.scope) : (old?.scope ?? scopeToJson(defaultScope));
       const { lastInsertRowid } = this.db
-        .prepare('INSERT INTO documents (source, path, title, kind, url, content_hash, bytes, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-        .run(doc.source, doc.path, doc.title, doc.kind, doc.url, doc.contentHash, doc.bytes, new Date().toISOString());
+        .prepare('INSERT INTO documents (source, path, title, kind, url, content_hash, bytes, ingested_at, scope) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+        .run(doc.source, doc.path, doc.title, doc.kind, doc.url, doc.contentHash, doc.bytes, new Date().toISOString(), scope);
+      this.bumpAccessVersion();
       const docId = Number(lastInsertRowid);
       const insChunk = this.db.prepare(
         'INSERT INTO chunks (doc_id, ord, kind, heading_path, page, text, token_count, density, entities) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
@@ -245,7 +254,50 @@ export class Store {
   }
 
   deleteDocument(docId: number): void {
-    this.db.transaction(() => this.deleteDocumentNow(docId))();
+    this.db.transaction(() => {
+      this.deleteDocumentNow(docId);
+      this.bumpAccessVersion();
+    })();
+  }
+
+  /** Changes who may see documents; returns how many changed. */
+  setScope(docIds: readonly number[], scope: Scope): number {
+    return this.db.transaction(() => {
+      const n = this.db.prepare('UPDATE documents SET scope = ? WHERE id IN (SELECT value FROM json_each(?))').run(scopeToJson(scope), JSON.stringify(docIds)).changes;
+      this.bumpAccessVersion();
+      // cached retrieval results were computed under the old scopes
+      this.db.prepare('DELETE FROM query_cache').run();
+      return n;
+    })();
+  }
+
+  private bumpAccessVersion(): void {
+    this.db.prepare("INSERT INTO meta (key, value) VALUES ('access_version', '1') ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1").run();
+  }
+
+  /** Changes whenever a document is added, removed or re-scoped: the key of access caches. */
+  accessVersion(): number {
+    return Number(getMeta(this.db, 'access_version') ?? '0');
+  }
+
+  /** Every document's scope (null: unreadable). */
+  scopes(): Map<number, Scope | null> {
+    const out = new Map<number, Scope | null>();
+    for (const r of this.db.prepare('SELECT id, scope FROM documents').all() as { id: number; scope: string }[]) out.set(r.id, scopeFromJson(r.scope));
+    return out;
+  }
+
+  private windowDocCache: { version: number; map: Int32Array } | null = null;
+
+  /** Window id → document id, for filtering HNSW results by document while searching. */
+  windowDocs(): Int32Array {
+    const version = this.index.appliedSeq;
+    if (this.windowDocCache?.version === version) return this.windowDocCache.map;
+    const max = (this.db.prepare('SELECT coalesce(max(id), 0) AS m FROM windows').get() as { m: number }).m;
+    const map = new Int32Array(max + 1);
+    for (const r of this.db.prepare('SELECT w.id, c.doc_id FROM windows w JOIN chunks c ON c.id = w.chunk_id').iterate() as Iterable<{ id: number; doc_id: number }>) map[r.id] = r.doc_id;
+    this.windowDocCache = { version, map };
+    return map;
   }
 
   private deleteDocumentNow(docId: number): void {
@@ -293,11 +345,21 @@ export class Store {
    * BM25 over chunks (title, headings, body). `match` is an FTS5 query; scores are returned as
    * positive numbers, higher is better.
    */
-  searchText(match: string, limit: number, weights: [number, number, number] = [2.0, 1.0, 1.0]): { chunkId: number; score: number }[] {
+  searchText(match: string, limit: number, weights: [number, number, number] = [2.0, 1.0, 1.0], docIds: ReadonlySet<number> | null = null): { chunkId: number; score: number }[] {
     if (!match) return [];
-    const rows = this.db
-      .prepare(`SELECT rowid AS id, -bm25(chunks_fts, ?, ?, ?) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score DESC LIMIT ?`)
-      .all(weights[0], weights[1], weights[2], match, limit) as { id: number; score: number }[];
+    // with an access filter, only chunks of allowed documents are ranked at all
+    const rows = (
+      docIds
+        ? this.db
+            .prepare(
+              `SELECT rowid AS id, -bm25(chunks_fts, ?, ?, ?) AS score FROM chunks_fts WHERE chunks_fts MATCH ?
+               AND rowid IN (SELECT id FROM chunks WHERE doc_id IN (SELECT value FROM json_each(?))) ORDER BY score DESC LIMIT ?`,
+            )
+            .all(weights[0], weights[1], weights[2], match, JSON.stringify([...docIds]), limit)
+        : this.db
+            .prepare(`SELECT rowid AS id, -bm25(chunks_fts, ?, ?, ?) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score DESC LIMIT ?`)
+            .all(weights[0], weights[1], weights[2], match, limit)
+    ) as { id: number; score: number }[];
     return rows.map((r) => ({ chunkId: r.id, score: r.score }));
   }
 

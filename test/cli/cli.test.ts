@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import Database from 'better-sqlite3';
 import { main } from '../../src/cli/program.js';
 import { openDatabase } from '../../src/store/db.js';
 import { SlackStore } from '../../src/slack/state-store.js';
@@ -127,6 +128,12 @@ describe('ragask CLI', () => {
     expect(text.out).toContain('Q: Who leads Falcon?');
     const json = JSON.parse((await ragask(['feedback', '--json'])).out);
     expect(json[0]).toMatchObject({ value: 'not_helpful', answer: 'Mirela Ostrowski', evidence: [3, 4] });
+    // listed for a channel, an entry whose evidence that channel may not see is left out
+    const chunk3Doc = new Database(path.join(dir, 'data', 'ragask.db')).prepare('SELECT doc_id FROM chunks WHERE id = 3').get() as { doc_id: number };
+    await ragask(['sources', 'set', (new Database(path.join(dir, 'data', 'ragask.db')).prepare('SELECT source FROM documents WHERE id = ?').get(chunk3Doc.doc_id) as { source: string }).source, '--scope', 'channel:CFIN']);
+    expect(JSON.parse((await ragask(['feedback', '--json', '--channel', 'CGEN'])).out)).toEqual([]);
+    expect(JSON.parse((await ragask(['feedback', '--json', '--channel', 'CFIN'])).out)).toHaveLength(1);
+    await ragask(['sources', 'set', SAMPLE_DIR, '--scope', 'public']);
   });
 
   it('serve names each missing Slack setting and how to create the app', async () => {
@@ -141,9 +148,58 @@ describe('ragask CLI', () => {
     expect(bad.err).not.toContain('xoxp-user-token');
   });
 
+  it('ingest --scope and sources set/list control who sees what', async () => {
+    const docs = path.join(dir, 'scoped');
+    fs.mkdirSync(docs);
+    fs.writeFileSync(path.join(docs, 'secret.md'), '# Payroll\n\nThe payroll run happens on the 25th of each month.\n');
+    expect((await ragask(['ingest', docs, '--scope', 'channel:CHR'])).code).toBe(0);
+    const list = JSON.parse((await ragask(['sources', 'list', '--json'])).out) as { source: string; scope: string }[];
+    expect(list.find((d) => d.source.endsWith('secret.md'))!.scope).toBe('channel:CHR');
+    const inGeneral = await ragask(['ask', 'When does the payroll run happen?', '--channel', 'CGEN', '--json']);
+    expect(inGeneral.out).not.toContain('payroll run happens');
+    const inHr = await ragask(['ask', 'When does the payroll run happen?', '--channel', 'CHR', '--json']);
+    expect(inHr.out).toContain('payroll run happens');
+    expect((await ragask(['sources', 'set', path.join(docs, '*.md'), '--scope', 'user:UBOSS'])).out).toMatch(/1 source\(s\) now user:UBOSS/);
+    expect((await ragask(['ask', 'When does the payroll run happen?', '--channel', 'CHR', '--json'])).out).not.toContain('payroll run happens');
+    expect((await ragask(['ask', 'When does the payroll run happen?', '--user', 'UBOSS', '--dm', '--json'])).out).toContain('payroll run happens');
+    // re-ingesting without --scope keeps the scope
+    fs.appendFileSync(path.join(docs, 'secret.md'), '\nBonuses are paid in March.\n');
+    await ragask(['ingest', docs]);
+    const again = JSON.parse((await ragask(['sources', 'list', '--json'])).out) as { source: string; scope: string }[];
+    expect(again.find((d) => d.source.endsWith('secret.md'))!.scope).toBe('user:UBOSS');
+    const bad = await ragask(['sources', 'set', path.join(docs, 'nothing-here.md'), '--scope', 'public']);
+    expect(bad.err).toMatch(/no stored source matches/);
+    expect((await ragask(['ingest', docs, '--scope', 'everyone'])).err).toMatch(/--scope: must be public, channel:<id>/);
+  });
+
+  it('doctor passes on a healthy store and names the fix for a damaged one', async () => {
+    const ok = await ragask(['doctor']);
+    expect(ok.out).toMatch(/✓ config/);
+    expect(ok.out).toMatch(/✓ model all-MiniLM-L6-v2 \(int8\): \d+ files match their sha256/);
+    expect(ok.out).toMatch(/✓ store: .*integrity ok/);
+    expect(ok.out).toMatch(/✓ index ↔ store: index loads/);
+    expect(ok.code).toBe(0);
+    // a damaged index: reported, and rebuilt on the next open
+    fs.appendFileSync(path.join(dir, 'data', 'index.hnsw'), Buffer.alloc(64, 7));
+    const damaged = await ragask(['doctor']);
+    expect(damaged.out).toMatch(/index ↔ store: index file does not match its sidecar.*rebuilt from SQLite on the next start/);
+    await ragask(['stats']);
+    expect((await ragask(['doctor'])).out).toMatch(/✓ index ↔ store/);
+    // a foreign database file: one line with the recovery
+    const foreign = path.join(dir, 'foreign');
+    fs.mkdirSync(foreign);
+    fs.writeFileSync(path.join(foreign, 'ragask.db'), 'PK\u0003\u0004 this is a zip file, not a store');
+    const bad = await ragask(['doctor', '--data-dir', foreign]);
+    expect(bad.code).toBe(1);
+    expect(bad.out).toMatch(/✗ store: .*not a SQLite database.*\n\s+fix: move the file away and re-ingest/);
+    const stats = await ragask(['stats', '--data-dir', foreign]);
+    expect(stats.err.trim().split('\n')).toHaveLength(1);
+    expect(stats.err).toMatch(/restore it from a backup, or move it away and run `ragask ingest/);
+  });
+
   it('runs as the installed binary', () => {
     const out = execFileSync(process.execPath, [path.join(ROOT, 'bin', 'ragask.js'), '--help'], { encoding: 'utf8' });
     expect(out).toMatch(/Usage: ragask/);
-    for (const cmd of ['demo', 'ingest', 'ask', 'stats', 'eval', 'train-reranker', 'reindex', 'bench', 'serve', 'feedback']) expect(out).toContain(cmd);
+    for (const cmd of ['demo', 'ingest', 'ask', 'stats', 'eval', 'train-reranker', 'reindex', 'bench', 'serve', 'feedback', 'sources', 'doctor']) expect(out).toContain(cmd);
   });
 });

@@ -7,6 +7,7 @@ import { HopEngine } from '../../src/engine/hops.js';
 import { QueryCache } from '../../src/engine/query-cache.js';
 import type { EngineResult } from '../../src/engine/types.js';
 import { ingest } from '../../src/ingest/ingest.js';
+import { LOCAL } from '../../src/store/access.js';
 import { sampleCore, sampleRel } from '../helpers.js';
 
 let core: Core;
@@ -21,7 +22,7 @@ const evidenceDocs = (r: EngineResult, k: number) => [...new Set(r.evidence.map(
 
 describe('multi-hop chains on the sample corpus', () => {
   it('reaches the project document through the bridge entity the incident report names', async () => {
-    const r = await core.engine.run('Who leads the project whose drone lost telemetry on 2024-03-14?');
+    const r = await core.engine.run('Who leads the project whose drone lost telemetry on 2024-03-14?', LOCAL);
     expect(topDoc(r, 0)).toBe('incidents/INC-2024-031.md');
     expect(r.hops[1]!.bridge).toBe('Project Falcon');
     expect(r.hops[1]!.query).toContain('Project Falcon');
@@ -31,7 +32,7 @@ describe('multi-hop chains on the sample corpus', () => {
   });
 
   it('reaches the buoy document through the project the question names when the datasheet comes first', async () => {
-    const r = await core.engine.run('What salinity correction factor applies at 35 PSU to the dissolved oxygen sensor on the Heron buoy?');
+    const r = await core.engine.run('What salinity correction factor applies at 35 PSU to the dissolved oxygen sensor on the Heron buoy?', LOCAL);
     expect(topDoc(r, 0)).toBe('datasheets/aqualume-do7.html');
     expect(r.hops[1]!.bridge).toBe('Project Heron');
     expect(topDoc(r, 1)).toBe('projects/heron.md');
@@ -39,7 +40,7 @@ describe('multi-hop chains on the sample corpus', () => {
   });
 
   it('records every hop: query, scored evidence with citations, candidates, next query, coherence, timings', async () => {
-    const r = await core.engine.run('Who leads the project whose drone lost telemetry on 2024-03-14?');
+    const r = await core.engine.run('Who leads the project whose drone lost telemetry on 2024-03-14?', LOCAL);
     const h = r.hops[0]!;
     expect(h.query).toBe('Who leads the project whose drone lost telemetry on 2024-03-14?');
     expect(h.retrieved.length).toBeGreaterThan(0);
@@ -56,7 +57,7 @@ describe('multi-hop chains on the sample corpus', () => {
   });
 
   it('never returns the same evidence twice across hops', async () => {
-    const r = await core.engine.run('Which firmware version fixed the bug behind the Falcon telemetry dropout in March 2024?', { coherenceThreshold: 0 });
+    const r = await core.engine.run('Which firmware version fixed the bug behind the Falcon telemetry dropout in March 2024?', LOCAL, { coherenceThreshold: 0 });
     const ids = r.evidence.map((s) => s.chunkId);
     expect(new Set(ids).size).toBe(ids.length);
     for (let i = 1; i < r.hops.length; i++) {
@@ -69,7 +70,7 @@ describe('multi-hop chains on the sample corpus', () => {
 describe('low coherence, suggestions and resuming', () => {
   let stopped: EngineResult;
   beforeAll(async () => {
-    stopped = await core.engine.run('Who leads the project whose drone lost telemetry on 2024-03-14?', { coherenceThreshold: 0.999 });
+    stopped = await core.engine.run('Who leads the project whose drone lost telemetry on 2024-03-14?', LOCAL, { coherenceThreshold: 0.999 });
   });
 
   it('stops below the coherence threshold and offers up to three suggested next hops with scores', () => {
@@ -84,7 +85,7 @@ describe('low coherence, suggestions and resuming', () => {
 
   it('resumes the chain from the stored state with the chosen suggestion', async () => {
     const stored = JSON.parse(JSON.stringify(stopped)) as EngineResult;
-    const resumed = await core.engine.resume(stored, 0);
+    const resumed = await core.engine.resume(stored, 0, LOCAL);
     expect(resumed.hops[0]).toEqual(stored.hops[0]);
     expect(resumed.hops[1]!.formedBy).toBe('suggestion');
     expect(resumed.hops[1]!.bridge).toBe('Project Falcon');
@@ -93,7 +94,7 @@ describe('low coherence, suggestions and resuming', () => {
   });
 
   it('refuses a suggestion that does not exist', async () => {
-    await expect(core.engine.resume(stopped, 7)).rejects.toThrow(RangeError);
+    await expect(core.engine.resume(stopped, 7, LOCAL)).rejects.toThrow(RangeError);
   });
 });
 
@@ -105,11 +106,12 @@ describe('time budget', () => {
         retriever: core.retriever,
         decomposer: new Decomposer({ store: core.store, windowsOfDoc: (id) => core.retriever.windowsOfDoc(id), windowsOfChunks: (ids) => core.retriever.windowVectors(ids) }),
         encoder: core.encoder,
+        access: core.access,
         now: () => (t += 200),
       },
       { ...core.engine.settings, hopBudgetMs: 300, totalBudgetMs: 1200 },
     );
-    const r = await slowClock.run('Who leads the project whose drone lost telemetry on 2024-03-14?');
+    const r = await slowClock.run('Who leads the project whose drone lost telemetry on 2024-03-14?', LOCAL);
     expect(r.stopReason).toBe('budget');
     expect(r.hops.at(-1)!.incomplete).toBe(true);
     expect(r.evidence.length).toBeGreaterThan(0);
@@ -119,7 +121,7 @@ describe('time budget', () => {
 
 describe('answers', () => {
   it('shows conflicting values side by side with their sources instead of picking one', async () => {
-    const r = await core.engine.run('Which calibration offset applies at −20 °C to the temperature sensor used in Project Falcon?');
+    const r = await core.engine.run('Which calibration offset applies at −20 °C to the temperature sensor used in Project Falcon?', LOCAL);
     expect(r.answer.status).toBe('conflicting');
     const values = r.answer.conflicts[0]!.values;
     expect(values.map((v) => v.value).sort()).toEqual(['+0.30 °C', '+0.35 °C']);
@@ -128,14 +130,14 @@ describe('answers', () => {
   });
 
   it('says plainly when the evidence does not answer, and shows the best leads', async () => {
-    const r = await core.engine.run('What is the capital of France?');
+    const r = await core.engine.run('What is the capital of France?', LOCAL);
     expect(r.answer.status).toBe('insufficient');
     expect(r.answer.confidence.label).toBe('low');
     expect(r.answer.leads.length).toBeGreaterThan(0);
   });
 
   it('reads the asked column off a table row found at another hop', async () => {
-    const r = await core.engine.run('In which office does the lead of Project Heron work?');
+    const r = await core.engine.run('In which office does the lead of Project Heron work?', LOCAL);
     expect(r.answer.value).toBe('Gdańsk');
     expect(sampleRel(r.answer.source!.citation.source)).toBe('handbook/people.md');
   });
@@ -149,20 +151,21 @@ describe('query cache', () => {
         retriever: core.retriever,
         decomposer: new Decomposer({ store: core.store, windowsOfDoc: (id) => core.retriever.windowsOfDoc(id), windowsOfChunks: (ids) => core.retriever.windowVectors(ids) }),
         encoder: core.encoder,
+        access: core.access,
         queryCache: cache,
       },
       core.engine.settings,
     );
     const q = 'How long must the PM-5 warm up?';
-    const a = await engine.run(q);
-    const b = await engine.run(q);
+    const a = await engine.run(q, LOCAL);
+    const b = await engine.run(q, LOCAL);
     expect(a.hops[0]!.timings.cached).toBe(false);
     expect(b.hops[0]!.timings.cached).toBe(true);
     expect(b.evidence.map((s) => s.chunkId)).toEqual(a.evidence.map((s) => s.chunkId));
     const extra = path.join(core.config.dataDir, 'extra.md');
     fs.writeFileSync(extra, '# PM-5 warm-up note\n\nIn the cold the PM-5 needs 120 seconds to warm up.\n');
     await ingest({ store: core.store, encoder: core.encoder, config: core.config }, [extra]);
-    const c = await engine.run(q);
+    const c = await engine.run(q, LOCAL);
     expect(c.hops[0]!.timings.cached).toBe(false);
   });
 });

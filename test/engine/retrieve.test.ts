@@ -36,7 +36,8 @@ describe('hybrid retrieval with window rerank', () => {
     const again = await core.retriever.retrieve('Project Falcon airframe', { k: 10, exclude });
     expect(again.candidates.some((c) => exclude.has(c.chunk.id))).toBe(false);
     const falconDoc = first.candidates[0]!.chunk.docId;
-    const filtered = await core.retriever.retrieve('Project Falcon airframe', { k: 10, allowDoc: (id) => id !== falconDoc });
+    const allowed = new Set(core.store.listDocuments().map((d) => d.id).filter((id) => id !== falconDoc));
+    const filtered = await core.retriever.retrieve('Project Falcon airframe', { k: 10, access: { context: { kind: 'slack', channel: 'C', user: 'U', isDM: false }, scopeKey: 't', allowedDocs: allowed, allowDoc: (id) => allowed.has(id) } });
     expect(filtered.candidates.some((c) => c.chunk.docId === falconDoc)).toBe(false);
   });
 

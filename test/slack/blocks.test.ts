@@ -73,7 +73,7 @@ describe('Block Kit builders', () => {
 
   it('turns suggestions into "Continue with" buttons carrying the state key, plus "Stop here"', () => {
     const coherence = { cosine: 0.6, directional: 0.1, passed: false, threshold: 0.75 };
-    const m = answerMessage(result({ stopReason: 'low_coherence', suggestions: [{ entity: 'Corvid FC-3', query: 'q', score: 2, confidence: 0.5, coherence }] }), { stateKey: 'key-9' });
+    const m = answerMessage(result({ stopReason: 'low_coherence', suggestions: [{ entity: 'Corvid FC-3', sourceDocId: 1, linkDocId: 2, query: 'q', score: 2, confidence: 0.5, coherence }] }), { stateKey: 'key-9' });
     const buttons = m.blocks.filter((b) => b.type === 'actions').flatMap((b) => (b as { elements: { text: { text: string }; value: string; action_id: string }[] }).elements);
     expect(buttons[0]!.text.text).toBe('Continue with: Corvid FC-3');
     expect(JSON.parse(buttons[0]!.value)).toEqual({ k: 'key-9', i: 0 });
@@ -119,7 +119,7 @@ describe('Block Kit builders', () => {
 
   it('renders the trace of every hop within the limits', () => {
     const coherence = { cosine: 0.91, directional: 0.3, passed: true, threshold: 0.75 };
-    const r = result({ hops: [hop(1, [snippet(1, 'x')], { nextQuery: 'next', coherence, candidates: [{ entity: 'E', origin: 'evidence', chunkId: 1, linksTo: 'E doc', features: { link: 1, lookahead: 0.5, idf: 0.8, relevance: 1, question: 0, mlm: null }, score: 2.5, confidence: 0.7, query: 'next', formedBy: 'appended' }] }), hop(2, [snippet(2, 'y')])] });
+    const r = result({ hops: [hop(1, [snippet(1, 'x')], { nextQuery: 'next', coherence, candidates: [{ entity: 'E', origin: 'evidence', chunkId: 1, sourceDocId: 1, linksTo: 'E doc', linkDocId: 2, features: { link: 1, lookahead: 0.5, idf: 0.8, relevance: 1, question: 0, mlm: null }, score: 2.5, confidence: 0.7, query: 'next', formedBy: 'appended' }] }), hop(2, [snippet(2, 'y')])] });
     const t = traceMessage(r);
     const text = sections(t.blocks).join('\n');
     expect(text).toContain('*Hop 1*');

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { actionBody, deliver, eventBody, type ApiCall } from './fake-slack.js';
+import { actionBody, deliver, eventBody, type ApiCall } from '../../src/slack/stand-in.js';
 import { SECRET, blocksText, startHarness, type Harness } from './harness.js';
 
 let h: Harness;

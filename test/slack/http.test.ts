@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commandBody, deliver, eventBody } from './fake-slack.js';
+import { commandBody, deliver, eventBody } from '../../src/slack/stand-in.js';
 import { SECRET, startHarness, blocksText, type Harness } from './harness.js';
 
 let h: Harness;

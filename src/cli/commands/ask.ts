@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import type { RetrieveResult } from '../../engine/retrieve.js';
 import type { CliContext } from '../program.js';
+import { UserError } from '../../errors.js';
+import { LOCAL, type AccessContext } from '../../store/access.js';
 import { citationLabel, citationOf, displaySource, snippetOf } from '../format.js';
 import { answerJson, renderAnswer, renderTrace } from '../render.js';
 import { configFrom, parsePositiveInt, withCore } from './shared.js';
@@ -40,6 +42,16 @@ interface AskOptions {
   threshold?: number;
   singleHop?: boolean;
   continue?: number;
+  channel?: string;
+  user?: string;
+  dm?: boolean;
+}
+
+/** The asker's context: the operator by default, or as a Slack channel / user would ask. */
+export function askContext(opts: { channel?: string; user?: string; dm?: boolean }): AccessContext {
+  if (!opts.channel && !opts.user) return LOCAL;
+  if (opts.dm && !opts.user) throw new UserError('--dm needs --user <id>: a direct message is seen as that user');
+  return { kind: 'slack', channel: opts.channel ?? `D-${opts.user}`, user: opts.user ?? 'U-cli', isDM: !!opts.dm };
 }
 
 export function register(program: Command, ctx: CliContext): void {
@@ -54,6 +66,9 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--threshold <x>', 'coherence threshold (RAGASK_COHERENCE_THRESHOLD)', parseThreshold)
     .option('--continue <n>', 'continue with suggested next hop n of this question', parsePositiveInt('--continue', 3))
     .option('--single-hop', 'hybrid retrieval only: the best snippets with their scores')
+    .option('--channel <id>', 'answer as in this Slack channel: only documents its scope allows')
+    .option('--user <id>', 'answer as this Slack user (with --dm: in their direct messages)')
+    .option('--dm', 'answer as in a direct message with --user')
     .action(async (question: string, opts: AskOptions, cmd: Command) => {
       const config = configFrom(ctx, cmd, {
         ...(opts.maxHops ? { RAGASK_MAX_HOPS: opts.maxHops } : {}),
@@ -65,8 +80,9 @@ export function register(program: Command, ctx: CliContext): void {
           process.exitCode = 1;
           return;
         }
+        const context = askContext(opts);
         if (opts.singleHop) {
-          const r = await core.retriever.retrieve(question, { k: opts.k });
+          const r = await core.retriever.retrieve(question, { k: opts.k, access: core.access.resolve(context) });
           if (opts.json) return ctx.out(JSON.stringify(retrievalJson(question, r), null, 2));
           const lines = [`Q: ${question}`, ''];
           r.candidates.forEach((c, i) => {
@@ -76,14 +92,14 @@ export function register(program: Command, ctx: CliContext): void {
           lines.push('', `(${r.timings.totalMs.toFixed(0)} ms)`);
           return ctx.out(lines.join('\n'));
         }
-        let result = await core.engine.run(question);
+        let result = await core.engine.run(question, context);
         if (opts.continue) {
           if (result.suggestions.length < opts.continue) {
             process.stderr.write(`ragask: --continue ${opts.continue}: this question has ${result.suggestions.length} suggested next hop(s)\n`);
             process.exitCode = 1;
             return;
           }
-          result = await core.engine.resume(result, opts.continue - 1);
+          result = await core.engine.resume(result, opts.continue - 1, context);
         }
         if (opts.json) return ctx.out(JSON.stringify(answerJson(result, opts.k), null, 2));
         ctx.out(renderAnswer(result, opts.k) + (opts.trace ? `\n${renderTrace(result)}` : ''));

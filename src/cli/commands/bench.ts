@@ -14,6 +14,7 @@ import { progressBar } from '../progress.js';
 import { SAMPLE_DIR } from './demo.js';
 import { configFrom } from './shared.js';
 import { VectorIndex } from '../../store/hnsw.js';
+import { LOCAL } from '../../store/access.js';
 import { blobToVector } from '../../store/vectors.js';
 
 const ms = (xs: number[]) => ({ p50: +percentile(xs, 50).toFixed(2), p95: +percentile(xs, 95).toFixed(2) });
@@ -61,7 +62,7 @@ async function benchVariant(base: Config, variant: 'fp32' | 'int8', dataset: Eva
     const engine: number[] = [];
     for (const q of questions) {
       const a = performance.now();
-      await core.engine.run(q);
+      await core.engine.run(q, LOCAL);
       engine.push(performance.now() - a);
     }
     // HNSW against exact (brute-force) search over every window vector, per efSearch.

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { ingest } from '../../ingest/ingest.js';
+import { LOCAL } from '../../store/access.js';
 import type { CliContext } from '../program.js';
 import { progressBar } from '../progress.js';
 import { renderAnswer, renderTrace } from '../render.js';
@@ -31,7 +32,7 @@ export function register(program: Command, ctx: CliContext): void {
         );
         for (const f of report.failed) process.stderr.write(`ragask: ${f.file}${f.line ? `:${f.line}` : ''}: ${f.reason}\n`);
         for (const q of opts.question ? [opts.question] : DEMO_QUESTIONS) {
-          const r = await core.engine.run(q);
+          const r = await core.engine.run(q, LOCAL);
           ctx.out(`\n${'═'.repeat(78)}\n${renderAnswer(r, 5)}${opts.trace ? `\n${renderTrace(r)}` : ''}`);
         }
         ctx.out(`\nAsk your own: npx ragask ask "…" [--trace]   ·   Slack: see README (npm start)`);

@@ -69,7 +69,7 @@ export function register(program: Command, ctx: CliContext): void {
           dense: singleHopRanker(core.retriever, dataset, 'dense'),
           hybrid: singleHopRanker(core.retriever, dataset, 'hybrid'),
           // no query cache: every question is measured cold, as a first ask would be
-          multihop: multiHopRanker(new HopEngine({ retriever: core.retriever, decomposer: new Decomposer({ store: core.store, mlm: core.mlm, windowsOfDoc: (id) => core.retriever.windowsOfDoc(id), windowsOfChunks: (ids) => core.retriever.windowVectors(ids) }), encoder: core.encoder, queryCache: null, log: core.log }, engineSettings(config)), dataset),
+          multihop: multiHopRanker(new HopEngine({ retriever: core.retriever, decomposer: new Decomposer({ store: core.store, mlm: core.mlm, windowsOfDoc: (id) => core.retriever.windowsOfDoc(id), windowsOfChunks: (ids) => core.retriever.windowVectors(ids) }), encoder: core.encoder, access: core.access, queryCache: null, log: core.log }, engineSettings(config)), dataset),
         };
         const result = await runEval(dataset, rankers, { modes: opts.modes, ks: opts.k, ...(opts.limit ? { limit: opts.limit } : {}), progress: progressBar() });
         ctx.out(formatReport(result, opts.k));

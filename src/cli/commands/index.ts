@@ -3,14 +3,16 @@ import type { CliContext } from '../program.js';
 import * as ask from './ask.js';
 import * as bench from './bench.js';
 import * as demo from './demo.js';
+import * as doctor from './doctor.js';
 import * as evaluate from './eval.js';
 import * as feedback from './feedback.js';
 import * as ingest from './ingest.js';
 import * as reindex from './reindex.js';
 import * as serve from './serve.js';
+import * as sources from './sources.js';
 import * as stats from './stats.js';
 import * as trainReranker from './train-reranker.js';
 
 export function registerCommands(program: Command, ctx: CliContext): void {
-  for (const c of [demo, ingest, ask, stats, evaluate, trainReranker, reindex, bench, serve, feedback]) c.register(program, ctx);
+  for (const c of [demo, ingest, ask, stats, evaluate, trainReranker, reindex, bench, serve, feedback, sources, doctor]) c.register(program, ctx);
 }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { ingest } from '../../ingest/ingest.js';
+import { parseScope } from '../../store/access.js';
 import type { CliContext } from '../program.js';
 import { progressBar } from '../progress.js';
 import { displaySource } from '../format.js';
@@ -12,7 +13,9 @@ export function register(program: Command, ctx: CliContext): void {
     .argument('<paths...>', 'files, folders or glob patterns')
     .option('--prune', 'remove stored documents under these paths that no longer exist')
     .option('--base-url <url>', 'link citations to <url>/<path relative to the folder>')
-    .action(async (paths: string[], opts: { prune?: boolean; baseUrl?: string }, cmd: Command) => {
+    .option('--scope <scope>', 'who may see these sources: public, channel:<id>[,<id>…] or user:<id> (default for new sources: RAGASK_DEFAULT_SCOPE, public unless set)')
+    .action(async (paths: string[], opts: { prune?: boolean; baseUrl?: string; scope?: string }, cmd: Command) => {
+      const scope = opts.scope ? parseScope(opts.scope) : undefined;
       const config = configFrom(ctx, cmd);
       await withCore(ctx, config, async (core) => {
         const controller = new AbortController();
@@ -28,12 +31,12 @@ export function register(program: Command, ctx: CliContext): void {
           const report = await ingest(
             { store: core.store, encoder: core.encoder, config, log: core.log, progress: progressBar() },
             paths,
-            { prune: !!opts.prune, baseUrl: opts.baseUrl ?? null, signal: controller.signal },
+            { prune: !!opts.prune, baseUrl: opts.baseUrl ?? null, signal: controller.signal, ...(scope ? { scope } : {}) },
           );
           for (const f of report.failed) process.stderr.write(`ragask: ${displaySource(f.file)}${f.line ? `:${f.line}` : ''}: ${f.reason}\n`);
           const c = core.store.counts();
           ctx.out(
-            `ingested ${report.added} new, ${report.updated} changed, ${report.unchanged} unchanged, ${report.removed} removed, ${report.failed.length} failed ` +
+            `ingested ${report.added} new, ${report.updated} changed, ${report.unchanged} unchanged${report.rescoped ? ` (${report.rescoped} re-scoped)` : ''}, ${report.removed} removed, ${report.failed.length} failed ` +
               `(${report.chunks} chunks, ${report.windows} windows embedded in ${report.seconds.toFixed(1)} s); store: ${c.documents} documents, ${c.chunks} chunks, ${c.windows} windows`,
           );
           if (report.interrupted) {

@@ -4,9 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 
 /**
- * A local stand-in for Slack's servers, on 127.0.0.1: the Web API (records every call, can answer
- * 429 with Retry-After or an error), response_url endpoints, and a Socket Mode WebSocket server.
- * Only what cannot be reached from here is replaced; Bolt, the receivers and the WebClient are real.
+ * A local stand-in for Slack's servers, on 127.0.0.1, for the tests and the load benchmark: the Web
+ * API (records every call, can answer 429 with Retry-After or an error, or hold a call open),
+ * response_url endpoints, and a Socket Mode WebSocket server. Only what cannot be reached from a
+ * test machine is replaced; Bolt, its receivers and the WebClient stay real.
  */
 export interface ApiCall {
   method: string;
@@ -30,6 +31,15 @@ export class FakeSlack {
   private sockets: WebSocket[] = [];
   private ts = 1_700_000_000;
   private failures = new Map<string, { status: number; retryAfter?: number; error?: string; remaining: number }>();
+  /** Called with every recorded call (e.g. to time answers in the load benchmark). */
+  readonly hooks: ((call: ApiCall) => void)[] = [];
+  private holds: { method: string; match: (args: Record<string, unknown>) => boolean }[] = [];
+  /** Calls held open (never answered), e.g. to kill a process while it waits on Slack. */
+  readonly held: ApiCall[] = [];
+  /** When false, calls are not recorded (a long soak keeps memory flat). */
+  record = true;
+  /** Counts per method, kept even when not recording. */
+  readonly counts = new Map<string, number>();
   port = 0;
   wsPort = 0;
 
@@ -55,6 +65,11 @@ export class FakeSlack {
   /** The next `count` calls of `method` answer ok:false with this error. */
   fail(method: string, error: string, count = 1): void {
     this.failures.set(method, { status: 200, error, remaining: count });
+  }
+
+  /** The next call of `method` whose arguments match is received but never answered. */
+  hold(method: string, match: (args: Record<string, unknown>) => boolean = () => true): void {
+    this.holds.push({ method, match });
   }
 
   callsOf(method: string): ApiCall[] {
@@ -89,7 +104,15 @@ export class FakeSlack {
       }
       const method = url.replace(/^\/api\//, '').split('?')[0]!;
       const call: ApiCall = { method, args, at: Date.now() };
-      this.calls.push(call);
+      this.counts.set(method, (this.counts.get(method) ?? 0) + 1);
+      if (this.record) this.calls.push(call);
+      for (const hook of this.hooks) hook(call);
+      const hold = this.holds.findIndex((x) => x.method === method && x.match(args));
+      if (hold >= 0) {
+        this.holds.splice(hold, 1);
+        this.held.push(call);
+        return;
+      }
       const f = this.failures.get(method);
       if (f && f.remaining > 0) {
         f.remaining--;
@@ -147,6 +170,7 @@ export class FakeSlack {
   async stop(): Promise<void> {
     for (const s of this.sockets) s.terminate();
     if (this.wss) await new Promise<void>((r) => this.wss!.close(() => r()));
+    this.hooks.length = 0;
     this.server.closeAllConnections();
     await new Promise<void>((r) => this.server.close(() => r()));
   }

@@ -1,0 +1,276 @@
+#!/usr/bin/env node
+// Load benchmark (not a test): `npm run bench:load [-- options]`.
+// Runs `ragask serve` (HTTP receiver on 127.0.0.1) as its own process against a local stand-in of
+// Slack, sends N concurrent signed @-mentions, and checks that every question is answered exactly
+// once; reports throughput, latency p50/p95/p99 and the server's peak RSS. With --soak M it then
+// asks M more questions (a steady 20 in flight) and samples the server's memory as it goes.
+//   --questions N     burst size (default 50)
+//   --soak M          questions in the soak (default 0)
+//   --corpus C        sample | shared | both (default both; shared = every ../shared/datasets corpus)
+//   --rate-limits R   slack | off: pace calls to Slack's tiers in the burst (default slack); the soak runs with off
+//   --json FILE       also write the figures as JSON
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { FakeSlack, deliver, eventBody } = await import(path.join(ROOT, 'dist', 'slack', 'stand-in.js'));
+const { loadConfig } = await import(path.join(ROOT, 'dist', 'config.js'));
+const { openCore } = await import(path.join(ROOT, 'dist', 'core.js'));
+const { ingest } = await import(path.join(ROOT, 'dist', 'ingest', 'ingest.js'));
+
+const { values: opt } = parseArgs({
+  options: {
+    questions: { type: 'string', default: '50' },
+    soak: { type: 'string', default: '0' },
+    corpus: { type: 'string', default: 'both' },
+    'rate-limits': { type: 'string', default: 'slack' },
+    json: { type: 'string' },
+  },
+});
+const N = Number(opt.questions);
+const SOAK = Number(opt.soak);
+const SECRET = '0123456789abcdef0123456789abcdef';
+const say = (m) => process.stderr.write(`[bench:load] ${m}\n`);
+
+const cacheRoot = process.env.RAGASK_CACHE_DIR || path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'ragask');
+const sharedDir = path.resolve(ROOT, '..', 'shared', 'datasets');
+
+function readQuestions(file) {
+  return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).question);
+}
+
+/** A store with the corpus ingested, cached by content so reruns skip the ingest. */
+async function prepare(kind) {
+  const inputs = kind === 'sample' ? [path.join(ROOT, 'data', 'sample')] : fs.readdirSync(sharedDir).map((d) => path.join(sharedDir, d, 'corpus.jsonl')).filter((f) => fs.existsSync(f));
+  const questions = kind === 'sample' ? readQuestions(path.join(ROOT, 'data', 'sample', 'questions.jsonl')) : fs.readdirSync(sharedDir).flatMap((d) => readQuestions(path.join(sharedDir, d, 'questions.jsonl')));
+  const key = createHash('sha256').update(inputs.map((f) => `${f}:${fs.statSync(f).mtimeMs}`).join('|')).digest('hex').slice(0, 12);
+  const dataDir = path.join(cacheRoot, 'bench-load', `${kind}-${key}`);
+  const config = loadConfig({ ...process.env, RAGASK_DATA_DIR: dataDir });
+  const core = await openCore(config);
+  try {
+    const r = await ingest({ store: core.store, encoder: core.encoder, config }, inputs, { exclude: [path.join(ROOT, 'data', 'sample', 'questions.jsonl')] });
+    const c = core.store.counts();
+    say(`${kind} corpus: ${c.documents} documents, ${c.windows} windows (${r.added} ingested now)`);
+    return { dataDir, questions, counts: c };
+  } finally {
+    await core.close();
+  }
+}
+
+async function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = s.address().port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function rssOf(pid) {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (k) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
+}
+
+function pct(xs, p) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] : 0;
+}
+
+async function startServer(dataDir, fake, rateLimits) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'ragask.js'), 'serve'], {
+    env: {
+      ...process.env,
+      RAGASK_DATA_DIR: dataDir,
+      SLACK_BOT_TOKEN: 'xoxb-1-bench-token',
+      SLACK_SIGNING_SECRET: SECRET,
+      SLACK_APP_TOKEN: '',
+      RAGASK_SLACK_MODE: 'http',
+      RAGASK_SLACK_PORT: String(port),
+      RAGASK_SLACK_HOST: '127.0.0.1',
+      RAGASK_SLACK_API_URL: fake.apiUrl,
+      RAGASK_SLACK_RATE_LIMITS: rateLimits,
+      // every question does the engine's full work: no answers from the query cache
+      RAGASK_QUERY_CACHE_TTL_S: '0',
+      RAGASK_LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  await new Promise((resolve, reject) => {
+    let err = '';
+    child.stderr.on('data', (d) => {
+      err += String(d);
+      if (err.includes('ragask: serving Slack')) resolve();
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${err.slice(-500)}`)));
+  });
+  return { child, port };
+}
+
+/** Tracks each question from its event to its answer, through the stand-in's calls. */
+function tracker(fake) {
+  const sent = new Map(); // thread ts → send time
+  const placeholders = new Map(); // placeholder ts → thread ts
+  const posts = new Map(); // thread ts → count
+  const answers = new Map(); // thread ts → [times]
+  let busy = 0;
+  fake.hooks.push((call) => {
+    if (call.method === 'chat.postMessage' && call.args.thread_ts && sent.has(call.args.thread_ts)) {
+      posts.set(call.args.thread_ts, (posts.get(call.args.thread_ts) ?? 0) + 1);
+      // the stand-in answers after the hook: its ts is the next one it hands out
+      queueMicrotask(() => call.result && placeholders.set(call.result.ts, call.args.thread_ts));
+    }
+    if (call.method === 'chat.update' && JSON.stringify(call.args.blocks ?? []).includes('Confidence')) {
+      setImmediate(() => {
+        const thread = placeholders.get(call.args.ts);
+        if (!thread) return;
+        const list = answers.get(thread) ?? [];
+        list.push(Date.now());
+        answers.set(thread, list);
+      });
+    }
+    if (call.method === 'chat.postEphemeral' && JSON.stringify(call.args.blocks ?? []).includes('queued')) busy++;
+  });
+  return { sent, posts, answers, busy: () => busy };
+}
+
+let threadSeq = 0;
+async function ask(port, t, question, channel) {
+  const ts = `${9_000_000 + ++threadSeq}.000100`;
+  t.sent.set(ts, Date.now());
+  const { body } = eventBody({ type: 'app_mention', user: 'UBENCH', text: `<@UBOT> ${question}`, ts, channel, event_ts: ts });
+  await deliver(port, SECRET, body, 'application/json');
+  return ts;
+}
+
+async function until(check, timeoutMs, what) {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out: ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+async function burst(kind, prep) {
+  const fake = new FakeSlack();
+  await fake.start();
+  const { child, port } = await startServer(prep.dataDir, fake, opt['rate-limits']);
+  const t = tracker(fake);
+  let peak = 0;
+  const sampler = setInterval(() => (peak = Math.max(peak, rssOf(child.pid).rss)), 100);
+  try {
+    // warm the process (model, caches) with one question first, as a running bot would be
+    const warm = await ask(port, t, prep.questions[0], 'CWARM');
+    await until(() => t.answers.has(warm), 60_000, 'warm-up answer');
+    const start = Date.now();
+    const threads = await Promise.all(Array.from({ length: N }, (_, i) => ask(port, t, prep.questions[i % prep.questions.length], `CL${i}`)));
+    await until(() => threads.every((ts) => t.answers.has(ts)), 300_000, `${N} answers`);
+    await new Promise((r) => setTimeout(r, 1000)); // any duplicate would show up by now
+    const end = Math.max(...threads.map((ts) => t.answers.get(ts)[0]));
+    const latencies = threads.map((ts) => t.answers.get(ts)[0] - t.sent.get(ts));
+    const exactlyOnce = threads.every((ts) => t.posts.get(ts) === 1 && t.answers.get(ts).length === 1);
+    const r = {
+      corpus: kind,
+      documents: prep.counts.documents,
+      windows: prep.counts.windows,
+      questions: N,
+      answered: threads.filter((ts) => t.answers.has(ts)).length,
+      exactlyOnce,
+      busyNotices: t.busy(),
+      throughputPerS: +(N / ((end - start) / 1000)).toFixed(2),
+      latencyMs: { p50: pct(latencies, 50), p95: pct(latencies, 95), p99: pct(latencies, 99) },
+      peakRssMb: +Math.max(peak, rssOf(child.pid).hwm).toFixed(0),
+      rateLimits: opt['rate-limits'],
+    };
+    say(`${kind}: ${JSON.stringify(r)}`);
+    return r;
+  } finally {
+    clearInterval(sampler);
+    child.kill('SIGTERM');
+    await fake.stop();
+  }
+}
+
+async function soak(kind, prep) {
+  const fake = new FakeSlack();
+  fake.record = false;
+  await fake.start();
+  const { child, port } = await startServer(prep.dataDir, fake, 'off');
+  const t = tracker(fake);
+  const samples = [];
+  const start = Date.now();
+  const sampler = setInterval(() => samples.push({ s: (Date.now() - start) / 1000, rss: rssOf(child.pid).rss }), 500);
+  try {
+    let next = 0;
+    let inFlight = 0;
+    const threads = [];
+    await new Promise((resolve, reject) => {
+      const pump = () => {
+        while (inFlight < 20 && next < SOAK) {
+          inFlight++;
+          const i = next++;
+          ask(port, t, prep.questions[i % prep.questions.length], `CS${i % 50}`)
+            .then((ts) => {
+              threads.push(ts);
+              return until(() => t.answers.has(ts), 120_000, `soak answer ${i}`);
+            })
+            .then(() => {
+              inFlight--;
+              if (next >= SOAK && inFlight === 0) resolve();
+              else pump();
+            }, reject);
+        }
+      };
+      pump();
+    });
+    const exactlyOnce = threads.every((ts) => t.posts.get(ts) === 1 && t.answers.get(ts).length === 1);
+    const at = (f) => samples[Math.min(samples.length - 1, Math.floor(f * (samples.length - 1)))]?.rss ?? 0;
+    const r = {
+      corpus: kind,
+      questions: SOAK,
+      seconds: +((Date.now() - start) / 1000).toFixed(1),
+      exactlyOnce,
+      rssMb: { at10pct: +at(0.1).toFixed(0), at50pct: +at(0.5).toFixed(0), at100pct: +at(1).toFixed(0), peak: +rssOf(child.pid).hwm.toFixed(0) },
+    };
+    say(`soak ${kind}: ${JSON.stringify(r)}`);
+    return r;
+  } finally {
+    clearInterval(sampler);
+    child.kill('SIGTERM');
+    await fake.stop();
+  }
+}
+
+const corpora = opt.corpus === 'both' ? ['sample', 'shared'] : [opt.corpus];
+const results = { machine: `${os.cpus()[0]?.model ?? 'cpu'} × ${os.availableParallelism()}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.versions.node}`, bursts: [], soaks: [] };
+for (const kind of corpora) {
+  if (kind === 'shared' && !fs.existsSync(sharedDir)) {
+    say(`${sharedDir} not found; skipping the shared corpus`);
+    continue;
+  }
+  const prep = await prepare(kind);
+  results.bursts.push(await burst(kind, prep));
+  if (SOAK > 0) results.soaks.push(await soak(kind, prep));
+}
+const lines = [
+  `machine: ${results.machine}`,
+  '',
+  '| corpus | documents / windows | questions | answered exactly once | busy notices | throughput q/s | latency p50 / p95 / p99 ms | peak RSS MB |',
+  '| --- | --- | --- | --- | --- | --- | --- | --- |',
+  ...results.bursts.map((b) => `| ${b.corpus} | ${b.documents} / ${b.windows} | ${b.questions} | ${b.exactlyOnce ? 'yes' : 'NO'} (${b.answered}) | ${b.busyNotices} | ${b.throughputPerS} | ${b.latencyMs.p50} / ${b.latencyMs.p95} / ${b.latencyMs.p99} | ${b.peakRssMb} |`),
+];
+if (results.soaks.length) {
+  lines.push('', '| soak corpus | questions | seconds | answered exactly once | RSS MB at 10% / 50% / 100% | peak RSS MB |', '| --- | --- | --- | --- | --- | --- |');
+  for (const s of results.soaks) lines.push(`| ${s.corpus} | ${s.questions} | ${s.seconds} | ${s.exactlyOnce ? 'yes' : 'NO'} | ${s.rssMb.at10pct} / ${s.rssMb.at50pct} / ${s.rssMb.at100pct} | ${s.rssMb.peak} |`);
+}
+process.stdout.write(`${lines.join('\n')}\n`);
+if (opt.json) fs.writeFileSync(opt.json, `${JSON.stringify(results, null, 2)}\n`);
+const failed = results.bursts.some((b) => !b.exactlyOnce) || results.soaks.some((s) => !s.exactlyOnce);
+process.exitCode = failed ? 1 : 0;

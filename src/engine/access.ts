@@ -1,0 +1,46 @@
+import { LRUCache } from 'lru-cache';
+import { allows, contextKey, type AccessContext } from '../store/access.js';
+import type { Store } from '../store/store.js';
+
+/** What retrieval may see for one asker: applied before ranking, in every path of the engine. */
+export interface ResolvedAccess {
+  context: AccessContext;
+  /** Distinguishes caches of different contexts. */
+  scopeKey: string;
+  /** Allowed documents, or null when every document is. */
+  allowedDocs: ReadonlySet<number> | null;
+  allowDoc(docId: number): boolean;
+}
+
+export const ALL_ACCESS: ResolvedAccess = { context: { kind: 'local' }, scopeKey: 'local', allowedDocs: null, allowDoc: () => true };
+
+/**
+ * Resolves an asker's context to the documents it may see, from the scopes stored with the
+ * documents; cached until a document is added, removed or re-scoped.
+ */
+export class AccessResolver {
+  private readonly cache = new LRUCache<string, ResolvedAccess>({ max: 2000 });
+
+  constructor(private readonly store: Store) {}
+
+  resolve(ctx: AccessContext): ResolvedAccess {
+    if (ctx.kind === 'local') return ALL_ACCESS;
+    const scopeKey = contextKey(ctx);
+    const key = `${scopeKey}@${this.store.accessVersion()}`;
+    const hit = this.cache.get(key);
+    if (hit) return hit;
+    const scopes = this.store.scopes();
+    const allowed = new Set<number>();
+    for (const [id, scope] of scopes) if (allows(scope, ctx)) allowed.add(id);
+    const everything = allowed.size === scopes.size;
+    const resolved: ResolvedAccess = {
+      context: ctx,
+      scopeKey,
+      allowedDocs: everything ? null : allowed,
+      // a document added since is unknown to this resolution: not shown until resolved again
+      allowDoc: everything ? (id) => scopes.has(id) || this.store.accessVersion() === Number(key.split('@')[1]) : (id) => allowed.has(id),
+    };
+    this.cache.set(key, resolved);
+    return resolved;
+  }
+}

@@ -1,0 +1,77 @@
+import { UserError } from '../errors.js';
+
+/**
+ * Who may see a source:
+ *  - public: every channel of the workspace (and every DM);
+ *  - channels: only questions asked in one of these channels (ids like C0123ABCD);
+ *  - user: only that user, in their direct messages with ragask.
+ */
+export type Scope = { kind: 'public' } | { kind: 'channels'; channels: string[] } | { kind: 'user'; user: string };
+
+/**
+ * Where a question is asked. `local` is the operator at the command line (sees everything); a
+ * Slack context sees what its channel (or, in a DM, its user) may.
+ */
+export type AccessContext = { kind: 'local' } | { kind: 'slack'; channel: string; user: string; isDM: boolean };
+
+export const LOCAL: AccessContext = { kind: 'local' };
+export const PUBLIC_SCOPE: Scope = { kind: 'public' };
+
+const SLACK_ID = /^[A-Z0-9]{2,}$/;
+
+/** "public", "channel:C1,C2" (or "channels:…"), "user:U1": what `--scope` and RAGASK_DEFAULT_SCOPE take. */
+export function parseScope(text: string, setting = '--scope'): Scope {
+  const t = text.trim();
+  if (/^public$/i.test(t)) return PUBLIC_SCOPE;
+  const m = /^(channels?|user):(.+)$/i.exec(t);
+  if (m) {
+    const ids = m[2]!.split(',').map((x) => x.trim()).filter(Boolean);
+    if (ids.length > 0 && ids.every((id) => SLACK_ID.test(id))) {
+      if (m[1]!.toLowerCase() === 'user') {
+        if (ids.length === 1) return { kind: 'user', user: ids[0]! };
+      } else return { kind: 'channels', channels: [...new Set(ids)].sort() };
+    }
+  }
+  throw new UserError(`${setting}: must be public, channel:<id>[,<id>…] (Slack channel ids such as C0123ABCD) or user:<id> (got ${JSON.stringify(text)})`);
+}
+
+export function formatScope(s: Scope): string {
+  return s.kind === 'public' ? 'public' : s.kind === 'channels' ? `channel:${s.channels.join(',')}` : `user:${s.user}`;
+}
+
+/** The stored form (documents.scope). */
+export function scopeToJson(s: Scope): string {
+  return JSON.stringify(s);
+}
+
+/** A stored scope that cannot be read is treated as private to nobody: never shown. */
+export function scopeFromJson(json: string): Scope | null {
+  try {
+    const s = JSON.parse(json) as Scope;
+    if (s.kind === 'public') return PUBLIC_SCOPE;
+    if (s.kind === 'channels' && Array.isArray(s.channels)) return s;
+    if (s.kind === 'user' && typeof s.user === 'string') return s;
+  } catch {
+    // fall through
+  }
+  return null;
+}
+
+/** Whether a source with `scope` may be shown in `ctx`. */
+export function allows(scope: Scope | null, ctx: AccessContext): boolean {
+  if (ctx.kind === 'local') return true;
+  if (!scope) return false;
+  switch (scope.kind) {
+    case 'public':
+      return true;
+    case 'channels':
+      return !ctx.isDM && scope.channels.includes(ctx.channel);
+    case 'user':
+      return ctx.isDM && scope.user === ctx.user;
+  }
+}
+
+/** A short key of the context, for caches: results for one context never serve another. */
+export function contextKey(ctx: AccessContext): string {
+  return ctx.kind === 'local' ? 'local' : ctx.isDM ? `dm:${ctx.user}` : `channel:${ctx.channel}`;
+}

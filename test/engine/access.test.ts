@@ -1,0 +1,114 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Core } from '../../src/core.js';
+import { redactResult } from '../../src/engine/redact.js';
+import type { EngineResult } from '../../src/engine/types.js';
+import { LOCAL, allows, parseScope, type AccessContext } from '../../src/store/access.js';
+import { SAMPLE_DIR, sampleCore } from '../helpers.js';
+
+let core: Core;
+let cleanup: () => Promise<void>;
+const A: AccessContext = { kind: 'slack', channel: 'CA', user: 'U1', isDM: false };
+const B: AccessContext = { kind: 'slack', channel: 'CB', user: 'U2', isDM: false };
+const dmOwner: AccessContext = { kind: 'slack', channel: 'D1', user: 'UPRIV', isDM: true };
+const dmOther: AccessContext = { kind: 'slack', channel: 'D2', user: 'U2', isDM: true };
+let incidentDocs: Set<number>;
+let peopleDoc: number;
+
+beforeAll(async () => {
+  ({ core, cleanup } = await sampleCore({ RAGASK_QUERY_CACHE_TTL_S: 3600 }));
+  const docs = core.store.listDocuments();
+  incidentDocs = new Set(docs.filter((d) => d.source.startsWith(path.join(SAMPLE_DIR, 'incidents'))).map((d) => d.id));
+  peopleDoc = docs.find((d) => d.source.endsWith('people.md'))!.id;
+  core.store.setScope([...incidentDocs], parseScope('channel:CA'));
+  core.store.setScope([peopleDoc], parseScope('user:UPRIV'));
+});
+afterAll(() => cleanup());
+
+/** Every document id a result shows anywhere: evidence, hops, candidates, suggestions, answer. */
+function docsShown(r: EngineResult): Set<number> {
+  const ids = new Set<number>();
+  const chunkDoc = new Map(r.evidence.map((e) => [e.chunkId, e.docId]));
+  for (const e of r.evidence) ids.add(e.docId);
+  for (const h of r.hops) {
+    for (const x of h.retrieved) ids.add(x.docId);
+    for (const s of h.snippets) ids.add(s.docId);
+    for (const c of h.candidates) {
+      if (c.sourceDocId !== null) ids.add(c.sourceDocId);
+      if (c.linkDocId !== null) ids.add(c.linkDocId);
+      if (c.chunkId !== null && chunkDoc.has(c.chunkId)) ids.add(chunkDoc.get(c.chunkId)!);
+    }
+  }
+  for (const s of r.suggestions) {
+    if (s.sourceDocId !== null) ids.add(s.sourceDocId);
+    if (s.linkDocId !== null) ids.add(s.linkDocId);
+  }
+  for (const s of [r.answer.source, ...r.answer.chain, ...r.answer.leads, ...r.answer.alternatives.map((a) => a.snippet), ...r.answer.conflicts.flatMap((c) => c.values.map((v) => v.snippet))]) if (s) ids.add(s.docId);
+  return ids;
+}
+
+const q = 'Who leads the project whose drone lost telemetry on 2024-03-14?';
+const hidden = (r: EngineResult, ids: Iterable<number>) => [...ids].filter((id) => docsShown(r).has(id));
+
+describe('scopes', () => {
+  it('parses and checks public, channel and user scopes', () => {
+    expect(allows(parseScope('public'), B)).toBe(true);
+    expect(allows(parseScope('channel:CA,CC'), A)).toBe(true);
+    expect(allows(parseScope('channel:CA'), B)).toBe(false);
+    expect(allows(parseScope('channel:CA'), { ...A, isDM: true })).toBe(false);
+    expect(allows(parseScope('user:UPRIV'), dmOwner)).toBe(true);
+    expect(allows(parseScope('user:UPRIV'), { ...dmOwner, isDM: false })).toBe(false);
+    expect(allows(parseScope('user:UPRIV'), dmOther)).toBe(false);
+    expect(allows(null, A)).toBe(false);
+    expect(() => parseScope('channel:#general')).toThrow(/--scope: must be public, channel:<id>/);
+  });
+});
+
+describe('retrieval filters by who asks, where, inside the engine', () => {
+  it('shows a channel-scoped document in its channel and nowhere else', async () => {
+    const inA = await core.engine.run(q, A);
+    expect(hidden(inA, incidentDocs).length).toBeGreaterThan(0);
+    for (const ctx of [B, dmOther, dmOwner]) {
+      const r = await core.engine.run(q, ctx);
+      expect(hidden(r, incidentDocs)).toEqual([]);
+    }
+    // the operator sees everything
+    expect(hidden(await core.engine.run(q, LOCAL), incidentDocs).length).toBeGreaterThan(0);
+  });
+
+  it('shows a user-private document only in that user\'s DMs', async () => {
+    const question = 'In which office does Tomasz Brenner work?';
+    expect(docsShown(await core.engine.run(question, dmOwner)).has(peopleDoc)).toBe(true);
+    for (const ctx of [A, B, dmOther]) expect(docsShown(await core.engine.run(question, ctx)).has(peopleDoc)).toBe(false);
+  });
+
+  it('never serves one context\'s cached retrieval to another', async () => {
+    await core.engine.run(q, A);
+    const again = await core.engine.run(q, B);
+    expect(hidden(again, incidentDocs)).toEqual([]);
+  });
+
+  it('carries nothing hidden into a follow-up asked in another context', async () => {
+    const fromA = await core.engine.run(q, A);
+    const follow = await core.engine.followUp(JSON.parse(JSON.stringify(fromA)), 'and which office is the field operations engineer in?', B);
+    expect(hidden(follow, incidentDocs)).toEqual([]);
+    // the rewritten query may not name what only the hidden evidence said
+    expect(follow.hops[0]!.query).not.toMatch(/INC-2024-031|Alta/);
+  });
+
+  it('refuses to resume another context\'s chain with a suggestion drawn from hidden evidence', async () => {
+    const fromA = await core.engine.run(q, A, { coherenceThreshold: 0.999 });
+    expect(fromA.suggestions.length).toBeGreaterThan(0);
+    await expect(core.engine.resume(fromA, 0, B)).rejects.toThrow(RangeError);
+    const inA = await core.engine.resume(fromA, 0, A);
+    expect(inA.hops.length).toBe(2);
+  });
+
+  it('redacts a stored result for another context (trace view)', async () => {
+    const fromA = await core.engine.run(q, A);
+    const forB = redactResult(fromA, core.access.resolve(B));
+    expect(hidden(forB, incidentDocs)).toEqual([]);
+    expect(forB.suggestions).toEqual([]);
+    expect(redactResult(fromA, core.access.resolve(A))).toEqual(fromA);
+  });
+});

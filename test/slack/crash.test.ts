@@ -1,0 +1,92 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openCore } from '../../src/core.js';
+import { ingest } from '../../src/ingest/ingest.js';
+import { FakeSlack, deliver, eventBody } from '../../src/slack/stand-in.js';
+import { ROOT, SAMPLE_DIR, tempDir, testConfig } from '../helpers.js';
+import { BOT, SECRET, blocksText } from './harness.js';
+
+const dir = tempDir();
+let fake: FakeSlack;
+const children: ChildProcess[] = [];
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** `ragask serve` in HTTP mode, as its own process; resolves once it listens. */
+function serve(port: number): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'ragask.js'), 'serve'], {
+      env: {
+        ...process.env,
+        RAGASK_DATA_DIR: dir,
+        RAGASK_MODELS_DIR: path.join(ROOT, 'models'),
+        RAGASK_THREADS: '1',
+        SLACK_BOT_TOKEN: BOT,
+        SLACK_SIGNING_SECRET: SECRET,
+        SLACK_APP_TOKEN: '',
+        RAGASK_SLACK_MODE: 'http',
+        RAGASK_SLACK_PORT: String(port),
+        RAGASK_SLACK_HOST: '127.0.0.1',
+        RAGASK_SLACK_API_URL: fake.apiUrl,
+        RAGASK_LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let err = '';
+    child.stderr.on('data', (d) => {
+      err += String(d);
+      if (err.includes('ragask: serving Slack')) resolve(child);
+    });
+    child.on('exit', (code, signal) => signal !== 'SIGKILL' && code !== 0 && reject(new Error(`serve exited ${code}: ${err}`)));
+  });
+}
+
+beforeAll(async () => {
+  const config = testConfig(dir);
+  const core = await openCore(config);
+  await ingest({ store: core.store, encoder: core.encoder, config }, [SAMPLE_DIR]);
+  await core.close();
+  fake = new FakeSlack();
+  await fake.start();
+});
+afterAll(async () => {
+  for (const c of children) c.kill('SIGKILL');
+  await fake.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('killed while answering', () => {
+  it('answers the redelivered event once after a restart, in the message it had already posted', async () => {
+    const port = await freePort();
+    const { body } = eventBody({ type: 'app_mention', user: 'U1', text: '<@UBOT> How long must the PM-5 warm up?', ts: '6000.0001', channel: 'C1', event_ts: '6000.0001' }, 'EvCrash1');
+    // the answer's update hangs at "Slack", so the process is caught in the middle of answering
+    fake.hold('chat.update', (args) => blocksText(args.blocks).includes('Confidence'));
+    const first = await serve(port);
+    await deliver(port, SECRET, body, 'application/json');
+    await fake.waitFor(() => fake.held.length > 0, 30_000, 'the answer in flight');
+    first.kill('SIGKILL');
+    await new Promise((r) => first.once('exit', r));
+
+    await serve(port);
+    await deliver(port, SECRET, body, 'application/json', { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_error' });
+    const placeholder = fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === '6000.0001')!;
+    const answered = await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.result && c.args.ts === placeholder.result!.ts && blocksText(c.args.blocks).includes('Confidence')), 30_000, 'answer after restart');
+    expect(answered.args.text).toBe('90 seconds');
+    // once: one placeholder, one delivered answer, and a third delivery changes nothing
+    await deliver(port, SECRET, body, 'application/json', { 'x-slack-retry-num': '2', 'x-slack-retry-reason': 'http_error' });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '6000.0001')).toHaveLength(1);
+    expect(fake.callsOf('chat.update').filter((c) => c.result && blocksText(c.args.blocks).includes('Confidence'))).toHaveLength(1);
+  }, 90_000);
+});
