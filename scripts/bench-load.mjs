@@ -12,14 +12,13 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { FakeSlack, deliver, eventBody } = await import(path.join(ROOT, 'dist', 'slack', 'stand-in.js'));
+const { FakeSlack, deliver, eventBody, freePort } = await import(path.join(ROOT, 'dist', 'slack', 'stand-in.js'));
 const { loadConfig } = await import(path.join(ROOT, 'dist', 'config.js'));
 const { openCore } = await import(path.join(ROOT, 'dist', 'core.js'));
 const { ingest } = await import(path.join(ROOT, 'dist', 'ingest', 'ingest.js'));
@@ -61,15 +60,6 @@ async function prepare(kind) {
   } finally {
     await core.close();
   }
-}
-
-async function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = s.address().port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 function rssOf(pid) {

@@ -1,18 +1,5 @@
 import path from 'node:path';
-import type { Candidate } from '../engine/retrieve.js';
-import type { ChunkRow } from '../store/store.js';
-
-export interface Citation {
-  document: string;
-  source: string;
-  heading_path: string[];
-  page: number | null;
-  url: string | null;
-}
-
-export function citationOf(chunk: ChunkRow): Citation {
-  return { document: chunk.doc.title, source: chunk.doc.source, heading_path: chunk.headingPath, page: chunk.page, url: chunk.doc.url };
-}
+import type { Citation } from '../engine/types.js';
 
 /** "KX-220 Datasheet › Calibration (p. 2)". */
 export function citationLabel(c: Citation): string {
@@ -26,12 +13,4 @@ export function displaySource(source: string, cwd = process.cwd()): string {
   const rel = path.relative(cwd, file);
   const shown = rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file;
   return record === undefined ? shown : `${shown}#${record}`;
-}
-
-/** The best window of a candidate, with an ellipsis where it cuts its chunk. */
-export function snippetOf(c: Pick<Candidate, 'chunk' | 'window'>): string {
-  const text = c.chunk.text;
-  if (!c.window) return text;
-  const { charStart, charEnd } = c.window;
-  return `${charStart > 0 ? '…' : ''}${text.slice(charStart, charEnd)}${charEnd < text.length ? '…' : ''}`;
 }

@@ -6,25 +6,15 @@ import { analyze, isStopword, type Analysis, type Mention } from '../models/nlp.
 import type { Store } from '../store/store.js';
 import { ftsQuery } from './fts-query.js';
 import type { Candidate } from './retrieve.js';
+import type { CandidateRef } from './types.js';
 import { contentTerms, termSet } from './text.js';
 
-/** A possible next hop: an entity the evidence introduces (or the question names and nothing covers yet). */
-export interface BridgeCandidate {
-  entity: string;
-  origin: 'evidence' | 'question';
-  /** Chunk the entity was found in (evidence candidates). */
-  chunkId: number | null;
-  /** Title and id of the document that entity links to, if any. */
-  linksTo: string | null;
-  linkDocId: number | null;
-  features: { link: number; lookahead: number; idf: number; relevance: number; question: number; mlm: number | null };
-  score: number;
-  /** Estimated probability that this bridge leads to needed evidence (see bridgeConfidence). */
-  confidence: number;
-  /** The next hop's query with this entity, and how it was formed. */
-  query: string;
-  formedBy: 'slot-fill' | 'appended';
-}
+/**
+ * A possible next hop: an entity the evidence introduces (or the question names and nothing covers
+ * yet), with the features it was ranked by and the next query it would make. The hop records it
+ * as a CandidateRef, with the document of its source chunk added.
+ */
+export type BridgeCandidate = Omit<CandidateRef, 'sourceDocId'>;
 
 export interface DecomposeInput {
   question: string;

@@ -131,17 +131,10 @@ export class HopEngine {
     // only suggestions this asker may see can be chosen, and only on a chain they may see whole
     const whole = this.restore(previous, ctx).hops.length === previous.hops.length;
     const suggestions = previous.suggestions.map((s) => (whole && visibleCandidate({ chunkId: s.sourceDocId, sourceDocId: s.sourceDocId, linkDocId: s.linkDocId }, (id) => ctx.allowDoc(id)) ? s : null));
-    let step: Step;
-    if (typeof choice === 'number') {
-      const s = suggestions[choice];
-      if (!s) throw new RangeError(`no suggestion ${choice} (there are ${suggestions.filter(Boolean).length})`);
-      step = { query: s.query, formedBy: 'suggestion', bridge: s.entity, weight, vector: null, confirmed: true };
-    } else {
-      const s = suggestions.find((x) => x && norm(x.entity) === norm(choice));
-      step = s
-        ? { query: s.query, formedBy: 'suggestion', bridge: s.entity, weight, vector: null, confirmed: true }
-        : { query: choice, formedBy: 'suggestion', bridge: null, weight, vector: null, confirmed: true };
-    }
+    // a suggestion by index or by its entity; any other text is a query the person typed
+    const chosen = typeof choice === 'number' ? suggestions[choice] : suggestions.find((x) => x && norm(x.entity) === norm(choice));
+    if (typeof choice === 'number' && !chosen) throw new RangeError(`no suggestion ${choice} (there are ${suggestions.filter(Boolean).length})`);
+    const step: Step = { query: chosen?.query ?? String(choice), formedBy: 'suggestion', bridge: chosen?.entity ?? null, weight, vector: null, confirmed: true };
     const state = this.restore(previous, ctx);
     // A resumed chain may go one hop past where it stopped, up to maxHops.
     return this.continueChain(state, step, { ...settings, maxHops: Math.max(settings.maxHops, state.hops.length + 1) }, ctx);

@@ -2,17 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Store } from '../store/store.js';
 import type { Candidate } from './retrieve.js';
 
-interface CachedCandidate {
-  chunkId: number;
-  dense: number | null;
-  denseRank: number | null;
-  bm25: number | null;
-  bm25Rank: number | null;
-  fused: number;
-  rerank: number;
-  window: Candidate['window'];
-  score: number;
-}
+/** A candidate as stored: its chunk by id (the row is read again, so a deleted chunk drops out). */
+type CachedCandidate = Omit<Candidate, 'chunk'> & { chunkId: number };
 
 export interface CachedRetrieval {
   candidates: Candidate[];
@@ -52,7 +43,8 @@ export class QueryCache {
     // A chunk deleted since is dropped rather than served stale.
     const candidates = v.c.flatMap((c) => {
       const chunk = chunks.get(c.chunkId);
-      return chunk ? [{ ...c, chunk }] : [];
+      const { chunkId: _id, ...rest } = c;
+      return chunk ? [{ ...rest, chunk }] : [];
     });
     const buf = Buffer.from(v.qv, 'base64');
     const queryVector = new Float32Array(buf.byteLength / 4);
@@ -62,17 +54,7 @@ export class QueryCache {
 
   set(key: string, value: CachedRetrieval): void {
     if (this.ttlSeconds <= 0) return;
-    const c: CachedCandidate[] = value.candidates.map((x) => ({
-      chunkId: x.chunk.id,
-      dense: x.dense,
-      denseRank: x.denseRank,
-      bm25: x.bm25,
-      bm25Rank: x.bm25Rank,
-      fused: x.fused,
-      rerank: x.rerank,
-      window: x.window,
-      score: x.score,
-    }));
+    const c: CachedCandidate[] = value.candidates.map(({ chunk, ...rest }) => ({ ...rest, chunkId: chunk.id }));
     const qv = Buffer.from(value.queryVector.buffer, value.queryVector.byteOffset, value.queryVector.byteLength).toString('base64');
     this.store.db
       .prepare('INSERT INTO query_cache (key, value, created_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, created_at = excluded.created_at')

@@ -94,7 +94,7 @@ export interface TrainOptions {
 }
 
 /** Deterministic PRNG (mulberry32) so a training run can be repeated exactly. */
-function rng(seed: number): () => number {
+export function rng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

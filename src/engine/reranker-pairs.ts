@@ -2,22 +2,16 @@ import type { Encoder } from '../models/encoder.js';
 import { sentencesOf } from '../models/nlp.js';
 import type { Store } from '../store/store.js';
 import { blobToVector } from '../store/vectors.js';
+import { rng } from './reranker-head.js';
 
 export interface TrainingPair {
   q: Float32Array;
   d: Float32Array;
 }
 
-/** Deterministic shuffle (same PRNG as training) so pair sampling is repeatable. */
+/** Deterministic shuffle (the training PRNG) so pair sampling is repeatable. */
 function shuffled<T>(xs: T[], seed: number): T[] {
-  let a = seed >>> 0;
-  const rand = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rand = rng(seed);
   const out = [...xs];
   for (let i = out.length - 1; i > 0; i--) {
     const j = Math.floor(rand() * (i + 1));

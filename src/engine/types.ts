@@ -28,17 +28,21 @@ export interface RetrievedRef {
   bm25: number | null;
 }
 
+/** A bridge candidate as a hop records it. */
 export interface CandidateRef {
   entity: string;
   origin: 'evidence' | 'question';
   /** The chunk it was found in, and its document (null for names the question gives). */
   chunkId: number | null;
   sourceDocId: number | null;
+  /** Title and id of the document the entity links to, if any. */
   linksTo: string | null;
   linkDocId: number | null;
   features: { link: number; lookahead: number; idf: number; relevance: number; question: number; mlm: number | null };
   score: number;
+  /** Estimated probability that this bridge leads to needed evidence (see bridgeConfidence). */
   confidence: number;
+  /** The next hop's query with this entity, and how it was formed. */
   query: string;
   formedBy: 'slot-fill' | 'appended';
 }

@@ -1,4 +1,4 @@
-import { snippetOf } from '../cli/format.js';
+import { snippetFrom } from '../engine/snippet.js';
 import type { HopEngine } from '../engine/hops.js';
 import type { Retriever } from '../engine/retrieve.js';
 import { LOCAL } from '../store/access.js';
@@ -27,7 +27,7 @@ export function singleHopRanker(retriever: Retriever, dataset: EvalDataset, mode
     const r = await retriever.retrieve(q.question, { k: k * 4, mode, rerankCandidates: Math.max(60, k * 8) });
     const { passages, snippets } = distinctPassages(
       dataset,
-      r.candidates.map((c) => ({ source: c.chunk.doc.source, snippet: snippetOf(c) })),
+      r.candidates.map((c) => ({ source: c.chunk.doc.source, snippet: snippetFrom(c).text })),
     );
     return { passages, snippets, hops: 1 };
   };

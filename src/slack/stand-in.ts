@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 
 /**
@@ -239,4 +239,14 @@ export function actionBody(p: { user: string; channel: string; messageTs: string
     actions: [{ action_id: p.actionId, block_id: 'ragask_suggestions', value: p.value, type: 'button', action_ts: `${Date.now() / 1000}` }],
   };
   return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+}
+
+/** A TCP port free on 127.0.0.1 right now (for a receiver started in another process). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
 }

@@ -17,6 +17,12 @@ beforeAll(async () => {
 });
 afterAll(() => cleanup());
 
+/** An engine on the shared core with other deps (a clock, a query cache). */
+function engineWith(extra: Partial<ConstructorParameters<typeof HopEngine>[0]>, settings = core.engine.settings): HopEngine {
+  const decomposer = new Decomposer({ store: core.store, windowsOfDoc: (id) => core.retriever.windowsOfDoc(id), windowsOfChunks: (ids) => core.retriever.windowVectors(ids) });
+  return new HopEngine({ retriever: core.retriever, decomposer, encoder: core.encoder, access: core.access, ...extra }, settings);
+}
+
 const topDoc = (r: EngineResult, hop: number) => sampleRel(r.hops[hop]!.snippets[0]!.citation.source);
 const evidenceDocs = (r: EngineResult, k: number) => [...new Set(r.evidence.map((s) => sampleRel(s.citation.source)))].slice(0, k);
 
@@ -101,16 +107,7 @@ describe('low coherence, suggestions and resuming', () => {
 describe('time budget', () => {
   it('returns the best-so-far of a hop past its budget, marked incomplete, never an error', async () => {
     let t = 0;
-    const slowClock = new HopEngine(
-      {
-        retriever: core.retriever,
-        decomposer: new Decomposer({ store: core.store, windowsOfDoc: (id) => core.retriever.windowsOfDoc(id), windowsOfChunks: (ids) => core.retriever.windowVectors(ids) }),
-        encoder: core.encoder,
-        access: core.access,
-        now: () => (t += 200),
-      },
-      { ...core.engine.settings, hopBudgetMs: 300, totalBudgetMs: 1200 },
-    );
+    const slowClock = engineWith({ now: () => (t += 200) }, { ...core.engine.settings, hopBudgetMs: 300, totalBudgetMs: 1200 });
     const r = await slowClock.run('Who leads the project whose drone lost telemetry on 2024-03-14?', LOCAL);
     expect(r.stopReason).toBe('budget');
     expect(r.hops.at(-1)!.incomplete).toBe(true);
@@ -146,16 +143,7 @@ describe('answers', () => {
 describe('query cache', () => {
   it('serves a repeated (query, hop) from SQLite, and forgets it when the store changes', async () => {
     const cache = new QueryCache(core.store, 3600);
-    const engine = new HopEngine(
-      {
-        retriever: core.retriever,
-        decomposer: new Decomposer({ store: core.store, windowsOfDoc: (id) => core.retriever.windowsOfDoc(id), windowsOfChunks: (ids) => core.retriever.windowVectors(ids) }),
-        encoder: core.encoder,
-        access: core.access,
-        queryCache: cache,
-      },
-      core.engine.settings,
-    );
+    const engine = engineWith({ queryCache: cache });
     const q = 'How long must the PM-5 warm up?';
     const a = await engine.run(q, LOCAL);
     const b = await engine.run(q, LOCAL);

@@ -1,26 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCore } from '../../src/core.js';
 import { ingest } from '../../src/ingest/ingest.js';
-import { FakeSlack, deliver, eventBody } from '../../src/slack/stand-in.js';
+import { FakeSlack, deliver, eventBody, freePort } from '../../src/slack/stand-in.js';
 import { ROOT, SAMPLE_DIR, tempDir, testConfig } from '../helpers.js';
 import { BOT, SECRET, blocksText } from './harness.js';
 
 const dir = tempDir();
 let fake: FakeSlack;
 const children: ChildProcess[] = [];
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** `ragask serve` in HTTP mode, as its own process; resolves once it listens. */
 function serve(port: number): Promise<ChildProcess> {

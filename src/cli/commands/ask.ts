@@ -3,7 +3,8 @@ import type { RetrieveResult } from '../../engine/retrieve.js';
 import type { CliContext } from '../program.js';
 import { UserError } from '../../errors.js';
 import { LOCAL, type AccessContext } from '../../store/access.js';
-import { citationLabel, citationOf, displaySource, snippetOf } from '../format.js';
+import { citationOf, snippetFrom } from '../../engine/snippet.js';
+import { citationLabel, displaySource } from '../format.js';
 import { answerJson, renderAnswer, renderTrace } from '../render.js';
 import { configFrom, parsePositiveInt, withCore } from './shared.js';
 
@@ -20,7 +21,7 @@ export function retrievalJson(question: string, r: RetrieveResult) {
       rank: i + 1,
       score: round(c.score),
       scores: { rerank: round(c.rerank), dense: c.dense === null ? null : round(c.dense), bm25: c.bm25 === null ? null : round(c.bm25), fused: round(c.fused) },
-      snippet: snippetOf(c),
+      snippet: snippetFrom(c).text,
       chunk_id: c.chunk.id,
       citation: citationOf(c.chunk),
     })),
@@ -87,7 +88,7 @@ export function register(program: Command, ctx: CliContext): void {
           const lines = [`Q: ${question}`, ''];
           r.candidates.forEach((c, i) => {
             const cite = citationOf(c.chunk);
-            lines.push(`${i + 1}. [${c.score.toFixed(3)}] ${citationLabel(cite)} — ${displaySource(cite.source)}`, `   ${snippetOf(c)}`);
+            lines.push(`${i + 1}. [${c.score.toFixed(3)}] ${citationLabel(cite)} — ${displaySource(cite.source)}`, `   ${snippetFrom(c).text}`);
           });
           lines.push('', `(${r.timings.totalMs.toFixed(0)} ms)`);
           return ctx.out(lines.join('\n'));
