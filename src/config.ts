@@ -68,7 +68,7 @@ export const SETTINGS = {
   RAGASK_SLACK_MODE: setting(z.enum(['socket', 'http']).default('socket'), 'socket or http', 'Socket Mode (no public URL; default) or HTTP Events API (behind a load balancer).', 'slack'),
   RAGASK_SLACK_PORT: setting(int(0, 65535).default(3000), 'a port number from 0 to 65535', 'Port of the HTTP receiver (HTTP mode).', 'slack'),
   RAGASK_SLACK_HOST: setting(z.string().min(1).default('0.0.0.0'), 'a host name or IP address to listen on', 'Address the HTTP receiver listens on (HTTP mode).', 'slack'),
-  RAGASK_SLACK_API_URL: setting(z.string().url().default('https://slack.com/api/'), 'an http(s) URL ending in /api/', 'Slack Web API base URL (change only for a proxy or a test stand-in).', 'slack'),
+  RAGASK_SLACK_API_URL: setting(z.string().regex(/^https?:\/\/[^\s/]+(\/[^\s]*)?\/api\/?$/).default('https://slack.com/api/'), 'an http(s) URL ending in /api/', 'Slack Web API base URL (change only for a proxy or a test stand-in).', 'slack'),
   RAGASK_SLACK_EPHEMERAL: setting(z.enum(['true', 'false']).default('false').transform((v) => v === 'true'), 'true or false', '/ragask answers only the asker (ephemeral) unless the command says otherwise.', 'slack'),
   RAGASK_SLACK_RATE_LIMITS: setting(z.enum(['slack', 'off']).default('slack'), 'slack or off', "Pace Web API calls to Slack's method tiers (slack), or not at all (off: only for a local stand-in, e.g. the load benchmark).", 'slack'),
   RAGASK_STATE_TTL_H: setting(num(0.01, 24 * 90).default(24), 'a number of hours from 0.01 to 2160', 'How long suggested-hop buttons and thread context stay usable.', 'slack'),
@@ -138,15 +138,19 @@ function describe(raw: unknown): string {
  * Reads settings from `env` (process.env after dotenv) with `overrides` (CLI flags) on top.
  * Every failing setting is reported, each on its own line, before anything starts.
  */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Record<SettingName, unknown>> = {}): Config {
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Record<SettingName, unknown>> = {}, opts: { features?: readonly 'slack'[] } = {}): Config {
   const values: Record<string, unknown> = {};
   const lines: string[] = [];
   for (const [name, def] of Object.entries(SETTINGS) as [SettingName, Setting<z.ZodType>][]) {
+    // settings of a feature not in use (Slack, for `ask` or `ingest`) never stop other commands:
+    // a bad value there is reported by the commands that use it (`serve`, `doctor`)
+    const checked = !def.feature || (opts.features ?? []).includes(def.feature);
     const fromOverride = overrides[name];
     const raw = fromOverride !== undefined ? fromOverride : env[name];
     const input = raw === undefined || (typeof raw === 'string' && raw.trim() === '' && name !== 'RAGASK_MLM_MODEL') ? undefined : typeof raw === 'string' ? raw.trim() : raw;
     const parsed = def.schema.safeParse(input);
     if (parsed.success) values[name] = parsed.data;
+    else if (!checked) values[name] = def.schema.safeParse(undefined).data;
     // a secret is never echoed, not even when it is malformed
     else lines.push(`${name}: must be ${def.form} (got ${SECRET_SETTINGS.has(name) ? `a value of ${String(raw).length} characters` : describe(raw)})`);
   }

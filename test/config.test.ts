@@ -68,7 +68,7 @@ describe('configuration', () => {
     for (const [name, value] of Object.entries(invalid)) {
       let lines: string[] = [];
       try {
-        loadConfig({ [name]: value });
+        loadConfig({ [name]: value }, {}, { features: ['slack'] });
       } catch (e) {
         lines = (e as ConfigError).lines;
       }
@@ -76,6 +76,12 @@ describe('configuration', () => {
       expect(lines[0]).toMatch(new RegExp(`^${name}: must be .+ \\(got `));
       if (name.startsWith('SLACK_')) expect(lines[0]).not.toContain(value);
     }
+  });
+
+  it('lets a bad Slack setting stop only the commands that use Slack', () => {
+    expect(() => loadConfig({ SLACK_BOT_TOKEN: 'xoxp-user' })).not.toThrow();
+    expect(loadConfig({ SLACK_BOT_TOKEN: 'xoxp-user' }).slack.botToken).toBeNull();
+    expect(() => loadConfig({ SLACK_BOT_TOKEN: 'xoxp-user' }, {}, { features: ['slack'] })).toThrow(/SLACK_BOT_TOKEN/);
   });
 
   it('checks settings against each other', () => {

@@ -10,8 +10,8 @@ import { registerCommands } from './commands/index.js';
  * help, typed options). Everything here is transport: it parses flags and calls the core.
  */
 export interface CliContext {
-  /** Settings from the environment with the flags that override them. */
-  config(overrides?: Partial<Record<SettingName, unknown>>): Config;
+  /** Settings from the environment with the flags that override them (and the features' own, when asked). */
+  config(overrides?: Partial<Record<SettingName, unknown>>, features?: readonly 'slack'[]): Config;
   logger(config?: Config): Logger;
   out: (text: string) => void;
 }
@@ -31,8 +31,8 @@ export async function main(argv: string[]): Promise<number> {
   dotenv.config({ quiet: true });
   let logger: Logger | null = null;
   const ctx: CliContext = {
-    config(overrides = {}) {
-      return loadConfig(process.env, overrides);
+    config(overrides = {}, features = []) {
+      return loadConfig(process.env, overrides, { features });
     },
     logger(config) {
       // The CLI talks to people on stdout; its JSON logs stay at warn unless RAGASK_LOG_LEVEL asks for more.

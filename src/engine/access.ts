@@ -36,9 +36,10 @@ export class AccessResolver {
     const resolved: ResolvedAccess = {
       context: ctx,
       scopeKey,
+      // null lets the searches skip filtering; the check itself stays exact (a document deleted or
+      // added since this resolution is not in `allowed`)
       allowedDocs: everything ? null : allowed,
-      // a document added since is unknown to this resolution: not shown until resolved again
-      allowDoc: everything ? (id) => scopes.has(id) || this.store.accessVersion() === Number(key.split('@')[1]) : (id) => allowed.has(id),
+      allowDoc: (id) => allowed.has(id),
     };
     this.cache.set(key, resolved);
     return resolved;

@@ -174,6 +174,7 @@ function escapeRe(s: string): string {
 function findConflicts(question: string, value: string, attribute: string | null, source: Snippet, evidence: readonly Snippet[]): Conflict[] {
   if (!attribute || !/\d/.test(value)) return [];
   const attrTerms = contentTerms(attribute);
+  if (attrTerms.length === 0) return [];
   const anchors = [...question.matchAll(NUMBER)].map((m) => canonicalNumber(m[0]).replace(/^[+]/, '')).filter((x) => /\d/.test(x));
   const want = canonicalNumber(value);
   const values: { value: string; snippet: Snippet }[] = [{ value, snippet: source }];

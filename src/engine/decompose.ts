@@ -7,6 +7,7 @@ import type { Store } from '../store/store.js';
 import { ftsQuery } from './fts-query.js';
 import type { Candidate } from './retrieve.js';
 import type { CandidateRef } from './types.js';
+import type { ResolvedAccess } from './access.js';
 import { contentTerms, termSet } from './text.js';
 
 /**
@@ -33,8 +34,8 @@ export interface DecomposeInput {
   currentQuery: string;
   /** Vector of the current query, for the lookahead into a linked document. */
   queryVector: Float32Array;
-  /** Documents the asker may see (a bridge never links to a document they may not). */
-  allowDoc?: (docId: number) => boolean;
+  /** What the asker may see: a bridge never links to, nor is ranked by, a document they may not. */
+  access?: ResolvedAccess;
 }
 
 export interface DecomposerDeps {
@@ -105,7 +106,7 @@ const MENTION_LINK = 0.35;
 
 export class Decomposer {
   private readonly linkCache = new LRUCache<string, EntityLinks>({ max: 20_000 });
-  private cacheGeneration = -1;
+  private cacheGeneration = '';
 
   constructor(private readonly deps: DecomposerDeps) {}
 
@@ -118,13 +119,14 @@ export class Decomposer {
    * a "(disambiguation)" aside; "Rocky" → "ASAP Rocky" is 0.5), sections headed by it, and other
    * chunks that mention it. Cached until the store changes.
    */
-  private linksOf(entity: string): EntityLinks {
-    const gen = this.deps.store.index.appliedSeq;
+  private linksOf(entity: string, access: ResolvedAccess | undefined): EntityLinks {
+    const gen = `${this.deps.store.index.appliedSeq}:${this.deps.store.accessVersion()}`;
     if (gen !== this.cacheGeneration) {
       this.linkCache.clear();
       this.cacheGeneration = gen;
     }
-    const key = normalize(entity);
+    const allowed = access?.allowedDocs ?? null;
+    const key = `${access?.scopeKey ?? 'local'}\u0000${normalize(entity)}`;
     const hit = this.linkCache.get(key);
     if (hit) return hit;
     const terms = contentTerms(entity);
@@ -139,14 +141,16 @@ export class Decomposer {
         for (const t of want) if (have.has(t)) inter++;
         return inter < want.size ? 0 : inter / (want.size + have.size - inter);
       };
-      // every term of the entity, anywhere in a chunk: the document frequency behind IDF
-      result.df = (db.prepare('SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH ?').get(all) as { n: number }).n;
+      // Only documents the asker may see count, for the frequency behind IDF and for link targets.
+      const only = allowed ? ' AND c.doc_id IN (SELECT value FROM json_each(?))' : '';
+      const params: unknown[] = allowed ? [all, JSON.stringify([...allowed])] : [all];
+      result.df = (db.prepare(`SELECT count(*) AS n FROM chunks_fts f JOIN chunks c ON c.id = f.rowid WHERE chunks_fts MATCH ?${only}`).get(...params) as { n: number }).n;
       const rows = db
         .prepare(
           `SELECT f.rowid AS chunk_id, d.id AS doc_id, d.title, c.heading_path FROM chunks_fts f JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.doc_id
-           WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts, 4.0, 2.0, 1.0) LIMIT 60`,
+           WHERE chunks_fts MATCH ?${only} ORDER BY bm25(chunks_fts, 4.0, 2.0, 1.0) LIMIT 60`,
         )
-        .all(all) as { chunk_id: number; doc_id: number; title: string; heading_path: string }[];
+        .all(...params) as { chunk_id: number; doc_id: number; title: string; heading_path: string }[];
       const byDoc = new Map<number, LinkTarget>();
       const mentionChunks = new Map<number, number[]>();
       for (const r of rows) {
@@ -218,7 +222,7 @@ export class Decomposer {
     }
     if (raw.length === 0) return [];
 
-    const allow = input.allowDoc ?? (() => true);
+    const allow = (id: number) => !input.access || input.access.allowDoc(id);
     const topScore = Math.max(1e-6, evidence[0]?.score ?? 1);
     const topRerank = Math.max(1e-6, evidence[0]?.rerank ?? 1);
     const byDoc = new Map<number, number>();
@@ -232,7 +236,7 @@ export class Decomposer {
     }[] = [];
     const sourceDoc = (r: (typeof raw)[number]) => r.chunk?.chunk.docId ?? -1;
     for (const r of raw) {
-      const links = this.linksOf(r.entity);
+      const links = this.linksOf(r.entity, input.access);
       // The strongest link to a document the chain has not reached (nor the one it came from).
       const target = links.targets.find((t) => allow(t.docId) && !input.knownDocIds.has(t.docId) && t.docId !== sourceDoc(r)) ?? null;
       // Lookahead: how well what the entity links to answers the current query, relative to the best
@@ -245,6 +249,7 @@ export class Decomposer {
       const features = { link: target?.link ?? 0, lookahead, idf, relevance, question: r.origin === 'question' ? 1 : 0, mlm: null as number | null };
       // A mention resolves to the document titled by it: "Rocky" becomes "ASAP Rocky", once per document.
       const entity = target && target.via === 'title' && target.link >= 0.5 ? target.title.replace(/\s*\([^)]*\)\s*$/, '') : r.entity;
+      if (input.usedEntities.has(normalize(entity))) continue;
       if (target) {
         const at = byDoc.get(target.docId);
         if (at !== undefined) {
@@ -255,7 +260,6 @@ export class Decomposer {
         }
         byDoc.set(target.docId, scored.length);
       }
-      if (input.usedEntities.has(normalize(entity))) continue;
       scored.push({ entity, origin: r.origin, chunk: r.chunk, linksTo: target ? target.title : null, linkDocId: target?.docId ?? null, features });
     }
 

@@ -27,19 +27,13 @@ export function contextualize(previous: Pick<EngineResult, 'question' | 'hops'>,
   if (!elliptical && ownNames.length > 0) return { query: f, how: 'standalone' };
 
   // Swap figures of the same unit into the earlier question.
-  const newFigures = figuresWithUnit(f);
-  if (newFigures.length) {
-    let q = previous.question;
-    const old = figuresWithUnit(q);
-    let swapped = 0;
-    for (const nf of newFigures) {
-      const target = old.find((o) => o.unit === nf.unit && o.unit !== '') ?? (old.length === 1 ? old[0] : undefined);
-      if (!target) continue;
-      q = q.slice(0, target.index) + nf.text + q.slice(target.index + target.text.length);
-      swapped++;
-      break;
+  const old = figuresWithUnit(previous.question);
+  for (const nf of figuresWithUnit(f)) {
+    const target = old.find((o) => o.unit === nf.unit && o.unit !== '') ?? (old.length === 1 ? old[0] : undefined);
+    if (target) {
+      const q = previous.question;
+      return { query: q.slice(0, target.index) + nf.text + q.slice(target.index + target.text.length), how: 'substituted' };
     }
-    if (swapped) return { query: q, how: 'substituted' };
   }
   // Otherwise: the follow-up, then what the earlier chain was about.
   const subject = new Set<string>();

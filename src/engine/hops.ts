@@ -6,6 +6,7 @@ import type { Encoder } from '../models/encoder.js';
 import { analyze, type Analysis } from '../models/nlp.js';
 import { composeAnswer, evidenceCoverage } from './answer.js';
 import { coherenceOf } from './coherence.js';
+import { redactResult } from './redact.js';
 import { contextualize } from './follow-up.js';
 import { MIN_BRIDGE_SCORE, type Decomposer } from './decompose.js';
 import type { QueryCache } from './query-cache.js';
@@ -52,6 +53,7 @@ interface Step {
   query: string;
   formedBy: QueryOrigin;
   bridge: string | null;
+  bridgeFrom: { sourceDocId: number | null; linkDocId: number | null } | null;
   /** Weight of the hop this step starts (see HopState.weight). */
   weight: number;
   vector: Float32Array | null;
@@ -79,7 +81,12 @@ export const MAX_QUESTION_CHARS = 2000;
 
 /** A question as the engine reads it: control characters out, whitespace collapsed, bounded. */
 export function boundQuestion(q: string): string {
-  const clean = q.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g, ' ').replace(/\s+/g, ' ').trim();
+  const clean = q
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g, ' ')
+    // the model's own control tokens are words when a person types them
+    .replace(/\[(MASK|CLS|SEP|PAD|UNK)\]/gi, (_, t: string) => t.toLowerCase())
+    .replace(/\s+/g, ' ')
+    .trim();
   return [...clean].slice(0, MAX_QUESTION_CHARS).join('');
 }
 
@@ -116,7 +123,7 @@ export class HopEngine {
       knownText: [],
       usedEntities: new Set(),
     };
-    return this.continueChain(state, { query: question, formedBy: 'question', bridge: null, weight: 1, vector: null, confirmed: true }, { ...this.settings, ...overrides }, ctx);
+    return this.continueChain(state, { query: question, formedBy: 'question', bridge: null, bridgeFrom: null, weight: 1, vector: null, confirmed: true }, { ...this.settings, ...overrides }, ctx);
   }
 
   /**
@@ -126,21 +133,28 @@ export class HopEngine {
   async resume(previous: EngineResult, choice: number | string, access: AccessContext, overrides: Partial<EngineSettings> = {}): Promise<EngineResult> {
     const ctx = this.deps.access.resolve(access);
     const settings = { ...this.settings, ...previous.settings, ...overrides };
+    const visible = redactResult(previous, ctx);
     // A person confirmed this hop: it counts as much as the hop it follows.
-    const weight = previous.hops[previous.hops.length - 1]?.weight ?? 1;
-    // only suggestions this asker may see can be chosen, and only on a chain they may see whole
-    const whole = this.restore(previous, ctx).hops.length === previous.hops.length;
-    const suggestions = previous.suggestions.map((s) => (whole && visibleCandidate({ chunkId: s.sourceDocId, sourceDocId: s.sourceDocId, linkDocId: s.linkDocId }, (id) => ctx.allowDoc(id)) ? s : null));
+    const weight = visible.hops[visible.hops.length - 1]?.weight ?? 1;
+    // only suggestions this asker may see can be chosen (by their index in the stored result)
+    const suggestions = previous.suggestions.map((s) => (visible.suggestions.includes(s) ? s : null));
     // a suggestion by index or by its entity; any other text is a query the person typed
     const chosen = typeof choice === 'number' ? suggestions[choice] : suggestions.find((x) => x && norm(x.entity) === norm(choice));
     if (typeof choice === 'number' && !chosen) throw new RangeError(`no suggestion ${choice} (there are ${suggestions.filter(Boolean).length})`);
-    const step: Step = { query: chosen?.query ?? String(choice), formedBy: 'suggestion', bridge: chosen?.entity ?? null, weight, vector: null, confirmed: true };
-    const state = this.restore(previous, ctx);
+    const step: Step = {
+      query: chosen?.query ?? String(choice),
+      formedBy: 'suggestion',
+      bridge: chosen?.entity ?? null,
+      bridgeFrom: chosen ? { sourceDocId: chosen.sourceDocId, linkDocId: chosen.linkDocId } : null,
+      weight,
+      vector: null,
+      confirmed: true,
+    };
+    const state = this.restore(visible);
     // A resumed chain may go one hop past where it stopped, up to maxHops.
     return this.continueChain(state, step, { ...settings, maxHops: Math.max(settings.maxHops, state.hops.length + 1) }, ctx);
   }
 
-  /** Asks a follow-up in the context of an earlier chain (its evidence is known, not repeated). */
   /**
    * A follow-up question in the context of an earlier chain (e.g. in a Slack thread): it is made
    * answerable on its own from the earlier question and bridges (see contextualize), then asked
@@ -150,8 +164,8 @@ export class HopEngine {
     const ctx = this.deps.access.resolve(access);
     question = boundQuestion(question);
     // only what this asker may see of the earlier chain conditions the new query
-    const visible = this.restore(previous, ctx);
-    const { query } = contextualize({ question: previous.question, hops: visible.hops.filter((h) => h.snippets.length > 0) }, question);
+    const visible = redactResult(previous, ctx);
+    const { query } = contextualize(visible, question);
     const state: ChainState = {
       question: query,
       qa: analyze(query),
@@ -162,40 +176,24 @@ export class HopEngine {
       knownText: [],
       usedEntities: new Set(),
     };
-    const result = await this.continueChain(state, { query, formedBy: 'follow-up', bridge: null, weight: 1, vector: null, confirmed: true }, { ...this.settings, ...overrides }, ctx);
+    const result = await this.continueChain(state, { query, formedBy: 'follow-up', bridge: null, bridgeFrom: null, weight: 1, vector: null, confirmed: true }, { ...this.settings, ...overrides }, ctx);
     return { ...result, asked: question, followUpOf: previous.question };
   }
 
-  private restore(previous: EngineResult, ctx: ResolvedAccess): ChainState {
-    const allow = (id: number) => ctx.allowDoc(id);
-    const snippets = new Map<number, Snippet>();
-    // Evidence the current asker may not see is dropped: a resumed chain never carries it forward.
-    for (const s of previous.evidence) if (allow(s.docId)) snippets.set(s.chunkId, s);
-    // A hop whose evidence this asker may not see shaped the queries after it: that hop and every
-    // later one are dropped, not just the hidden snippets (their bridges would reveal what it said).
-    const firstHidden = previous.hops.findIndex((h) => h.snippets.slice(0, 3).some((s) => !allow(s.docId)));
-    const kept = firstHidden < 0 ? previous.hops : previous.hops.slice(0, firstHidden);
-    const hops = kept.map((h) => ({
-      ...h,
-      retrieved: h.retrieved.filter((r) => allow(r.docId)),
-      snippets: h.snippets.filter((s) => allow(s.docId)),
-      // a candidate drawn from a hidden document, or leading to one, would reveal it
-      candidates: h.candidates.filter((c) => visibleCandidate(c, allow)),
-    }));
-    // evidence of dropped hops goes too
-    const keptChunks = new Set(hops.flatMap((h) => h.retrieved.map((r) => r.chunkId)));
-    for (const id of [...snippets.keys()]) if (!keptChunks.has(id)) snippets.delete(id);
+  /** The chain state of a stored result, already redacted for the asker who continues it. */
+  private restore(visible: EngineResult): ChainState {
+    const snippets = new Map<number, Snippet>(visible.evidence.map((s) => [s.chunkId, s]));
     const state: ChainState = {
-      question: previous.question,
-      qa: analyze(previous.question),
-      hops,
+      question: visible.question,
+      qa: analyze(visible.question),
+      hops: visible.hops,
       snippets,
       exclude: new Set(),
       knownDocs: new Set(),
       knownText: [],
       usedEntities: new Set(),
     };
-    for (const h of hops) {
+    for (const h of visible.hops) {
       if (h.bridge) state.usedEntities.add(norm(h.bridge));
       for (const s of h.snippets.slice(0, 3)) {
         state.exclude.add(s.chunkId);
@@ -208,10 +206,13 @@ export class HopEngine {
 
   private async retrieve(query: string, focus: string | null, hop: number, vector: Float32Array | null, state: ChainState, settings: EngineSettings, ctx: ResolvedAccess) {
     const cache = this.deps.queryCache;
+    // the key names the store as it is now (writes by other processes included) and the asker's scope
+    if (cache) this.deps.retriever.store.syncIndex();
     const key = cache ? cache.key({ query: focus ? `${query}\u0000${focus}` : query, hop, exclude: [...state.exclude], k: settings.retrieveK, scope: ctx.scopeKey }) : null;
     if (cache && key) {
       const hit = cache.get(key);
-      if (hit) return { ...hit, cached: true };
+      // and a hit is checked again: nothing the asker may not see is ever served from it
+      if (hit) return { ...hit, candidates: hit.candidates.filter((c) => ctx.allowDoc(c.chunk.docId)), cached: true };
     }
     const r = await this.deps.retriever.retrieve(query, {
       k: settings.retrieveK,
@@ -231,6 +232,11 @@ export class HopEngine {
     let stopReason: StopReason = 'max_hops';
     let suggestions: Suggestion[] = [];
 
+    // an empty question (nothing left once control characters are gone) retrieves nothing
+    if (!first.query.trim()) {
+      step = null;
+      stopReason = 'no_new_evidence';
+    }
     while (step) {
       const hopNo = state.hops.length + 1;
       if (this.now() - t0 > settings.totalBudgetMs && state.hops.length > 0) {
@@ -250,6 +256,7 @@ export class HopEngine {
         query: step.query,
         formedBy: step.formedBy,
         bridge: step.bridge,
+        bridgeFrom: step.bridgeFrom,
         weight: step.weight,
         retrieved: fresh.map(refFrom),
         snippets: top.map((c) => state.snippets.get(c.chunk.id)!),
@@ -305,7 +312,7 @@ export class HopEngine {
         pastQueries: state.hops.map((h) => h.query),
         currentQuery: step.query,
         queryVector: r.queryVector,
-        allowDoc: ctx.allowDoc,
+        access: ctx,
       });
       hop.candidates = candidates.map(
         (c): CandidateRef => ({
@@ -341,6 +348,7 @@ export class HopEngine {
         stopReason = 'low_coherence';
         suggestions = options.map((c, i) => ({
           entity: c.entity,
+          chunkId: c.chunkId,
           sourceDocId: hop.candidates[i]!.sourceDocId,
           linkDocId: c.linkDocId,
           query: c.query,
@@ -350,7 +358,16 @@ export class HopEngine {
         }));
         break;
       }
-      step = { query: options[0]!.query, formedBy: options[0]!.formedBy, bridge: options[0]!.entity, weight: hop.weight * options[0]!.confidence, vector: vectors[0]!, confirmed: false };
+      const next = hop.candidates[0]!;
+      step = {
+        query: next.query,
+        formedBy: next.formedBy,
+        bridge: next.entity,
+        bridgeFrom: { sourceDocId: next.sourceDocId, linkDocId: next.linkDocId },
+        weight: hop.weight * next.confidence,
+        vector: vectors[0]!,
+        confirmed: false,
+      };
     }
 
     const evidence = mergeEvidence(state);
@@ -380,12 +397,6 @@ export class HopEngine {
     const ws = this.deps.retriever.windowsOf([c.chunk.id]).get(c.chunk.id) ?? [];
     return ws.find((w) => w.id === c.window!.windowId)?.vector ?? null;
   }
-}
-
-/** Whether a bridge candidate reveals nothing hidden: where it came from and where it leads are visible. */
-function visibleCandidate(c: { chunkId: number | null; sourceDocId: number | null; linkDocId: number | null }, allow: (docId: number) => boolean): boolean {
-  if (c.chunkId !== null && (c.sourceDocId === null || !allow(c.sourceDocId))) return false;
-  return c.linkDocId === null || allow(c.linkDocId);
 }
 
 /**

@@ -1,39 +1,56 @@
+import { analyze } from '../models/nlp.js';
 import type { ResolvedAccess } from './access.js';
-import type { EngineResult, Snippet } from './types.js';
+import { composeAnswer } from './answer.js';
+import type { EngineResult, HopState, Snippet } from './types.js';
+
+/** Whether a bridge reveals nothing hidden: the chunk it came from and the document it leads to are visible. */
+export function visibleBridge(b: { sourceDocId: number | null; linkDocId: number | null } | null, allow: (docId: number) => boolean): boolean {
+  if (!b) return true;
+  return (b.sourceDocId === null || allow(b.sourceDocId)) && (b.linkDocId === null || allow(b.linkDocId));
+}
 
 /**
- * A stored result as another asker may see it: every snippet, retrieved chunk, candidate and
- * suggestion from (or leading to) a document they may not see is removed; an answer resting on one
- * is withdrawn. Used where a stored result is shown again (trace view, resumes, follow-ups).
+ * A stored result as another asker may see it. A hop whose evidence they may not see — or whose
+ * query was built from a bridge drawn from or leading to such evidence — shaped every hop after it,
+ * so that hop and all later ones go (not just the hidden snippets: their queries would name what
+ * the hidden evidence said). From the hops that remain, every hidden snippet, retrieved chunk,
+ * candidate and suggestion is removed, and the answer is composed again from what is left. This is
+ * the one place where a result crosses from one access context to another: trace views, resumes
+ * and follow-ups all go through it.
  */
 export function redactResult(r: EngineResult, access: ResolvedAccess): EngineResult {
-  const ok = (s: Snippet) => access.allowDoc(s.docId);
-  // as in resuming: a hop built on hidden evidence goes, with every hop after it
-  const firstHidden = r.hops.findIndex((h) => h.snippets.slice(0, 3).some((s) => !ok(s)));
-  const hops = firstHidden < 0 ? r.hops : r.hops.slice(0, firstHidden);
-  const okDoc = (id: number | null) => id === null || access.allowDoc(id);
-  // evidence only of the hops that remain
-  const kept = new Set(hops.flatMap((h) => h.retrieved.filter((x) => access.allowDoc(x.docId)).map((x) => x.chunkId)));
-  const shown = (s: Snippet) => ok(s) && kept.has(s.chunkId);
-  const a = r.answer;
-  const answerVisible = !a.source || shown(a.source);
+  const allow = (id: number) => access.allowDoc(id);
+  const hiddenHop = (h: HopState) => h.snippets.slice(0, 3).some((s) => !allow(s.docId)) || !visibleBridge(h.bridgeFrom ?? null, allow);
+  const cut = r.hops.findIndex(hiddenHop);
+  const kept = cut < 0 ? r.hops : r.hops.slice(0, cut);
+  const anythingHidden =
+    cut >= 0 ||
+    r.evidence.some((s) => !allow(s.docId)) ||
+    r.hops.some((h) => h.retrieved.some((x) => !allow(x.docId)) || h.candidates.some((c) => !visibleBridge(c, allow))) ||
+    r.suggestions.some((s) => !visibleBridge(s, allow));
+  if (!anythingHidden) return r;
+
+  const hops: HopState[] = kept.map((h, i) => {
+    const last = i === kept.length - 1 && cut >= 0;
+    return {
+      ...h,
+      retrieved: h.retrieved.filter((x) => allow(x.docId)),
+      snippets: h.snippets.filter((s) => allow(s.docId)),
+      candidates: h.candidates.filter((c) => visibleBridge(c, allow)),
+      // the next query would name the dropped hop's bridge
+      ...(last ? { nextQuery: null, coherence: null } : {}),
+    };
+  });
+  const keptChunks = new Set(hops.flatMap((h) => h.retrieved.map((x) => x.chunkId)));
+  const evidence = r.evidence.filter((s: Snippet) => allow(s.docId) && keptChunks.has(s.chunkId));
+  const suggestions = cut >= 0 ? [] : r.suggestions.filter((s) => visibleBridge(s, allow));
+  const question = r.question;
   return {
     ...r,
-    hops: hops.map((h) => ({
-      ...h,
-      retrieved: h.retrieved.filter((x) => access.allowDoc(x.docId)),
-      snippets: h.snippets.filter(ok),
-      candidates: h.candidates.filter((c) => (c.chunkId === null || okDoc(c.sourceDocId ?? -1)) && okDoc(c.linkDocId)),
-    })),
-    evidence: r.evidence.filter(shown),
-    suggestions: firstHidden >= 0 ? [] : r.suggestions.filter((s) => okDoc(s.sourceDocId) && okDoc(s.linkDocId)),
-    answer: {
-      ...a,
-      ...(answerVisible ? {} : { status: 'insufficient' as const, value: null, sentence: null, source: null }),
-      chain: a.chain.filter(shown),
-      conflicts: a.conflicts.map((c) => ({ ...c, values: c.values.filter((v) => shown(v.snippet)) })).filter((c) => c.values.length > 1),
-      alternatives: a.alternatives.filter((x) => shown(x.snippet)),
-      leads: a.leads.filter(shown),
-    },
+    hops,
+    evidence,
+    suggestions,
+    // composed again, so that no value, conflict or reason of a hidden snippet survives
+    answer: composeAnswer(question, analyze(question), hops, evidence, r.stopReason),
   };
 }

@@ -90,6 +90,7 @@ export class Retriever {
   scorer: WindowScorer;
   private readonly densityWeight: number;
   private readonly windowCache: LRUCache<number, WindowRow[]>;
+  private cacheGeneration = -1;
 
   constructor(deps: RetrieverDeps) {
     this.store = deps.store;
@@ -101,6 +102,12 @@ export class Retriever {
 
   /** Windows of chunks, from the LRU or SQLite (decoded once). */
   windowsOf(chunkIds: readonly number[]): Map<number, WindowRow[]> {
+    // chunk ids can be reused after a document is replaced: a cache of another generation is dropped
+    const generation = this.store.index.appliedSeq;
+    if (generation !== this.cacheGeneration) {
+      this.windowCache.clear();
+      this.cacheGeneration = generation;
+    }
     const out = new Map<number, WindowRow[]>();
     const missing: number[] = [];
     for (const id of chunkIds) {

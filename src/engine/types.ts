@@ -56,6 +56,8 @@ export interface HopState {
   formedBy: QueryOrigin;
   /** The bridge entity this hop's query was built around. */
   bridge: string | null;
+  /** Where that bridge came from and led to (null for the first hop and typed queries). */
+  bridgeFrom?: { sourceDocId: number | null; linkDocId: number | null } | null;
   /**
    * How much this hop's evidence counts in the final ranking: the product of the bridge
    * confidences along the chain (1 for the first hop and for a hop a person chose).
@@ -74,7 +76,8 @@ export interface HopState {
 
 export interface Suggestion {
   entity: string;
-  /** Documents it comes from and leads to: a suggestion is only shown where both may be. */
+  /** The chunk and document it comes from, and the document it leads to: shown only where both may be. */
+  chunkId: number | null;
   sourceDocId: number | null;
   linkDocId: number | null;
   query: string;

@@ -131,26 +131,34 @@ export async function ingest(deps: IngestDeps, inputs: readonly string[], opts: 
     return opts.baseUrl.replace(/\/?$/, '/') + path.relative(root, file).split(path.sep).map(encodeURIComponent).join('/');
   };
 
+  // What a document becomes depends on these too: a change of any re-ingests it.
+  const fingerprint = JSON.stringify([INGEST_VERSION, config.windowTokens, config.windowOverlap, config.chunkMaxTokens]);
+
   // Enumerate units first so that the progress bar knows its total.
   const units: Unit[] = [];
   const seenSources = new Set<string>();
+  /** A file that failed keeps whatever was stored for it: a refused file is not a deleted file. */
+  const keepStored = (f: { path: string; kind: DocumentKind }) => {
+    if (f.kind === 'jsonl') for (const s of store.sourcesUnder(`${f.path}#`)) seenSources.add(s.source);
+    else seenSources.add(f.path);
+  };
   for (const f of resolved.files) {
     let stat: fs.Stats;
     try {
       stat = fs.statSync(f.path);
     } catch (e) {
       fail({ file: f.path, reason: errorMessage(e) });
+      keepStored(f);
       continue;
     }
     if (stat.size > config.maxFileBytes) {
       fail({ file: f.path, reason: `${(stat.size / 1048576).toFixed(1)} MB is over the RAGASK_MAX_FILE_MB limit (${(config.maxFileBytes / 1048576).toFixed(1)} MB); raise it or split the file` });
-      // keep whatever was stored for it: a refused file is not a deleted file
-      for (const s of store.sourcesUnder(f.kind === 'jsonl' ? `${f.path}#` : f.path)) seenSources.add(s.source);
+      keepStored(f);
       continue;
     }
     if (stat.size === 0) {
       fail({ file: f.path, reason: 'empty file' });
-      seenSources.add(f.path);
+      keepStored(f);
       continue;
     }
     let bytes: Buffer;
@@ -158,7 +166,7 @@ export async function ingest(deps: IngestDeps, inputs: readonly string[], opts: 
       bytes = fs.readFileSync(f.path);
     } catch (e) {
       fail({ file: f.path, reason: `cannot read it (${errorMessage(e)})` });
-      seenSources.add(f.path);
+      keepStored(f);
       continue;
     }
     if (f.kind === 'jsonl') {
@@ -167,7 +175,7 @@ export async function ingest(deps: IngestDeps, inputs: readonly string[], opts: 
         content = decodeText(f.path, bytes);
       } catch (e) {
         fail({ file: f.path, reason: errorMessage(e) });
-        for (const s of store.sourcesUnder(`${f.path}#`)) seenSources.add(s.source);
+        keepStored(f);
         continue;
       }
       const { records, failures } = readJsonl(f.path, content);
@@ -180,7 +188,7 @@ export async function ingest(deps: IngestDeps, inputs: readonly string[], opts: 
           source,
           path: f.path,
           kind: 'jsonl',
-          hash: sha256(JSON.stringify([r.title, r.text, r.url])),
+          hash: sha256(JSON.stringify([r.title, r.text, r.url, fingerprint])),
           bytes: Buffer.byteLength(r.text),
           fallbackTitle: r.title,
           url: r.url,
@@ -190,19 +198,20 @@ export async function ingest(deps: IngestDeps, inputs: readonly string[], opts: 
       }
       // With a bad line in the file, its record cannot be told apart from a deleted one: prune none of
       // this file's records (nothing stored is lost to a typo).
-      if (failures.length) for (const s of store.sourcesUnder(`${f.path}#`)) seenSources.add(s.source);
+      if (failures.length || records.length === 0) keepStored(f);
       continue;
     }
     seenSources.add(f.path);
     const kind = f.kind;
+    const url = linkFor(f.path);
     units.push({
       source: f.path,
       path: f.path,
       kind,
-      hash: sha256(bytes),
+      hash: sha256(`${sha256(bytes)}\u0000${fingerprint}\u0000${url ?? ''}`),
       bytes: stat.size,
       fallbackTitle: titleFromPath(f.path),
-      url: linkFor(f.path),
+      url,
       load: async () => {
         if (kind === 'pdf') {
           if (bytes.subarray(0, 1024).indexOf('%PDF-') < 0) throw new Error('not a PDF (no %PDF- header)');
@@ -283,7 +292,9 @@ export async function ingest(deps: IngestDeps, inputs: readonly string[], opts: 
 
   if (opts.prune && !report.interrupted) {
     for (const root of resolved.roots) {
-      for (const d of store.sourcesUnder(root)) {
+      // a folder or a .jsonl covers what lies under it; a single file, only itself ("a.md", not "a.mdx")
+      const under = root.endsWith(path.sep) || root.endsWith('#') ? store.sourcesUnder(root) : store.sourcesUnder(root).filter((d) => d.source === root);
+      for (const d of under) {
         if (seenSources.has(d.source)) continue;
         store.deleteDocument(d.id);
         report.removed++;

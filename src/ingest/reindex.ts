@@ -11,12 +11,17 @@ import { windowEmbeddingText } from './windows.js';
  * finished by running it again (windows are re-embedded from their stored text).
  */
 export async function reembedAll(store: Store, encoder: Encoder, progress?: ProgressReporter): Promise<number> {
-  const rows = store.db
-    .prepare(
-      `SELECT w.id, d.title, c.heading_path, substr(c.text, w.char_start + 1, w.char_end - w.char_start) AS text
-       FROM windows w JOIN chunks c ON c.id = w.chunk_id JOIN documents d ON d.id = c.doc_id ORDER BY w.id`,
-    )
-    .all() as { id: number; title: string; heading_path: string; text: string }[];
+  // window offsets are JavaScript (UTF-16) offsets: the text is cut here, not by SQLite's substr
+  const rows = (
+    store.db
+      .prepare(
+        `SELECT w.id, w.char_start, w.char_end, c.text AS chunk, d.title, c.heading_path
+         FROM windows w JOIN chunks c ON c.id = w.chunk_id JOIN documents d ON d.id = c.doc_id ORDER BY w.id`,
+      )
+      .all() as { id: number; char_start: number; char_end: number; chunk: string; title: string; heading_path: string }[]
+  ).map((r) => ({ id: r.id, title: r.title, heading_path: r.heading_path, text: r.chunk.slice(r.char_start, r.char_end) }));
+  // until the last window is done the store holds two models' vectors: refuse to open it meanwhile
+  setMeta(store.db, 'reindexing', encoder.id);
   progress?.start(rows.length, 'reindex');
   const update = store.db.prepare('UPDATE windows SET vector = ? WHERE id = ?');
   const BATCH = 256;
@@ -26,8 +31,11 @@ export async function reembedAll(store: Store, encoder: Encoder, progress?: Prog
     store.db.transaction(() => batch.forEach((r, j) => update.run(vectorToBlob(vectors[j]!), r.id)))();
     progress?.update(Math.min(rows.length, i + BATCH));
   }
-  setMeta(store.db, 'embedding_model', encoder.id);
-  setMeta(store.db, 'embedding_dimension', String(encoder.dimension));
+  store.db.transaction(() => {
+    setMeta(store.db, 'embedding_model', encoder.id);
+    setMeta(store.db, 'embedding_dimension', String(encoder.dimension));
+    store.db.prepare("DELETE FROM meta WHERE key = 'reindexing'").run();
+  })();
   store.db.prepare('DELETE FROM query_cache').run();
   store.index.rebuild();
   store.index.save();

@@ -150,6 +150,10 @@ export class Encoder {
       token_type_ids: new ort.Tensor('int64', types, [b, s]),
     });
     const hidden = result[this.session.outputNames[0]!]!;
+    // a model whose output is not [batch, sequence, dimension] would give garbage vectors silently
+    if (hidden.dims.length !== 3 || hidden.dims[0] !== b || hidden.dims[1] !== s || hidden.dims[2] !== this.dimension) {
+      throw new UserError(`model ${this.name}: output has shape [${hidden.dims.join(', ')}], expected [${b}, ${s}, ${this.dimension}] (token states of its ragask-model.json dimension); this is not a model ragask can pool`);
+    }
     const data = hidden.data as Float32Array;
     const d = this.dimension;
     const vectors: Vector[] = [];

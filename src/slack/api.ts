@@ -1,6 +1,7 @@
 import Bottleneck from 'bottleneck';
 import { ErrorCode, WebClient, type ChatPostMessageArguments, type ChatUpdateArguments, type ChatPostEphemeralArguments } from '@slack/web-api';
 import type { Logger } from '../log.js';
+import { boltLogger } from './bolt-logger.js';
 import { silentLogger } from '../log.js';
 
 /**
@@ -37,9 +38,15 @@ function isRateLimited(e: unknown): e is RateLimitedError {
   return !!e && typeof e === 'object' && (e as { code?: string }).code === ErrorCode.RateLimitedError;
 }
 
-function isTransient(e: unknown): boolean {
+/**
+ * A failure worth retrying. A request error (no answer: timeout, connection reset) may have been
+ * carried out anyway, so it is retried only for calls that can safely run twice.
+ */
+function isTransient(e: unknown, idempotent: boolean): boolean {
   const code = (e as { code?: string } | null)?.code;
-  return code === ErrorCode.RequestError || code === ErrorCode.HTTPError;
+  const status = (e as { statusCode?: number } | null)?.statusCode ?? 0;
+  if (code === ErrorCode.HTTPError) return status >= 500;
+  return idempotent && code === ErrorCode.RequestError;
 }
 
 /**
@@ -69,7 +76,9 @@ export class SlackApi {
     this.retries = opts.retries ?? 3;
     // rejectRateLimitedCalls: the WebClient reports a 429 instead of retrying on its own, so that the
     // limiter — which knows about every other call queued — decides when it goes again.
-    this.client = new WebClient(opts.token, { slackApiUrl: opts.apiUrl, rejectRateLimitedCalls: true, retryConfig: { retries: 0 }, logger: undefined });
+    // a timeout: one hung call must not hold its channel's queue forever; the logger: the app's own
+    // (JSON, secrets scrubbed), not the WebClient's console
+    this.client = new WebClient(opts.token, { slackApiUrl: opts.apiUrl, rejectRateLimitedCalls: true, retryConfig: { retries: 0 }, timeout: 10_000, logger: boltLogger(this.log) });
     this.postByChannel = new Bottleneck.Group({ maxConcurrent: 1, minTime: tiers.postMessagePerChannelMs });
     this.postByChannel.on('created', (limiter) => this.onFailure(limiter));
     this.tier3 = this.perMinute(tiers.tier3PerMinute);
@@ -83,15 +92,24 @@ export class SlackApi {
     return b;
   }
 
+  /**
+   * A 429 pauses the whole method tier, not just the call that got it: the bucket is emptied and
+   * refills at the tier's pace after Retry-After; the call itself goes again after Retry-After.
+   */
   private onFailure(limiter: Bottleneck): void {
     limiter.on('failed', (error: unknown, info: { retryCount: number; options: { id: string } }) => {
       if (isRateLimited(error)) {
         this.rateLimited++;
-        const wait = Math.max(1, error.retryAfter) * 1000;
-        this.log.warn({ job: info.options.id, retryAfterS: error.retryAfter }, 'slack: rate limited (429); retrying after Retry-After');
-        return wait;
+        const seconds = Number.isFinite(error.retryAfter) && error.retryAfter > 0 ? error.retryAfter : 1;
+        this.log.warn({ job: info.options.id, retryAfterS: seconds }, 'slack: rate limited (429); retrying after Retry-After');
+        void limiter.currentReservoir().then((r) => {
+          if (r !== null && r > 0) void limiter.incrementReservoir(-r);
+        });
+        return seconds * 1000;
       }
-      if (isTransient(error) && info.retryCount < this.retries) return 500 * 2 ** info.retryCount;
+      // only calls that can run twice without a second message: updates and the status
+      const idempotent = /^(chat\.update|assistant\.)/.test(info.options.id);
+      if (isTransient(error, idempotent) && info.retryCount < this.retries) return 500 * 2 ** info.retryCount;
       return undefined;
     });
   }
@@ -123,7 +141,8 @@ export class SlackApi {
     return this.tier4.schedule({ id: this.id(`response_url`) }, async () => {
       const res = await fetch(responseUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
       if (res.status === 429) {
-        const e = Object.assign(new Error('rate limited'), { code: ErrorCode.RateLimitedError, retryAfter: Number(res.headers.get('retry-after') ?? '1') });
+        const after = Number(res.headers.get('retry-after'));
+        const e = Object.assign(new Error('rate limited'), { code: ErrorCode.RateLimitedError, retryAfter: Number.isFinite(after) && after > 0 ? after : 1 });
         throw e;
       }
       if (!res.ok) throw Object.assign(new Error(`response_url answered HTTP ${res.status}`), { code: ErrorCode.HTTPError });

@@ -58,6 +58,8 @@ export function createSlackApp(core: Core, config: Config, log: Logger, opts: Sl
     async start() {
       pruneTimer = setInterval(() => store.prune(), 3600_000);
       pruneTimer.unref();
+      // questions a previous process took but never answered are answered now (in the background)
+      void service.recoverOrphans().catch((e: unknown) => log.error({ err: e }, 'slack: recovering unanswered events failed'));
       if (s.mode === 'http') {
         const server = (await (receiver as HTTPReceiver).start({ port: s.port, host: s.host })) as Server;
         const port = (server.address() as AddressInfo).port;
@@ -71,6 +73,8 @@ export function createSlackApp(core: Core, config: Config, log: Logger, opts: Sl
     async stop() {
       if (pruneTimer) clearInterval(pruneTimer);
       await app.stop().catch(() => undefined);
+      // answers in flight finish before the limiters that carry their last calls stop
+      await service.drain();
       await service.queue.stop();
       await api.stop();
     },

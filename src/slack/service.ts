@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
 import type { Core } from '../core.js';
+import { boundQuestion, MAX_QUESTION_CHARS } from '../engine/hops.js';
 import { EngineQueue } from '../engine/queue.js';
 import { redactResult } from '../engine/redact.js';
 import type { EngineResult } from '../engine/types.js';
@@ -38,6 +39,8 @@ export interface ActionInput {
   responseUrl: string | null;
 }
 
+const cutNote = `_Your question was longer than ${MAX_QUESTION_CHARS} characters; I used its first ${MAX_QUESTION_CHARS}._`;
+
 /** Where a Slack question is asked, as the core's access context (the documents' scopes decide). */
 export function accessOf(origin: Origin): AccessContext {
   return { kind: 'slack', channel: origin.channel, user: origin.user, isDM: origin.isDM };
@@ -52,8 +55,6 @@ export interface ServiceDeps {
   queue?: EngineQueue;
 }
 
-/** Longest question passed to the engine; longer ones are cut and the asker is told. */
-export const MAX_QUESTION_CHARS = 2000;
 
 /**
  * Everything the Slack listeners do, in one place and free of Bolt: listeners parse a payload and
@@ -68,6 +69,36 @@ export class SlackService {
     this.queue = deps.queue ?? new EngineQueue({ concurrency: deps.config.engineConcurrency, limit: deps.config.queueLimit });
   }
 
+  /** Handlers still working: a shutdown waits for them, so no answer is left half-published. */
+  private readonly pending = new Set<Promise<unknown>>();
+
+  /** Runs a handler's work, tracked for drain(). */
+  track<T>(work: Promise<T>): Promise<T> {
+    this.pending.add(work);
+    const done = () => this.pending.delete(work);
+    work.then(done, done);
+    return work;
+  }
+
+  /** Waits for the handlers in flight (at most `timeoutMs`). */
+  async drain(timeoutMs = 30_000): Promise<void> {
+    await Promise.race([Promise.allSettled([...this.pending]), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+  }
+
+  /**
+   * Answers the questions a previous process received but died before answering (killed, or
+   * restarted mid-answer): Slack does not send an acknowledged event again, so they are answered
+   * from what was stored with them, in the message already posted for them if there is one.
+   */
+  async recoverOrphans(): Promise<number> {
+    const orphans = this.deps.store.orphanedEvents();
+    for (const o of orphans) {
+      this.deps.log.info({ eventId: o.eventId }, 'slack: answering an event left unanswered by a previous process');
+      await this.handleQuestion({ ...(o.payload as Omit<QuestionInput, 'eventId'>), eventId: o.eventId });
+    }
+    return orphans.length;
+  }
+
   setBotUserId(id: string | undefined): void {
     if (id) this.botUserId = id;
   }
@@ -76,13 +107,13 @@ export class SlackService {
     return accessOf(origin);
   }
 
-  /** The question text: bot mentions removed, whitespace collapsed, bounded in length. */
+  /** The question text: bot mentions removed, then as the engine reads it (see boundQuestion). */
   cleanQuestion(text: string): { question: string; cut: boolean } {
     let q = text;
     if (this.botUserId) q = q.split(`<@${this.botUserId}>`).join(' ');
-    q = q.replace(/^\s*<@[A-Z0-9]+>\s*/, ' ').replace(/\s+/g, ' ').trim();
-    const cut = q.length > MAX_QUESTION_CHARS;
-    return { question: cut ? q.slice(0, MAX_QUESTION_CHARS) : q, cut };
+    q = q.replace(/^\s*<@[A-Z0-9]+>\s*/, ' ');
+    const question = boundQuestion(q);
+    return { question, cut: [...q.replace(/\s+/g, ' ').trim()].length > MAX_QUESTION_CHARS };
   }
 
   mentionsBot(text: string): boolean {
@@ -94,13 +125,19 @@ export class SlackService {
   }
 
   /** An @-mention, a DM, or a follow-up in a thread ragask answered. */
-  async handleQuestion(input: QuestionInput): Promise<void> {
+  handleQuestion(input: QuestionInput): Promise<void> {
+    return this.track(this.answerQuestion(input));
+  }
+
+  private async answerQuestion(input: QuestionInput): Promise<void> {
     const { store, api } = this.deps;
     const rid = randomUUID().slice(0, 8);
     const log = this.deps.log.child({ rid, channel: input.channel, source: input.source });
     let answerTs: string | null = null;
+    let status = false;
     if (input.eventId) {
-      const claim = store.claimEvent(input.eventId, input.channel);
+      const { eventId: _e, ...payload } = input;
+      const claim = store.claimEvent(input.eventId, input.channel, payload);
       if (claim.status === 'duplicate') {
         log.info({ eventId: input.eventId }, 'slack: duplicate delivery ignored');
         return;
@@ -118,7 +155,7 @@ export class SlackService {
       const previous = thread?.turns.at(-1)?.result ?? null;
       // Working: the assistant-thread status in DMs where Slack offers it, else a placeholder
       // message that the answer replaces.
-      const status = !answerTs && input.isDM && (await this.trySetStatus(input));
+      status = !answerTs && input.isDM && (await this.trySetStatus(input));
       if (answerTs) await api.update({ channel: input.channel, ts: answerTs, ...workingMessage(question) });
       else if (!status) answerTs = await this.post(input, workingMessage(question));
       if (input.eventId && answerTs) store.setEventMessage(input.eventId, answerTs);
@@ -133,8 +170,10 @@ export class SlackService {
       if (input.eventId) store.finishEvent(input.eventId, 'answered', answerTs);
     } catch (e) {
       log.error({ err: e }, 'slack: answering failed');
-      if (answerTs) {
-        await api.update({ channel: input.channel, ts: answerTs, ...errorMessage() }).catch(() => undefined);
+      if (answerTs || status) {
+        // the asker saw that ragask was working on it: tell them it failed, in that message or thread
+        if (answerTs) await api.update({ channel: input.channel, ts: answerTs, ...errorMessage() }).catch(() => undefined);
+        else answerTs = await this.post(input, errorMessage()).catch(() => null);
         if (input.eventId) store.finishEvent(input.eventId, 'answered', answerTs);
       } else if (input.eventId) {
         // nothing was posted: let Slack's redelivery (or a restart) answer it
@@ -150,8 +189,7 @@ export class SlackService {
   private async publish(origin: Origin, placeholderTs: string | null, result: EngineResult, cut: boolean): Promise<string> {
     const { store, api } = this.deps;
     const key = store.saveState({ channel: origin.channel, threadTs: origin.threadTs, messageTs: placeholderTs ?? 'pending', owner: origin.user, result });
-    const msg = answerMessage(result, { stateKey: key });
-    if (cut) msg.blocks.unshift({ type: 'context', elements: [{ type: 'mrkdwn', text: `_Your question was longer than ${MAX_QUESTION_CHARS} characters; I used its first ${MAX_QUESTION_CHARS}._` }] });
+    const msg = answerMessage(result, { stateKey: key, notes: cut ? [cutNote] : [] });
     let messageTs = placeholderTs;
     if (messageTs) await api.update({ channel: origin.channel, ts: messageTs, text: msg.text, blocks: msg.blocks });
     else {
@@ -211,7 +249,11 @@ export class SlackService {
    * `/ragask …`: help, usage for an empty question, or an answer — in the channel (a new thread, so
    * follow-ups work) or, with -p / RAGASK_SLACK_EPHEMERAL, only to the asker.
    */
-  async handleCommand(input: { channel: string; user: string; text: string; responseUrl: string; isDM: boolean; teamId?: string }): Promise<void> {
+  handleCommand(input: { channel: string; user: string; text: string; responseUrl: string; isDM: boolean; teamId?: string }): Promise<void> {
+    return this.track(this.answerCommand(input));
+  }
+
+  private async answerCommand(input: { channel: string; user: string; text: string; responseUrl: string; isDM: boolean; teamId?: string }): Promise<void> {
     const { api, config } = this.deps;
     let text = input.text.trim();
     if (!text || /^(help|-h|--help|\?)$/i.test(text)) {
@@ -244,7 +286,7 @@ export class SlackService {
             () => this.tellBusy({ ...origin, threadTs: ts! }),
           );
           const key = this.deps.store.saveState({ channel: input.channel, threadTs: ts, messageTs: ts, owner: input.user, result });
-          const msg = answerMessage(result, { stateKey: key, echoQuestion: true, askedBy: input.user });
+          const msg = answerMessage(result, { stateKey: key, echoQuestion: true, askedBy: input.user, notes: cut ? [cutNote] : [] });
           await api.update({ channel: input.channel, ts, text: msg.text, blocks: msg.blocks });
           this.deps.store.addTurn(input.channel, ts, { user: input.user, question, messageTs: ts, result });
         } catch (e) {
@@ -260,8 +302,7 @@ export class SlackService {
     try {
       const result = await this.queue.run(() => this.deps.core.engine.run(question, this.access(origin)));
       const key = this.deps.store.saveState({ channel: input.channel, threadTs: 'ephemeral', messageTs: 'ephemeral', owner: input.user, result });
-      const msg = answerMessage(result, { stateKey: key, echoQuestion: true });
-      if (cut) msg.blocks.unshift({ type: 'context', elements: [{ type: 'mrkdwn', text: `_Question cut to ${MAX_QUESTION_CHARS} characters._` }] });
+      const msg = answerMessage(result, { stateKey: key, echoQuestion: true, notes: cut ? [cutNote] : [] });
       await api.respond(input.responseUrl, { response_type: 'ephemeral', replace_original: true, ...msg });
     } catch (e) {
       this.deps.log.error({ err: e }, 'slack: /ragask failed');
@@ -273,14 +314,14 @@ export class SlackService {
   sourcesMessage(origin: Origin): Message {
     const access = this.deps.core.access.resolve(this.access(origin));
     const docs = this.deps.core.store.listDocuments().filter((d) => access.allowDoc(d.id));
-    const total = this.deps.core.store.counts().documents;
+    // how many others exist is not this channel's business: only what it can see is counted
     const where = origin.isDM ? 'Our direct messages' : 'This channel';
     const lines = docs.slice(0, 40).map((d) => `• ${escapeMrkdwn(d.title)}${d.scope && d.scope.kind !== 'public' ? ` _(${d.scope.kind === 'user' ? 'private to you' : 'this channel'})_` : ''}`);
     const more = docs.length > 40 ? `\n…and ${docs.length - 40} more.` : '';
     return {
-      text: `${where} can see ${docs.length} of ${total} documents.`,
+      text: `${where} can see ${docs.length} document${docs.length === 1 ? '' : 's'}.`,
       blocks: [
-        { type: 'section', text: { type: 'mrkdwn', text: `*${where} can see ${docs.length} of ${total} documents:*` } },
+        { type: 'section', text: { type: 'mrkdwn', text: `*${where} can see ${docs.length} document${docs.length === 1 ? '' : 's'}:*` } },
         ...(lines.length ? [{ type: 'section' as const, text: { type: 'mrkdwn' as const, text: (lines.join('\n') + more).slice(0, 2990) } }] : []),
       ],
     };
@@ -297,13 +338,13 @@ export class SlackService {
   }
 
   /** Tells only the clicker, in the channel (or through the response URL for ephemeral messages). */
-  private async tell(input: ActionInput, text: string, threadTs?: string): Promise<void> {
-    const msg = noticeMessage(text);
+  private async tell(input: ActionInput, text: string, threadTs?: string, mrkdwn = false): Promise<void> {
+    const msg = noticeMessage(text, { mrkdwn });
     if (input.ephemeral && input.responseUrl) {
       await this.deps.api.respond(input.responseUrl, { response_type: 'ephemeral', replace_original: false, ...msg });
       return;
     }
-    await this.deps.api.postEphemeral({ channel: input.channel, user: input.user, ...(threadTs && threadTs !== 'ephemeral' ? { thread_ts: threadTs } : {}), ...msg });
+    await this.deps.api.postEphemeral({ channel: input.channel, user: input.user, ...(threadTs && threadTs !== 'ephemeral' && threadTs !== input.messageTs ? { thread_ts: threadTs } : {}), ...msg });
   }
 
   /** The state behind a button, or a polite reason why it is gone. */
@@ -337,7 +378,11 @@ export class SlackService {
   }
 
   /** A suggested-hop button: resume the chain from the stored state and update the message. */
-  async handleContinue(input: ActionInput): Promise<void> {
+  handleContinue(input: ActionInput): Promise<void> {
+    return this.track(this.continueNow(input));
+  }
+
+  private async continueNow(input: ActionInput): Promise<void> {
     const found = await this.stateFor(input);
     if (!found) return;
     const { state, index } = found;
@@ -352,24 +397,32 @@ export class SlackService {
     }
     if (!this.deps.store.useState(state.key, input.user)) {
       const again = this.deps.store.getState(state.key);
-      await this.tell(input, `This answer was already continued${again?.usedBy ? ` by <@${again.usedBy}>` : ''}; see the updated message.`, state.threadTs);
+      await this.tell(input, `This answer was already continued${again?.usedBy ? ` by <@${escapeMrkdwn(again.usedBy)}>` : ''}; see the updated message.`, state.threadTs, true);
       return;
     }
     const origin: Origin = { channel: state.channel, user: input.user, threadTs: state.threadTs, isDM: input.channel.startsWith('D') };
     await this.replace(input, state, workingMessage(`continuing with ${suggestion.entity}`));
+    // a /ragask answer in the channel keeps showing who asked what
+    const header = state.threadTs === state.messageTs ? { echoQuestion: true, askedBy: state.owner } : {};
     try {
       const result = await this.queue.run(() => this.deps.core.engine.resume(state.result, index!, this.access(origin)));
       const key = this.deps.store.saveState({ channel: state.channel, threadTs: state.threadTs, messageTs: state.messageTs, owner: state.owner, result });
-      await this.replace(input, state, answerMessage(result, { stateKey: key }));
+      await this.replace(input, state, answerMessage(result, { stateKey: key, ...header }));
       if (state.threadTs !== 'ephemeral') this.deps.store.addTurn(state.channel, state.threadTs, { user: input.user, question: result.question, messageTs: state.messageTs, result });
     } catch (e) {
       this.deps.log.error({ err: e }, 'slack: resuming failed');
-      await this.replace(input, state, errorMessage()).catch(() => undefined);
+      // the answer stays as it was, buttons and all, so someone can try again
+      this.deps.store.unuseState(state.key);
+      await this.replace(input, state, answerMessage(state.result, { stateKey: state.key, ...header, notes: [':warning: _Continuing failed; the error was logged. Try again in a moment._'] })).catch(() => undefined);
     }
   }
 
   /** "Stop here": keep the answer as it is, without the suggestions. */
-  async handleStop(input: ActionInput): Promise<void> {
+  handleStop(input: ActionInput): Promise<void> {
+    return this.track(this.stopNow(input));
+  }
+
+  private async stopNow(input: ActionInput): Promise<void> {
     const found = await this.stateFor(input);
     if (!found) return;
     const { state } = found;
@@ -382,18 +435,27 @@ export class SlackService {
       return;
     }
     const key = this.deps.store.saveState({ channel: state.channel, threadTs: state.threadTs, messageTs: state.messageTs, owner: state.owner, result: { ...state.result, suggestions: [] } });
-    const msg = answerMessage({ ...state.result, suggestions: [] }, { stateKey: key });
-    msg.blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `Stopped here by <@${input.user}>.` }] });
-    await this.replace(input, state, msg);
+    const header = state.threadTs === state.messageTs ? { echoQuestion: true, askedBy: state.owner } : {};
+    await this.replace(input, state, answerMessage({ ...state.result, suggestions: [] }, { stateKey: key, ...header, footer: `Stopped here by <@${escapeMrkdwn(input.user)}>` }));
   }
 
   /** "Show trace": every hop's state, shown only to whoever asked for it. */
-  async handleTrace(input: ActionInput): Promise<void> {
+  handleTrace(input: ActionInput): Promise<void> {
+    return this.track(this.traceNow(input));
+  }
+
+  private async traceNow(input: ActionInput): Promise<void> {
     const found = await this.stateFor(input);
     if (!found) return;
     const msg = traceMessage(this.visibleTo(found.state.result, { channel: input.channel, user: input.user, threadTs: found.state.threadTs, isDM: input.channel.startsWith('D') }));
     if (input.ephemeral && input.responseUrl) await this.deps.api.respond(input.responseUrl, { response_type: 'ephemeral', replace_original: false, ...msg });
-    else await this.deps.api.postEphemeral({ channel: input.channel, user: input.user, ...(found.state.threadTs !== 'ephemeral' ? { thread_ts: found.state.threadTs } : {}), ...msg });
+    else
+      await this.deps.api.postEphemeral({
+        channel: input.channel,
+        user: input.user,
+        ...(found.state.threadTs !== 'ephemeral' && found.state.threadTs !== found.state.messageTs ? { thread_ts: found.state.threadTs } : {}),
+        ...msg,
+      });
   }
 
   /** A stored result as a given person, where they are, may see it. */
@@ -401,11 +463,16 @@ export class SlackService {
     return redactResult(result, this.deps.core.access.resolve(this.access(origin)));
   }
 
-  async handleFeedback(input: ActionInput, value: 'helpful' | 'not_helpful'): Promise<void> {
+  handleFeedback(input: ActionInput, value: 'helpful' | 'not_helpful'): Promise<void> {
+    return this.track(this.feedbackNow(input, value));
+  }
+
+  private async feedbackNow(input: ActionInput, value: 'helpful' | 'not_helpful'): Promise<void> {
     const found = await this.stateFor(input);
     if (!found) return;
     const r = found.state.result;
     this.deps.store.addFeedback({
+      stateKey: found.state.key,
       channel: found.state.channel,
       threadTs: found.state.threadTs,
       messageTs: found.state.messageTs,

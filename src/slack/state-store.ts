@@ -11,7 +11,7 @@ import { getMeta, setMeta, type DB } from '../store/db.js';
  *  - states:   the engine state behind an answer message, for its buttons (TTL, used once)
  *  - feedback: helpful / not helpful, with the question, answer and evidence ids
  */
-const SLACK_MIGRATIONS: string[] = [
+export const SLACK_MIGRATIONS: string[] = [
   `CREATE TABLE slack_events (
      event_id TEXT PRIMARY KEY,
      status TEXT NOT NULL CHECK (status IN ('received', 'answered', 'ignored')),
@@ -30,6 +30,19 @@ const SLACK_MIGRATIONS: string[] = [
      value TEXT NOT NULL CHECK (value IN ('helpful', 'not_helpful')),
      question TEXT NOT NULL, answer TEXT NOT NULL, evidence TEXT NOT NULL, created_at INTEGER NOT NULL,
      UNIQUE (channel, message_ts, user));`,
+  // v2: events keep their payload (answered on restart if the process died first); feedback is
+  // per answer version (a continued answer in the same message is a new answer). Old feedback
+  // rows get a key made of their message, which no state has, so they stay listed as they were.
+  `ALTER TABLE slack_events ADD COLUMN payload TEXT;
+   CREATE TABLE feedback_v2 (
+     id INTEGER PRIMARY KEY, state_key TEXT NOT NULL, channel TEXT NOT NULL, thread_ts TEXT, message_ts TEXT NOT NULL, user TEXT NOT NULL,
+     value TEXT NOT NULL CHECK (value IN ('helpful', 'not_helpful')),
+     question TEXT NOT NULL, answer TEXT NOT NULL, evidence TEXT NOT NULL, created_at INTEGER NOT NULL,
+     UNIQUE (state_key, user));
+   INSERT INTO feedback_v2 (id, state_key, channel, thread_ts, message_ts, user, value, question, answer, evidence, created_at)
+     SELECT id, 'message:' || channel || ':' || message_ts, channel, thread_ts, message_ts, user, value, question, answer, evidence, created_at FROM feedback;
+   DROP TABLE feedback;
+   ALTER TABLE feedback_v2 RENAME TO feedback;`,
 ];
 
 export interface Turn {
@@ -61,6 +74,8 @@ export interface StoredState {
 
 export interface FeedbackRow {
   id: number;
+  /** The answer it is about (one per answer version: a continued answer is a new one). */
+  stateKey: string;
   channel: string;
   threadTs: string | null;
   messageTs: string;
@@ -82,7 +97,9 @@ function ownerAlive(owner: string | null): boolean {
   if (!owner) return false;
   if (owner === OWNER) return true;
   const pid = Number(owner.split(':')[0]);
-  if (!Number.isInteger(pid) || pid <= 0) return false;
+  // our own pid under another owner id: a previous process with the same pid (a restarted
+  // container is pid 1 again), so dead
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
   try {
     process.kill(pid, 0);
     return true;
@@ -122,7 +139,7 @@ export class SlackStore {
    * (killed while answering) is claimed again, so it is answered once, not never; the placeholder
    * that process already posted is reused rather than posting a second message.
    */
-  claimEvent(eventId: string, channel: string | null, staleMs = 10 * 60_000): EventClaim {
+  claimEvent(eventId: string, channel: string | null, payload: unknown = null, staleMs = 10 * 60_000): EventClaim {
     if (this.inflight.has(eventId)) return { status: 'duplicate' };
     const t = this.now();
     const claim = this.db.transaction((): EventClaim => {
@@ -130,7 +147,9 @@ export class SlackStore {
         | { status: string; owner: string | null; answer_ts: string | null; updated_at: number }
         | undefined;
       if (!row) {
-        this.db.prepare("INSERT INTO slack_events (event_id, status, channel, owner, created_at, updated_at) VALUES (?, 'received', ?, ?, ?, ?)").run(eventId, channel, OWNER, t, t);
+        this.db
+          .prepare("INSERT INTO slack_events (event_id, status, channel, owner, payload, created_at, updated_at) VALUES (?, 'received', ?, ?, ?, ?, ?)")
+          .run(eventId, channel, OWNER, payload === null ? null : JSON.stringify(payload), t, t);
         return { status: 'new', messageTs: null };
       }
       if (row.status === 'received' && (!ownerAlive(row.owner) || row.owner === OWNER || t - row.updated_at >= staleMs)) {
@@ -151,6 +170,15 @@ export class SlackStore {
   finishEvent(eventId: string, status: 'answered' | 'ignored', answerTs: string | null = null): void {
     this.db.prepare('UPDATE slack_events SET status = ?, answer_ts = ?, updated_at = ? WHERE event_id = ?').run(status, answerTs, this.now(), eventId);
     this.inflight.delete(eventId);
+  }
+
+  /**
+   * Events received by a process that died before answering them, with what is needed to answer
+   * them now (Slack does not redeliver an event that was acknowledged).
+   */
+  orphanedEvents(): { eventId: string; payload: unknown }[] {
+    const rows = this.db.prepare("SELECT event_id, owner, payload FROM slack_events WHERE status = 'received' AND payload IS NOT NULL").all() as { event_id: string; owner: string | null; payload: string }[];
+    return rows.filter((r) => !this.inflight.has(r.event_id) && !ownerAlive(r.owner)).map((r) => ({ eventId: r.event_id, payload: JSON.parse(r.payload) as unknown }));
   }
 
   /** Lets a redelivery or a restart answer an event whose handling failed before it was answered. */
@@ -224,24 +252,32 @@ export class SlackStore {
     };
   }
 
+  /** Makes a state usable again (its continuation failed, so the buttons stay). */
+  unuseState(key: string): void {
+    this.db.prepare('UPDATE slack_states SET used_at = NULL, used_by = NULL WHERE key = ?').run(key);
+  }
+
   /** Marks a state used; false if it was already (two clicks racing: only one wins). */
   useState(key: string, user: string): boolean {
     return this.db.prepare('UPDATE slack_states SET used_at = ?, used_by = ? WHERE key = ? AND used_at IS NULL').run(this.now(), user, key).changes === 1;
   }
 
+  /** One entry per answer and person; clicking again changes it. */
   addFeedback(f: Omit<FeedbackRow, 'id' | 'createdAt'>): boolean {
     const r = this.db
       .prepare(
-        `INSERT INTO feedback (channel, thread_ts, message_ts, user, value, question, answer, evidence, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT(channel, message_ts, user) DO UPDATE SET value = excluded.value, created_at = excluded.created_at`,
+        `INSERT INTO feedback (state_key, channel, thread_ts, message_ts, user, value, question, answer, evidence, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT(state_key, user) DO UPDATE SET value = excluded.value, question = excluded.question, answer = excluded.answer,
+           evidence = excluded.evidence, created_at = excluded.created_at`,
       )
-      .run(f.channel, f.threadTs, f.messageTs, f.user, f.value, f.question, f.answer, JSON.stringify(f.evidence), this.now());
+      .run(f.stateKey, f.channel, f.threadTs, f.messageTs, f.user, f.value, f.question, f.answer, JSON.stringify(f.evidence), this.now());
     return r.changes === 1;
   }
 
   listFeedback(limit = 100): FeedbackRow[] {
     return (this.db.prepare('SELECT * FROM feedback ORDER BY created_at DESC, id DESC LIMIT ?').all(limit) as Record<string, unknown>[]).map((r) => ({
       id: r.id as number,
+      stateKey: r.state_key as string,
       channel: r.channel as string,
       threadTs: (r.thread_ts as string | null) ?? null,
       messageTs: r.message_ts as string,

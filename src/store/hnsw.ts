@@ -187,16 +187,19 @@ export class VectorIndex {
 
   /** Rebuilds from every window vector in SQLite. */
   rebuild(onProgress?: (done: number, total: number) => void): void {
-    const total = (this.db.prepare('SELECT count(*) AS n FROM windows').get() as { n: number }).n;
-    this.fresh(Math.ceil(total * 1.25));
-    const seq = this.maxLogSeq();
-    let done = 0;
-    for (const row of this.db.prepare('SELECT id, vector FROM windows ORDER BY id').iterate() as Iterable<{ id: number; vector: Buffer }>) {
-      this.index.addPoint(Array.from(blobToVector(row.vector)), row.id);
-      if (++done % 1000 === 0) onProgress?.(done, total);
-    }
-    onProgress?.(done, total);
-    this.seq = seq;
+    // one read transaction: the windows and the log position come from the same snapshot
+    this.db.transaction(() => {
+      const total = (this.db.prepare('SELECT count(*) AS n FROM windows').get() as { n: number }).n;
+      this.fresh(Math.ceil(total * 1.25));
+      const seq = this.maxLogSeq();
+      let done = 0;
+      for (const row of this.db.prepare('SELECT id, vector FROM windows ORDER BY id').iterate() as Iterable<{ id: number; vector: Buffer }>) {
+        this.index.addPoint(Array.from(blobToVector(row.vector)), row.id);
+        if (++done % 1000 === 0) onProgress?.(done, total);
+      }
+      onProgress?.(done, total);
+      this.seq = seq;
+    })();
     this.dirty = true;
   }
 

@@ -176,6 +176,8 @@ export class Store {
 
   /** Vectors of another model are garbage to this one: refuse with the re-index command instead. */
   private static checkModel(db: DB, dbFile: string, model: string, dimension: number): void {
+    const pending = getMeta(db, 'reindexing');
+    if (pending) throw new UserError(`${dbFile}: a re-index to ${pending} was interrupted, so its vectors are mixed: run \`ragask reindex\` (with RAGASK_MODEL/RAGASK_MODEL_VARIANT selecting ${pending}) to finish it`, 'model_mismatch');
     const stored = getMeta(db, 'embedding_model');
     const windows = (db.prepare('SELECT count(*) AS n FROM windows').get() as { n: number }).n;
     if (!stored || windows === 0) {
@@ -361,12 +363,6 @@ export class Store {
             .all(weights[0], weights[1], weights[2], match, limit)
     ) as { id: number; score: number }[];
     return rows.map((r) => ({ chunkId: r.id, score: r.score }));
-  }
-
-  /** Number of chunks containing `term` (an FTS5 phrase), for IDF. */
-  chunkFrequency(match: string): number {
-    const row = this.db.prepare('SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH ?').get(match) as { n: number };
-    return row.n;
   }
 
   counts(): { documents: number; chunks: number; windows: number } {

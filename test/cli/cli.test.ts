@@ -121,7 +121,7 @@ describe('ragask CLI', () => {
   it('feedback lists what was given in Slack, newest first', async () => {
     const db = openDatabase(path.join(dir, 'data', 'ragask.db'));
     const store = new SlackStore(db, 3600_000);
-    store.addFeedback({ channel: 'C1', threadTs: '1.1', messageTs: '1.2', user: 'U1', value: 'not_helpful', question: 'Who leads Falcon?', answer: 'Mirela Ostrowski', evidence: [3, 4] });
+    store.addFeedback({ stateKey: 'C1:1.1:1.2:x', channel: 'C1', threadTs: '1.1', messageTs: '1.2', user: 'U1', value: 'not_helpful', question: 'Who leads Falcon?', answer: 'Mirela Ostrowski', evidence: [3, 4] });
     db.close();
     const text = await ragask(['feedback']);
     expect(text.out).toMatch(/1 feedback entries \(0 helpful, 1 not helpful\)/);
@@ -144,6 +144,8 @@ describe('ragask CLI', () => {
     expect(lines[0]).toMatch(/^ragask: SLACK_BOT_TOKEN: missing; .*manifest\.yml/);
     expect(lines[1]).toMatch(/^ragask: SLACK_APP_TOKEN: missing; .*RAGASK_SLACK_MODE=http/);
     const bad = await ragask(['serve'], { SLACK_BOT_TOKEN: 'xoxp-user-token-not-a-bot-token-123' });
+    // …while the other commands are not stopped by it
+    expect((await ragask(['stats'], { SLACK_BOT_TOKEN: 'xoxp-user-token-not-a-bot-token-123' })).code).toBe(0);
     expect(bad.err).toMatch(/SLACK_BOT_TOKEN: must be a bot token starting with xoxb- \(got a value of \d+ characters\)/);
     expect(bad.err).not.toContain('xoxp-user-token');
   });

@@ -111,4 +111,22 @@ describe('retrieval filters by who asks, where, inside the engine', () => {
     expect(forB.suggestions).toEqual([]);
     expect(redactResult(fromA, core.access.resolve(A))).toEqual(fromA);
   });
+
+  it('drops a hop whose query came from a bridge leading to a hidden document, even when its snippets are visible', async () => {
+    const full = await core.engine.run(q, LOCAL);
+    const last = full.hops.length - 1;
+    expect(last).toBeGreaterThan(0);
+    // the last hop's bridge is said to lead to a document no snippet of that hop comes from
+    const shown = new Set(full.hops.flatMap((h) => [...h.retrieved.map((x) => x.docId), ...h.snippets.map((s) => s.docId)]));
+    const unseen = Math.max(...core.store.listDocuments().map((d) => d.id).filter((id) => !shown.has(id)));
+    const r: EngineResult = { ...full, hops: full.hops.map((h, i) => (i === last ? { ...h, bridgeFrom: { sourceDocId: h.bridgeFrom?.sourceDocId ?? null, linkDocId: unseen } } : h)) };
+    const access = { ...core.access.resolve(LOCAL), allowedDocs: null, allowDoc: (id: number) => id !== unseen };
+    const red = redactResult(r, access);
+    expect(red.hops.map((h) => h.query)).toEqual(full.hops.slice(0, last).map((h) => h.query));
+    expect(red.hops.at(-1)!.nextQuery).toBeNull();
+    expect(red.suggestions).toEqual([]);
+    // the answer is composed from the hops that remain, so it cites none of the dropped hop's snippets
+    const keptChunks = new Set(red.hops.flatMap((h) => h.retrieved.map((x) => x.chunkId)));
+    for (const s of [red.answer.source, ...red.answer.chain]) if (s) expect(keptChunks.has(s.chunkId)).toBe(true);
+  });
 });

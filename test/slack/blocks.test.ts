@@ -73,7 +73,7 @@ describe('Block Kit builders', () => {
 
   it('turns suggestions into "Continue with" buttons carrying the state key, plus "Stop here"', () => {
     const coherence = { cosine: 0.6, directional: 0.1, passed: false, threshold: 0.75 };
-    const m = answerMessage(result({ stopReason: 'low_coherence', suggestions: [{ entity: 'Corvid FC-3', sourceDocId: 1, linkDocId: 2, query: 'q', score: 2, confidence: 0.5, coherence }] }), { stateKey: 'key-9' });
+    const m = answerMessage(result({ stopReason: 'low_coherence', suggestions: [{ entity: 'Corvid FC-3', chunkId: 1, sourceDocId: 1, linkDocId: 2, query: 'q', score: 2, confidence: 0.5, coherence }] }), { stateKey: 'key-9' });
     const buttons = m.blocks.filter((b) => b.type === 'actions').flatMap((b) => (b as { elements: { text: { text: string }; value: string; action_id: string }[] }).elements);
     expect(buttons[0]!.text.text).toBe('Continue with: Corvid FC-3');
     expect(JSON.parse(buttons[0]!.value)).toEqual({ k: 'key-9', i: 0 });

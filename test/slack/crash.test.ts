@@ -79,4 +79,27 @@ describe('killed while answering', () => {
     expect(fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '6000.0001')).toHaveLength(1);
     expect(fake.callsOf('chat.update').filter((c) => c.result && blocksText(c.args.blocks).includes('Confidence'))).toHaveLength(1);
   }, 90_000);
+
+  it('answers an event on the next start even when Slack never delivers it again', async () => {
+    const port = await freePort();
+    const { body } = eventBody({ type: 'app_mention', user: 'U2', text: '<@UBOT> How long must the PM-5 warm up?', ts: '6000.0002', channel: 'C2', event_ts: '6000.0002' }, 'EvCrash2');
+    fake.hold('chat.update', (args) => args.channel === 'C2' && blocksText(args.blocks).includes('Confidence'));
+    const heldBefore = fake.held.length;
+    const first = await serve(port);
+    await deliver(port, SECRET, body, 'application/json');
+    await fake.waitFor(() => fake.held.length > heldBefore, 30_000, 'the answer in flight');
+    first.kill('SIGKILL');
+    await new Promise((r) => first.once('exit', r));
+
+    // no redelivery: the acknowledged event is only in the store
+    await serve(port);
+    const placeholder = fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === '6000.0002')!;
+    const answered = await fake.waitFor(
+      () => fake.callsOf('chat.update').find((c) => c.result && c.args.ts === placeholder.result!.ts && blocksText(c.args.blocks).includes('Confidence')),
+      30_000,
+      'answer recovered at start',
+    );
+    expect(answered.args.text).toBe('90 seconds');
+    expect(fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '6000.0002')).toHaveLength(1);
+  }, 90_000);
 });

@@ -114,7 +114,7 @@ export function register(program: Command, ctx: CliContext): void {
       const globals = cmd.optsWithGlobals() as { dataDir?: string };
       let config: Config | null = null;
       try {
-        config = loadConfig(process.env, globals.dataDir ? ({ RAGASK_DATA_DIR: globals.dataDir } as Partial<Record<SettingName, unknown>>) : {});
+        config = loadConfig(process.env, globals.dataDir ? ({ RAGASK_DATA_DIR: globals.dataDir } as Partial<Record<SettingName, unknown>>) : {}, { features: ['slack'] });
         checks.push({ name: 'config', ok: true, detail: 'every setting valid' });
       } catch (e) {
         checks.push({ name: 'config', ok: false, detail: e instanceof ConfigError ? e.lines.join(' | ') : errorMessage(e), fix: 'fix the named settings (see .env.example)' });

@@ -11,7 +11,7 @@ export function register(program: Command, ctx: CliContext): void {
     .command('serve')
     .description('run the Slack bot (Socket Mode by default, or HTTP with RAGASK_SLACK_MODE=http) on the configured stores')
     .action(async (_opts: unknown, cmd: Command) => {
-      const config = configFrom(ctx, cmd);
+      const config = configFrom(ctx, cmd, {}, ['slack']);
       checkSlackConfig(config);
       const log = createLogger({ level: config.logLevel, secrets: secretsOf(config) });
       const core = await openCore(config, log);

@@ -4,9 +4,9 @@ import { openCore, type Core } from '../../core.js';
 import type { CliContext } from '../program.js';
 
 /** Settings overridden by global flags (--data-dir) and by the command's own flags. */
-export function configFrom(ctx: CliContext, cmd: Command, overrides: Partial<Record<SettingName, unknown>> = {}): Config {
+export function configFrom(ctx: CliContext, cmd: Command, overrides: Partial<Record<SettingName, unknown>> = {}, features: readonly 'slack'[] = []): Config {
   const globals = cmd.optsWithGlobals() as { dataDir?: string };
-  return ctx.config({ ...(globals.dataDir ? { RAGASK_DATA_DIR: globals.dataDir } : {}), ...overrides });
+  return ctx.config({ ...(globals.dataDir ? { RAGASK_DATA_DIR: globals.dataDir } : {}), ...overrides }, features);
 }
 
 export async function withCore<T>(ctx: CliContext, config: Config, fn: (core: Core) => Promise<T>): Promise<T> {

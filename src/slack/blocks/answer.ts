@@ -59,6 +59,10 @@ export interface AnswerOptions {
   askedBy?: string;
   /** Show the question at the top (slash commands, where it is not visible otherwise). */
   echoQuestion?: boolean;
+  /** Notes at the top, as mrkdwn the caller made safe (e.g. "your question was cut"). */
+  notes?: string[];
+  /** A last line, as mrkdwn the caller made safe (e.g. "Stopped here by <@U1>"). */
+  footer?: string;
 }
 
 /** The answer message: answer, confidence, conflicts, the chain with citations, suggestions, actions. */
@@ -66,6 +70,7 @@ export function answerMessage(r: EngineResult, opts: AnswerOptions): Message {
   const a = r.answer;
   const blocks: KnownBlock[] = [];
   const asked = r.asked ?? r.question;
+  for (const n of opts.notes ?? []) blocks.push(context(n));
   if (opts.echoQuestion) blocks.push(section(`${opts.askedBy ? `<@${opts.askedBy}> asked` : 'Question'}: _${safeText(asked, 2500)}_`));
 
   let headline: string;
@@ -117,8 +122,9 @@ export function answerMessage(r: EngineResult, opts: AnswerOptions): Message {
       ],
     });
   }
-  blocks.push(context(`${r.hops.length} hop${r.hops.length === 1 ? '' : 's'} · ${Math.round(r.timings.totalMs)} ms · ${r.evidence.length} snippets considered`));
-  return fit({ text: truncate(headline, LIMITS.fallbackText), blocks });
+  blocks.push(context(`${r.hops.length} hop${r.hops.length === 1 ? '' : 's'} · ${Math.round(r.timings.totalMs)} ms · ${r.evidence.length} snippets considered${opts.footer ? ` · ${opts.footer}` : ''}`));
+  // the plain-text fallback feeds notifications and previews: escaped like everything else
+  return fit({ text: safeText(headline, LIMITS.fallbackText), blocks });
 }
 
 /** Every hop's state, readably: the "show trace" view. */
@@ -128,7 +134,7 @@ export function traceMessage(r: EngineResult): Message {
   if (r.suggestions.length) {
     blocks.push(section(`*Suggested next hops*\n${r.suggestions.map((s) => `• ${safeText(s.entity, 100)} — score ${s.score.toFixed(2)}, coherence ${s.coherence.cosine.toFixed(2)}: _${safeText(s.query, 300)}_`).join('\n')}`));
   }
-  return fit({ text: `Trace: ${truncate(r.asked ?? r.question, 200)}`, blocks });
+  return fit({ text: `Trace: ${safeText(r.asked ?? r.question, 200)}`, blocks });
 }
 
 function traceHop(h: HopState): KnownBlock[] {
@@ -193,8 +199,10 @@ export function usageMessage(prefix?: string): Message {
   return { text: 'How to ask ragask', blocks: [section(lines.join('\n'))] };
 }
 
-export function noticeMessage(text: string): Message {
-  return { text: truncate(text, LIMITS.fallbackText), blocks: [section(safeText(text, LIMITS.sectionText))] };
+/** A one-section message: plain text (escaped), or mrkdwn the caller made safe (mentions of ids it chose). */
+export function noticeMessage(text: string, opts: { mrkdwn?: boolean } = {}): Message {
+  const body = opts.mrkdwn ? truncate(text, LIMITS.sectionText) : safeText(text, LIMITS.sectionText);
+  return { text: opts.mrkdwn ? truncate(text, LIMITS.fallbackText) : safeText(text, LIMITS.fallbackText), blocks: [section(body)] };
 }
 
 export function errorMessage(): Message {

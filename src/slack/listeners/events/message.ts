@@ -20,7 +20,8 @@ export function register(app: App, service: SlackService): void {
   app.event('message', async ({ event, body, context }) => {
     service.setBotUserId(context.botUserId);
     const m = event as unknown as PlainMessage;
-    if (m.subtype || m.bot_id || !m.user || !m.text) return;
+    // a reply also sent to the channel, or a message with a file, still asks something
+    if ((m.subtype && m.subtype !== 'thread_broadcast' && m.subtype !== 'file_share') || m.bot_id || !m.user || !m.text) return;
     const isDM = m.channel_type === 'im';
     if (!isDM && service.mentionsBot(m.text)) return;
     const threadTs = m.thread_ts ?? m.ts;

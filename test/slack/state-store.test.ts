@@ -1,0 +1,78 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SLACK_MIGRATIONS, SlackStore } from '../../src/slack/state-store.js';
+import { openDatabase, setMeta } from '../../src/store/db.js';
+import { tempDir } from '../helpers.js';
+
+const dir = tempDir();
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+const freshDb = () => openDatabase(path.join(dir, `slack-${n++}.db`));
+
+/** A pid that certainly belonged to a process that has exited. */
+function deadPid(): number {
+  const r = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+  return Number(r.stdout);
+}
+
+const feedback = (stateKey: string, user: string, value: 'helpful' | 'not_helpful') => ({
+  stateKey,
+  channel: 'C1',
+  threadTs: '1.1',
+  messageTs: '1.2',
+  user,
+  value,
+  question: 'Who leads Falcon?',
+  answer: 'Mirela Ostrowski',
+  evidence: [1, 2],
+});
+
+describe('SlackStore', () => {
+  it('keeps one feedback entry per answer and person: clicking again changes it', () => {
+    const store = new SlackStore(freshDb(), 3600_000);
+    store.addFeedback(feedback('C1:1.1:1.2:a', 'U1', 'helpful'));
+    store.addFeedback(feedback('C1:1.1:1.2:a', 'U1', 'not_helpful'));
+    store.addFeedback(feedback('C1:1.1:1.2:a', 'U2', 'helpful'));
+    // the same message after "Continue with…" is a new answer, so it gets its own entry
+    store.addFeedback(feedback('C1:1.1:1.2:b', 'U1', 'helpful'));
+    const rows = store.listFeedback();
+    expect(rows).toHaveLength(3);
+    expect(rows.filter((r) => r.stateKey === 'C1:1.1:1.2:a' && r.user === 'U1').map((r) => r.value)).toEqual(['not_helpful']);
+    expect(rows.find((r) => r.stateKey === 'C1:1.1:1.2:b')!.value).toBe('helpful');
+  });
+
+  it('upgrades a database made by the first schema without losing its feedback', () => {
+    const db = freshDb();
+    db.exec(SLACK_MIGRATIONS[0]!);
+    setMeta(db, 'slack_schema_version', '1');
+    db.prepare(
+      "INSERT INTO feedback (channel, thread_ts, message_ts, user, value, question, answer, evidence, created_at) VALUES ('C9', '9.1', '9.2', 'U9', 'helpful', 'q?', 'a', '[7]', 5)",
+    ).run();
+    db.prepare("INSERT INTO slack_events (event_id, status, channel, owner, created_at, updated_at) VALUES ('EvOld', 'answered', 'C9', NULL, 1, 1)").run();
+    const store = new SlackStore(db, 3600_000);
+    expect(store.listFeedback()).toMatchObject([{ channel: 'C9', messageTs: '9.2', user: 'U9', value: 'helpful', evidence: [7] }]);
+    expect(store.eventStatus('EvOld')).toBe('answered');
+    // and the upgraded tables take the new kinds of rows
+    store.addFeedback(feedback('C1:1.1:1.2:a', 'U9', 'helpful'));
+    expect(store.listFeedback()).toHaveLength(2);
+    expect(store.claimEvent('EvNew', 'C1', { text: 'hi' })).toEqual({ status: 'new', messageTs: null });
+  });
+
+  it('lists as orphaned only the unanswered events of processes that are gone', () => {
+    const db = freshDb();
+    const store = new SlackStore(db, 3600_000);
+    const payload = (id: string) => ({ channel: 'C1', user: 'U1', text: `question ${id}` });
+    for (const id of ['EvDead', 'EvAlive', 'EvMine', 'EvDone']) store.claimEvent(id, 'C1', payload(id));
+    store.finishEvent('EvDone', 'answered', '3.3');
+    const owner = db.prepare('UPDATE slack_events SET owner = ? WHERE event_id = ?');
+    owner.run(`${deadPid()}:gone`, 'EvDead');
+    owner.run(`${process.ppid}:parent`, 'EvAlive');
+    // the store that claimed them is answering them all
+    expect(store.orphanedEvents()).toEqual([]);
+    // a store started afresh sees the dead process's event only: EvAlive's owner runs, EvMine is
+    // this (live) process's, EvDone was answered
+    expect(new SlackStore(db, 3600_000).orphanedEvents()).toEqual([{ eventId: 'EvDead', payload: payload('EvDead') }]);
+  });
+});
