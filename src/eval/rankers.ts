@@ -42,6 +42,7 @@ export function multiHopRanker(engine: HopEngine, dataset: EvalDataset): Ranker 
       dataset,
       r.evidence.map((s) => ({ source: s.citation.source, snippet: s.text })),
     );
-    return { passages, snippets, hops: r.hops.length };
+    const checks = r.hops.flatMap((h) => (h.coherence ? [{ cosine: h.coherence.cosine, directional: h.coherence.directional, passed: h.coherence.passed, threshold: h.coherence.threshold }] : []));
+    return { passages, snippets, hops: r.hops.length, coherence: { checks, stoppedForPerson: r.stopReason === 'low_coherence' } };
   };
 }

@@ -10,14 +10,44 @@ export interface RankedEvidence {
   passages: string[];
   snippets: string[];
   hops: number;
+  /** Multi-hop only: every coherence check of the question's chain, and whether it stopped for a person. */
+  coherence?: { checks: { cosine: number; directional: number; passed: boolean; threshold: number }[]; stoppedForPerson: boolean };
+}
+
+/** How the hop-to-hop coherence checks went over a run (see BENCHMARKS.md, "Coherence"). */
+export interface CoherenceStats {
+  checks: number;
+  pass_rate: number;
+  /** Failed checks whose cosine was under the threshold, and those that failed on direction only. */
+  cosine_failures: number;
+  directional_failures: number;
+  median_cosine: number;
+  /** Questions that stopped at a check to offer suggestions. */
+  stopped_questions: number;
 }
 
 export type Ranker = (q: EvalQuestion, k: number) => Promise<RankedEvidence>;
 
 export interface ModeReport {
-  [metric: string]: number | { p50: number; p95: number };
+  [metric: string]: number | { p50: number; p95: number } | CoherenceStats | undefined;
   mean_hops: number;
   latency_ms: { p50: number; p95: number };
+  coherence?: CoherenceStats;
+}
+
+export function coherenceStats(rows: readonly RankedEvidence[]): CoherenceStats | undefined {
+  const withChecks = rows.filter((r) => r.coherence);
+  if (!withChecks.length) return undefined;
+  const checks = withChecks.flatMap((r) => r.coherence!.checks);
+  const failed = checks.filter((c) => !c.passed);
+  return {
+    checks: checks.length,
+    pass_rate: checks.length ? (checks.length - failed.length) / checks.length : 1,
+    cosine_failures: failed.filter((c) => c.cosine < c.threshold).length,
+    directional_failures: failed.filter((c) => c.cosine >= c.threshold).length,
+    median_cosine: checks.length ? percentile(checks.map((c) => c.cosine), 50) : 0,
+    stopped_questions: withChecks.filter((r) => r.coherence!.stoppedForPerson).length,
+  };
 }
 
 export interface EvalReport {
@@ -42,7 +72,7 @@ export async function runEval(
   for (const mode of opts.modes) {
     const rank = rankers[mode];
     if (!rank) throw new Error(`no ranker for mode ${mode}`);
-    const rows: { passages: string[]; snippets: string[]; ms: number; hops: number; q: EvalQuestion }[] = [];
+    const rows: (RankedEvidence & { ms: number; q: EvalQuestion })[] = [];
     // latency is measured warm, as in a running bot: one untimed question first
     if (questions[0]) await rank(questions[0], maxK);
     for (const q of questions) {
@@ -63,6 +93,8 @@ export async function runEval(
     m['answer_in_evidence@3'] = mean(withAnswers.map((r) => (containsAnswer(r.snippets.slice(0, 3).join(' \n '), r.q.answers) ? 1 : 0)));
     m.mean_hops = mean(rows.map((r) => r.hops));
     m.latency_ms = { p50: percentile(rows.map((r) => r.ms), 50), p95: percentile(rows.map((r) => r.ms), 95) };
+    const coherence = coherenceStats(rows);
+    if (coherence) m.coherence = coherence;
     report.modes[mode] = m;
     if (report.per_question) report.per_question[mode] = rows.map((r) => ({ id: r.q.id, passages: r.passages.slice(0, maxK), ms: r.ms, hops: r.hops }));
   }
@@ -80,6 +112,12 @@ export function formatReport(r: EvalReport, ks: readonly number[]): string {
     lines.push(`  answer-in-evidence@3  ${(m['answer_in_evidence@3'] as number).toFixed(3)}`);
     lines.push(`  mean hops             ${m.mean_hops.toFixed(2)}`);
     lines.push(`  latency ms            p50 ${m.latency_ms.p50.toFixed(1)}  p95 ${m.latency_ms.p95.toFixed(1)}`);
+    if (m.coherence) {
+      const c = m.coherence;
+      lines.push(
+        `  coherence checks      ${c.checks}, ${(100 * c.pass_rate).toFixed(0)}% passed (median cosine ${c.median_cosine.toFixed(2)}); failed on cosine ${c.cosine_failures}, on direction ${c.directional_failures}; ${c.stopped_questions} questions stopped for a person`,
+      );
+    }
     lines.push('');
   }
   return lines.join('\n');

@@ -5,7 +5,7 @@ import { openCore, type Core } from '../../src/core.js';
 import { loadDataset } from '../../src/eval/dataset.js';
 import { allSupportAt, containsAnswer, normalizeAnswer, percentile, recallAt } from '../../src/eval/metrics.js';
 import { multiHopRanker, singleHopRanker } from '../../src/eval/rankers.js';
-import { runEval, type Ranker } from '../../src/eval/run.js';
+import { coherenceStats, runEval, type Ranker } from '../../src/eval/run.js';
 import { ingest } from '../../src/ingest/ingest.js';
 import { SAMPLE_DIR, tempDir, testConfig } from '../helpers.js';
 
@@ -83,6 +83,23 @@ describe('eval harness on a tiny dataset made here', () => {
     expect(r.modes.bm25!.mean_hops).toBe(1);
     expect(r.modes.multihop!['all_support@3']).toBe(1);
     expect(r.modes.multihop!.mean_hops).toBeGreaterThanOrEqual(1);
+    // the coherence checks of the chains are reported for multihop only, one per checked hop
+    expect(r.modes.bm25!.coherence).toBeUndefined();
+    const c = r.modes.multihop!.coherence!;
+    expect(c.checks).toBeLessThanOrEqual(r.questions * r.modes.multihop!.mean_hops);
+    expect(c.pass_rate).toBeGreaterThanOrEqual(0);
+    expect(c.cosine_failures + c.directional_failures).toBe(Math.round(c.checks * (1 - c.pass_rate)));
+  });
+
+  it('counts coherence checks, their failures by kind, and the questions that stopped for a person', () => {
+    const check = (cosine: number, directional: number, passed: boolean) => ({ cosine, directional, passed, threshold: 0.75 });
+    const stats = coherenceStats([
+      { passages: [], snippets: [], hops: 3, coherence: { checks: [check(0.9, 0.3, true), check(0.6, 0.2, false)], stoppedForPerson: true } },
+      { passages: [], snippets: [], hops: 2, coherence: { checks: [check(0.95, -0.1, false)], stoppedForPerson: true } },
+      { passages: [], snippets: [], hops: 1, coherence: { checks: [], stoppedForPerson: false } },
+    ])!;
+    expect(stats).toEqual({ checks: 3, pass_rate: 1 / 3, cosine_failures: 1, directional_failures: 1, median_cosine: 0.9, stopped_questions: 2 });
+    expect(coherenceStats([{ passages: [], snippets: [], hops: 1 }])).toBeUndefined();
   });
 
   it('computes each figure from what the rankers return', async () => {
