@@ -90,6 +90,11 @@ export function boundQuestion(q: string): string {
   return [...clean].slice(0, MAX_QUESTION_CHARS).join('');
 }
 
+/** The state of a chain that has not made a hop yet. */
+function freshChain(question: string): ChainState {
+  return { question, qa: analyze(question), hops: [], snippets: new Map(), exclude: new Set(), knownDocs: new Set(), knownText: [], usedEntities: new Set() };
+}
+
 /**
  * The multi-hop engine: a state machine of up to maxHops hops. Each hop retrieves (hybrid, never
  * returning earlier evidence), reranks by window, finds the bridge entity and forms the next query,
@@ -113,17 +118,7 @@ export class HopEngine {
   async run(question: string, access: AccessContext, overrides: Partial<EngineSettings> = {}): Promise<EngineResult> {
     const ctx = this.deps.access.resolve(access);
     question = boundQuestion(question);
-    const state: ChainState = {
-      question,
-      qa: analyze(question),
-      hops: [],
-      snippets: new Map(),
-      exclude: new Set(),
-      knownDocs: new Set(),
-      knownText: [],
-      usedEntities: new Set(),
-    };
-    return this.continueChain(state, { query: question, formedBy: 'question', bridge: null, bridgeFrom: null, weight: 1, vector: null, confirmed: true }, { ...this.settings, ...overrides }, ctx);
+    return this.continueChain(freshChain(question), { query: question, formedBy: 'question', bridge: null, bridgeFrom: null, weight: 1, vector: null, confirmed: true }, { ...this.settings, ...overrides }, ctx);
   }
 
   /**
@@ -166,16 +161,7 @@ export class HopEngine {
     // only what this asker may see of the earlier chain conditions the new query
     const visible = redactResult(previous, ctx);
     const { query } = contextualize(visible, question);
-    const state: ChainState = {
-      question: query,
-      qa: analyze(query),
-      hops: [],
-      snippets: new Map(),
-      exclude: new Set(),
-      knownDocs: new Set(),
-      knownText: [],
-      usedEntities: new Set(),
-    };
+    const state = freshChain(query);
     const result = await this.continueChain(state, { query, formedBy: 'follow-up', bridge: null, bridgeFrom: null, weight: 1, vector: null, confirmed: true }, { ...this.settings, ...overrides }, ctx);
     return { ...result, asked: question, followUpOf: previous.question };
   }
