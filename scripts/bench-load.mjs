@@ -8,6 +8,9 @@
 //   --soak M          questions in the soak (default 0)
 //   --corpus C        sample | shared | both (default both; shared = every ../shared/datasets corpus)
 //   --rate-limits R   slack | off: pace calls to Slack's tiers in the burst (default slack); the soak runs with off
+//   --heap-mb H       cap the server's V8 heap at H MB (a leak then ends the run instead of growing RSS)
+//   --live-heap       run the soak's server in this process and record its live heap after a forced
+//                     collection every 250 questions (RSS alone cannot tell lazy GC from a leak)
 //   --json FILE       also write the figures as JSON
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -18,22 +21,55 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+// --live-heap needs global.gc: run again with --expose-gc
+if (process.argv.includes('--live-heap') && typeof global.gc !== 'function') {
+  const { spawnSync } = await import('node:child_process');
+  const r = spawnSync(process.execPath, ['--expose-gc', ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  process.exit(r.status ?? 1);
+}
 const { FakeSlack, deliver, eventBody, freePort } = await import(path.join(ROOT, 'dist', 'slack', 'stand-in.js'));
 const { loadConfig } = await import(path.join(ROOT, 'dist', 'config.js'));
 const { openCore } = await import(path.join(ROOT, 'dist', 'core.js'));
 const { ingest } = await import(path.join(ROOT, 'dist', 'ingest', 'ingest.js'));
+const { createSlackApp } = await import(path.join(ROOT, 'dist', 'slack', 'app.js'));
+const { createLogger } = await import(path.join(ROOT, 'dist', 'log.js'));
 
-const { values: opt } = parseArgs({
-  options: {
-    questions: { type: 'string', default: '50' },
-    soak: { type: 'string', default: '0' },
-    corpus: { type: 'string', default: 'both' },
-    'rate-limits': { type: 'string', default: 'slack' },
-    json: { type: 'string' },
-  },
-});
+const usage = fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 14).map((l) => l.replace(/^\/\/ ?/, '')).join('\n');
+let opt;
+try {
+  ({ values: opt } = parseArgs({
+    options: {
+      questions: { type: 'string', default: '50' },
+      soak: { type: 'string', default: '0' },
+      corpus: { type: 'string', default: 'both' },
+      'rate-limits': { type: 'string', default: 'slack' },
+      json: { type: 'string' },
+      'heap-mb': { type: 'string' },
+      'live-heap': { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  }));
+} catch (e) {
+  process.stderr.write(`bench:load: ${e.message}; see --help\n`);
+  process.exit(2);
+}
+if (opt.help) {
+  process.stdout.write(`${usage}\n`);
+  process.exit(0);
+}
 const N = Number(opt.questions);
 const SOAK = Number(opt.soak);
+const badOption = [
+  !(Number.isInteger(N) && N > 0) && `--questions must be a whole number above 0 (got "${opt.questions}")`,
+  !(Number.isInteger(SOAK) && SOAK >= 0) && `--soak must be a whole number (got "${opt.soak}")`,
+  !['sample', 'shared', 'both'].includes(opt.corpus) && `--corpus must be sample, shared or both (got "${opt.corpus}")`,
+  !['slack', 'off'].includes(opt['rate-limits']) && `--rate-limits must be slack or off (got "${opt['rate-limits']}")`,
+  opt['heap-mb'] !== undefined && !(Number.isInteger(Number(opt['heap-mb'])) && Number(opt['heap-mb']) >= 32) && `--heap-mb must be a whole number of MB, at least 32 (got "${opt['heap-mb']}")`,
+].find(Boolean);
+if (badOption) {
+  process.stderr.write(`bench:load: ${badOption}\n`);
+  process.exit(2);
+}
 const SECRET = '0123456789abcdef0123456789abcdef';
 const say = (m) => process.stderr.write(`[bench:load] ${m}\n`);
 
@@ -75,33 +111,66 @@ function pct(xs, p) {
 
 async function startServer(dataDir, fake, rateLimits) {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'ragask.js'), 'serve'], {
-    env: {
-      ...process.env,
-      RAGASK_DATA_DIR: dataDir,
-      SLACK_BOT_TOKEN: 'xoxb-1-bench-token',
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_APP_TOKEN: '',
-      RAGASK_SLACK_MODE: 'http',
-      RAGASK_SLACK_PORT: String(port),
-      RAGASK_SLACK_HOST: '127.0.0.1',
-      RAGASK_SLACK_API_URL: fake.apiUrl,
-      RAGASK_SLACK_RATE_LIMITS: rateLimits,
-      // every question does the engine's full work: no answers from the query cache
-      RAGASK_QUERY_CACHE_TTL_S: '0',
-      RAGASK_LOG_LEVEL: 'warn',
-    },
+  const heap = opt['heap-mb'] ? [`--max-old-space-size=${opt['heap-mb']}`] : [];
+  const child = spawn(process.execPath, [...heap, path.join(ROOT, 'bin', 'ragask.js'), 'serve'], {
+    env: { ...process.env, ...serverEnv(dataDir, fake, rateLimits, port) },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+  let err = '';
+  let serving = false;
   await new Promise((resolve, reject) => {
-    let err = '';
     child.stderr.on('data', (d) => {
-      err += String(d);
-      if (err.includes('ragask: serving Slack')) resolve();
+      err = (err + String(d)).slice(-4000);
+      if (!serving && err.includes('ragask: serving Slack')) {
+        serving = true;
+        resolve();
+      }
     });
-    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${err.slice(-500)}`)));
+    child.on('exit', (code, signal) => {
+      const why = `serve exited (${signal ?? `code ${code}`})${serving ? ' in the middle of the run' : ' before it was ready'}: ${err.slice(-800)}`;
+      if (!serving) reject(new Error(why));
+      else if (!child.stoppedByBench) {
+        say(why);
+        process.exit(1);
+      }
+    });
   });
   return { child, port };
+}
+
+/** The server's environment: HTTP receiver on 127.0.0.1 against the stand-in, no query cache. */
+function serverEnv(dataDir, fake, rateLimits, port) {
+  return {
+    RAGASK_DATA_DIR: dataDir,
+    SLACK_BOT_TOKEN: 'xoxb-1-bench-token',
+    SLACK_SIGNING_SECRET: SECRET,
+    SLACK_APP_TOKEN: '',
+    RAGASK_SLACK_MODE: 'http',
+    RAGASK_SLACK_PORT: String(port),
+    RAGASK_SLACK_HOST: '127.0.0.1',
+    RAGASK_SLACK_API_URL: fake.apiUrl,
+    RAGASK_SLACK_RATE_LIMITS: rateLimits,
+    // every question does the engine's full work: no answers from the query cache
+    RAGASK_QUERY_CACHE_TTL_S: '0',
+    RAGASK_LOG_LEVEL: 'warn',
+  };
+}
+
+/** `ragask serve`'s parts, started in this process (for --live-heap). */
+async function startInProcess(dataDir, fake, rateLimits) {
+  const port = await freePort();
+  const config = loadConfig({ ...process.env, ...serverEnv(dataDir, fake, rateLimits, port) }, {}, { features: ['slack'] });
+  const log = createLogger({ level: 'warn', secrets: [] });
+  const core = await openCore(config, log);
+  const slack = createSlackApp(core, config, log);
+  await slack.start();
+  return {
+    port,
+    async stop() {
+      await slack.stop();
+      await core.close();
+    },
+  };
 }
 
 /** Tracks each question from its event to its answer, through the stand-in's calls. */
@@ -183,6 +252,7 @@ async function burst(kind, prep) {
     return r;
   } finally {
     clearInterval(sampler);
+    child.stoppedByBench = true;
     child.kill('SIGTERM');
     await fake.stop();
   }
@@ -192,11 +262,15 @@ async function soak(kind, prep) {
   const fake = new FakeSlack();
   fake.record = false;
   await fake.start();
-  const { child, port } = await startServer(prep.dataDir, fake, 'off');
+  const live = opt['live-heap'];
+  const { child, port, stop } = live ? { child: null, ...(await startInProcess(prep.dataDir, fake, 'off')) } : await startServer(prep.dataDir, fake, 'off');
+  const pid = child?.pid ?? process.pid;
   const t = tracker(fake);
   const samples = [];
+  const heap = []; // live heap MB after a forced collection, every 250 questions
+  let answered = 0;
   const start = Date.now();
-  const sampler = setInterval(() => samples.push({ s: (Date.now() - start) / 1000, rss: rssOf(child.pid).rss }), 500);
+  const sampler = setInterval(() => samples.push({ s: (Date.now() - start) / 1000, rss: rssOf(pid).rss }), 500);
   try {
     let next = 0;
     let inFlight = 0;
@@ -213,6 +287,10 @@ async function soak(kind, prep) {
             })
             .then(() => {
               inFlight--;
+              if (live && ++answered % 250 === 0) {
+                global.gc();
+                heap.push(process.memoryUsage().heapUsed / 2 ** 20);
+              }
               if (next >= SOAK && inFlight === 0) resolve();
               else pump();
             }, reject);
@@ -227,13 +305,18 @@ async function soak(kind, prep) {
       questions: SOAK,
       seconds: +((Date.now() - start) / 1000).toFixed(1),
       exactlyOnce,
-      rssMb: { at10pct: +at(0.1).toFixed(0), at50pct: +at(0.5).toFixed(0), at100pct: +at(1).toFixed(0), peak: +rssOf(child.pid).hwm.toFixed(0) },
+      server: live ? 'in-process' : 'own process',
+      rssMb: { at10pct: +at(0.1).toFixed(0), at50pct: +at(0.5).toFixed(0), at100pct: +at(1).toFixed(0), peak: +rssOf(pid).hwm.toFixed(0) },
+      ...(live ? { liveHeapMb: heap.map((h) => +h.toFixed(1)) } : {}),
     };
     say(`soak ${kind}: ${JSON.stringify(r)}`);
     return r;
   } finally {
     clearInterval(sampler);
-    child.kill('SIGTERM');
+    if (child) {
+      child.stoppedByBench = true;
+      child.kill('SIGTERM');
+    } else await stop();
     await fake.stop();
   }
 }
@@ -259,6 +342,7 @@ const lines = [
 if (results.soaks.length) {
   lines.push('', '| soak corpus | questions | seconds | answered exactly once | RSS MB at 10% / 50% / 100% | peak RSS MB |', '| --- | --- | --- | --- | --- | --- |');
   for (const s of results.soaks) lines.push(`| ${s.corpus} | ${s.questions} | ${s.seconds} | ${s.exactlyOnce ? 'yes' : 'NO'} | ${s.rssMb.at10pct} / ${s.rssMb.at50pct} / ${s.rssMb.at100pct} | ${s.rssMb.peak} |`);
+  for (const s of results.soaks.filter((x) => x.liveHeapMb)) lines.push('', `live heap MB after a collection every 250 questions (${s.corpus}, server in-process): ${s.liveHeapMb.map((h) => h.toFixed(0)).join(' ')}`);
 }
 process.stdout.write(`${lines.join('\n')}\n`);
 if (opt.json) fs.writeFileSync(opt.json, `${JSON.stringify(results, null, 2)}\n`);
