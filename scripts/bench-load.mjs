@@ -138,21 +138,13 @@ async function startServer(dataDir, fake, rateLimits) {
   return { child, port };
 }
 
-/** The server's environment: HTTP receiver on 127.0.0.1 against the stand-in, no query cache. */
+/** The server's environment: `ragask serve` against the stand-in, with no query cache. */
 function serverEnv(dataDir, fake, rateLimits, port) {
   return {
-    RAGASK_DATA_DIR: dataDir,
-    SLACK_BOT_TOKEN: 'xoxb-1-bench-token',
-    SLACK_SIGNING_SECRET: SECRET,
-    SLACK_APP_TOKEN: '',
-    RAGASK_SLACK_MODE: 'http',
-    RAGASK_SLACK_PORT: String(port),
-    RAGASK_SLACK_HOST: '127.0.0.1',
-    RAGASK_SLACK_API_URL: fake.apiUrl,
+    ...fake.serveEnv({ dataDir, port, signingSecret: SECRET }),
     RAGASK_SLACK_RATE_LIMITS: rateLimits,
     // every question does the engine's full work: no answers from the query cache
     RAGASK_QUERY_CACHE_TTL_S: '0',
-    RAGASK_LOG_LEVEL: 'warn',
   };
 }
 

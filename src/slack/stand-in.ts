@@ -53,6 +53,24 @@ export class FakeSlack {
     return `http://127.0.0.1:${this.port}/api/`;
   }
 
+  /**
+   * The settings for a `ragask serve` (HTTP receiver on 127.0.0.1:`port`) that talks to this
+   * stand-in instead of Slack, for tests and benchmarks that run the bot as its own process.
+   */
+  serveEnv(opts: { dataDir: string; port: number; signingSecret: string }): Record<string, string> {
+    return {
+      RAGASK_DATA_DIR: opts.dataDir,
+      SLACK_BOT_TOKEN: 'xoxb-1-stand-in-token',
+      SLACK_SIGNING_SECRET: opts.signingSecret,
+      SLACK_APP_TOKEN: '',
+      RAGASK_SLACK_MODE: 'http',
+      RAGASK_SLACK_PORT: String(opts.port),
+      RAGASK_SLACK_HOST: '127.0.0.1',
+      RAGASK_SLACK_API_URL: this.apiUrl,
+      RAGASK_LOG_LEVEL: 'warn',
+    };
+  }
+
   responseUrl(id: string): string {
     return `http://127.0.0.1:${this.port}/respond/${id}`;
   }

@@ -6,7 +6,7 @@ import { openCore } from '../../src/core.js';
 import { ingest } from '../../src/ingest/ingest.js';
 import { FakeSlack, deliver, eventBody, freePort } from '../../src/slack/stand-in.js';
 import { ROOT, SAMPLE_DIR, tempDir, testConfig } from '../helpers.js';
-import { BOT, SECRET, blocksText } from './harness.js';
+import { SECRET, blocksText } from './harness.js';
 
 const dir = tempDir();
 let fake: FakeSlack;
@@ -16,20 +16,7 @@ const children: ChildProcess[] = [];
 function serve(port: number): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'ragask.js'), 'serve'], {
-      env: {
-        ...process.env,
-        RAGASK_DATA_DIR: dir,
-        RAGASK_MODELS_DIR: path.join(ROOT, 'models'),
-        RAGASK_THREADS: '1',
-        SLACK_BOT_TOKEN: BOT,
-        SLACK_SIGNING_SECRET: SECRET,
-        SLACK_APP_TOKEN: '',
-        RAGASK_SLACK_MODE: 'http',
-        RAGASK_SLACK_PORT: String(port),
-        RAGASK_SLACK_HOST: '127.0.0.1',
-        RAGASK_SLACK_API_URL: fake.apiUrl,
-        RAGASK_LOG_LEVEL: 'warn',
-      },
+      env: { ...process.env, ...fake.serveEnv({ dataDir: dir, port, signingSecret: SECRET }), RAGASK_MODELS_DIR: path.join(ROOT, 'models'), RAGASK_THREADS: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(child);
