@@ -3,7 +3,7 @@ import { dot } from '../models/encoder.js';
 import type { MaskedLM } from '../models/masked-lm.js';
 import { MASK } from '../models/masked-lm.js';
 import { analyze, isStopword, type Analysis, type Mention } from '../models/nlp.js';
-import type { Store } from '../store/store.js';
+import { docIdsJson, type Store } from '../store/store.js';
 import { ftsQuery } from './fts-query.js';
 import type { Candidate } from './retrieve.js';
 import type { CandidateRef } from './types.js';
@@ -143,7 +143,7 @@ export class Decomposer {
       };
       // Only documents the asker may see count, for the frequency behind IDF and for link targets.
       const only = allowed ? ' AND c.doc_id IN (SELECT value FROM json_each(?))' : '';
-      const params: unknown[] = allowed ? [all, JSON.stringify([...allowed])] : [all];
+      const params: unknown[] = allowed ? [all, docIdsJson(allowed)] : [all];
       result.df = (db.prepare(`SELECT count(*) AS n FROM chunks_fts f JOIN chunks c ON c.id = f.rowid WHERE chunks_fts MATCH ?${only}`).get(...params) as { n: number }).n;
       const rows = db
         .prepare(

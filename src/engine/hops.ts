@@ -191,9 +191,8 @@ export class HopEngine {
   }
 
   private async retrieve(query: string, focus: string | null, hop: number, vector: Float32Array | null, state: ChainState, settings: EngineSettings, ctx: ResolvedAccess) {
-    const cache = this.deps.queryCache;
-    // the key names the store as it is now (writes by other processes included) and the asker's scope
-    if (cache) this.deps.retriever.store.syncIndex();
+    const cache = this.deps.queryCache?.enabled ? this.deps.queryCache : null;
+    // the key includes the asker's scope
     const key = cache ? cache.key({ query: focus ? `${query}\u0000${focus}` : query, hop, exclude: [...state.exclude], k: settings.retrieveK, scope: ctx.scopeKey }) : null;
     if (cache && key) {
       const hit = cache.get(key);

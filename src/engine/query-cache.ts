@@ -22,7 +22,14 @@ export class QueryCache {
     private readonly ttlSeconds: number,
   ) {}
 
+  /** With a TTL of 0 the cache is off: no key is made, nothing is read or written. */
+  get enabled(): boolean {
+    return this.ttlSeconds > 0;
+  }
+
   key(parts: { query: string; hop: number; exclude: number[]; k: number; scope: string }): string {
+    // the key names the store as it is now, writes by other processes included
+    this.store.syncIndex();
     const gen = this.store.index.appliedSeq;
     const q = parts.query.toLowerCase().replace(/\s+/g, ' ').trim();
     return createHash('sha256')

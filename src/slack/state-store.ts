@@ -174,10 +174,14 @@ export class SlackStore {
 
   /**
    * Events received by a process that died before answering them, with what is needed to answer
-   * them now (Slack does not redeliver an event that was acknowledged).
+   * them now (Slack does not redeliver an event that was acknowledged). Only recent ones: an answer
+   * hours late would surprise more than help, and a question that keeps failing is not retried at
+   * every start forever.
    */
-  orphanedEvents(): { eventId: string; payload: unknown }[] {
-    const rows = this.db.prepare("SELECT event_id, owner, payload FROM slack_events WHERE status = 'received' AND payload IS NOT NULL").all() as { event_id: string; owner: string | null; payload: string }[];
+  orphanedEvents(maxAgeMs = 3600_000): { eventId: string; payload: unknown }[] {
+    const rows = this.db
+      .prepare("SELECT event_id, owner, payload FROM slack_events WHERE status = 'received' AND payload IS NOT NULL AND created_at >= ?")
+      .all(this.now() - maxAgeMs) as { event_id: string; owner: string | null; payload: string }[];
     return rows.filter((r) => !this.inflight.has(r.event_id) && !ownerAlive(r.owner)).map((r) => ({ eventId: r.event_id, payload: JSON.parse(r.payload) as unknown }));
   }
 
@@ -295,7 +299,8 @@ export class SlackStore {
     const t = this.now();
     let n = this.db.prepare('DELETE FROM slack_states WHERE expires_at < ?').run(t).changes;
     n += this.db.prepare('DELETE FROM slack_threads WHERE expires_at < ?').run(t).changes;
-    n += this.db.prepare('DELETE FROM slack_events WHERE updated_at < ? AND status != ?').run(t - eventRetentionMs, 'received').changes;
+    // unanswered ones too, once they are far older than any redelivery or recovery
+    n += this.db.prepare('DELETE FROM slack_events WHERE updated_at < ?').run(t - eventRetentionMs).changes;
     return n;
   }
 }

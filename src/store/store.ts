@@ -140,6 +140,21 @@ function toChunk(r: RawChunk): ChunkRow {
 }
 
 /**
+ * A set of document ids (an asker's allowed documents) as the JSON list that `json_each(?)` reads
+ * in SQL; made once per set (resolved sets are never changed), since the same resolution filters
+ * every search of a question.
+ */
+const docIdsJsonCache = new WeakMap<ReadonlySet<number>, string>();
+export function docIdsJson(ids: ReadonlySet<number>): string {
+  let json = docIdsJsonCache.get(ids);
+  if (json === undefined) {
+    json = JSON.stringify([...ids]);
+    docIdsJsonCache.set(ids, json);
+  }
+  return json;
+}
+
+/**
  * The two stores behind retrieval: SQLite (documents, chunks, windows with their vectors, FTS5) and
  * the HNSW index over window vectors. Every write to a document happens in one SQLite transaction,
  * so a query never sees half a document; the index follows from index_log.
@@ -357,7 +372,7 @@ export class Store {
               `SELECT rowid AS id, -bm25(chunks_fts, ?, ?, ?) AS score FROM chunks_fts WHERE chunks_fts MATCH ?
                AND rowid IN (SELECT id FROM chunks WHERE doc_id IN (SELECT value FROM json_each(?))) ORDER BY score DESC LIMIT ?`,
             )
-            .all(weights[0], weights[1], weights[2], match, JSON.stringify([...docIds]), limit)
+            .all(weights[0], weights[1], weights[2], match, docIdsJson(docIds), limit)
         : this.db
             .prepare(`SELECT rowid AS id, -bm25(chunks_fts, ?, ?, ?) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score DESC LIMIT ?`)
             .all(weights[0], weights[1], weights[2], match, limit)

@@ -74,5 +74,10 @@ describe('SlackStore', () => {
     // a store started afresh sees the dead process's event only: EvAlive's owner runs, EvMine is
     // this (live) process's, EvDone was answered
     expect(new SlackStore(db, 3600_000).orphanedEvents()).toEqual([{ eventId: 'EvDead', payload: payload('EvDead') }]);
+    // hours later it is no longer answered, and a week later it is pruned
+    const later = (ms: number) => new SlackStore(db, 3600_000, () => Date.now() + ms);
+    expect(later(2 * 3600_000).orphanedEvents()).toEqual([]);
+    later(8 * 86400_000).prune();
+    expect(store.eventStatus('EvDead')).toBeNull();
   });
 });
