@@ -36,6 +36,11 @@ export interface DecomposeInput {
   queryVector: Float32Array;
   /** What the asker may see: a bridge never links to, nor is ranked by, a document they may not. */
   access?: ResolvedAccess;
+  /**
+   * The hop's deadline on the engine's clock: candidates are scored best source first, and past it
+   * the rest are left out (each one's entity links and lookahead are the step that is bounded).
+   */
+  deadline?: { at: number; now: () => number };
 }
 
 export interface DecomposerDeps {
@@ -236,6 +241,7 @@ export class Decomposer {
     }[] = [];
     const sourceDoc = (r: (typeof raw)[number]) => r.chunk?.chunk.docId ?? -1;
     for (const r of raw) {
+      if (input.deadline && scored.length > 0 && input.deadline.now() > input.deadline.at) break;
       const links = this.linksOf(r.entity, input.access);
       // The strongest link to a document the chain has not reached (nor the one it came from).
       const target = links.targets.find((t) => allow(t.docId) && !input.knownDocIds.has(t.docId) && t.docId !== sourceDoc(r)) ?? null;
