@@ -32,6 +32,9 @@ export const SETTINGS = {
   RAGASK_MODEL: setting(z.string().regex(/^[\w.@-]+$/).default('all-MiniLM-L6-v2'), 'a model folder name under RAGASK_MODELS_DIR', 'Sentence-embedding BERT used for windows and queries.'),
   RAGASK_MODEL_VARIANT: setting(z.enum(['fp32', 'int8']).default('int8'), 'fp32 or int8', 'Which ONNX export of the model to run (see BENCHMARKS.md for speed and recall of each).'),
   RAGASK_MLM_MODEL: setting(z.string().regex(/^[\w.@-]*$/).default(''), 'empty, or a model folder name under RAGASK_MODELS_DIR', 'Optional BertForMaskedLM for fill-mask scoring of bridge entities; empty turns it off.'),
+  RAGASK_READER_MODEL: setting(z.string().regex(/^[\w.@-]+$/).default('reader-minilm'), 'a model folder name under RAGASK_MODELS_DIR', 'Extractive reader that reads the short answer off the evidence (ships with ragask; `npm run train-reader` rebuilds it).'),
+  RAGASK_READER_VARIANT: setting(z.enum(['fp32', 'int8']).default('int8'), 'fp32 or int8', 'Which ONNX export of the reader to run (only int8 ships; fp32 exists after `npm run train-reader`).'),
+  RAGASK_READER_PASSAGES: setting(int(1, 20).default(6), 'an integer from 1 to 20', 'Passages of the final evidence the reader reads for the answer.'),
   RAGASK_THREADS: setting(int(1, 256).default(Math.max(1, Math.min(4, os.availableParallelism()))), 'an integer from 1 to 256', 'onnxruntime intra-op threads for the encoder.'),
   RAGASK_WINDOW_TOKENS: setting(int(8, 256).default(50), 'an integer from 8 to 256', 'Size of a rerank window in word-piece tokens.'),
   RAGASK_WINDOW_OVERLAP: setting(int(0, 200).default(10), 'an integer from 0 to 200, below RAGASK_WINDOW_TOKENS', 'Tokens shared by consecutive windows of a chunk.'),
@@ -87,6 +90,9 @@ export interface Config {
   model: string;
   modelVariant: 'fp32' | 'int8';
   mlmModel: string | null;
+  readerModel: string;
+  readerVariant: 'fp32' | 'int8';
+  readerPassages: number;
   threads: number;
   windowTokens: number;
   windowOverlap: number;
@@ -169,6 +175,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     model: s.RAGASK_MODEL,
     modelVariant: s.RAGASK_MODEL_VARIANT,
     mlmModel: s.RAGASK_MLM_MODEL ? s.RAGASK_MLM_MODEL : null,
+    readerModel: s.RAGASK_READER_MODEL,
+    readerVariant: s.RAGASK_READER_VARIANT,
+    readerPassages: s.RAGASK_READER_PASSAGES,
     threads: s.RAGASK_THREADS,
     windowTokens: s.RAGASK_WINDOW_TOKENS,
     windowOverlap: s.RAGASK_WINDOW_OVERLAP,

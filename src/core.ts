@@ -3,6 +3,7 @@ import type { Logger } from './log.js';
 import { silentLogger } from './log.js';
 import { AccessResolver } from './engine/access.js';
 import { Decomposer } from './engine/decompose.js';
+import { GATE_THRESHOLD } from './engine/gate.js';
 import { HopEngine, type EngineSettings } from './engine/hops.js';
 import { QueryCache } from './engine/query-cache.js';
 import { Retriever } from './engine/retrieve.js';
@@ -11,6 +12,7 @@ import { HeadScorer } from './engine/reranker-head.js';
 import path from 'node:path';
 import { Encoder } from './models/encoder.js';
 import { MaskedLM } from './models/masked-lm.js';
+import { Reader } from './models/reader.js';
 import { Store } from './store/store.js';
 
 /**
@@ -22,6 +24,7 @@ export interface Core {
   log: Logger;
   encoder: Encoder;
   mlm: MaskedLM | null;
+  reader: Reader;
   store: Store;
   retriever: Retriever;
   engine: HopEngine;
@@ -39,6 +42,8 @@ export function engineSettings(config: Config): EngineSettings {
     totalBudgetMs: config.totalBudgetMs,
     retrieveK: 20,
     answeredCoverage: 0.9,
+    readerPassages: config.readerPassages,
+    gateThreshold: GATE_THRESHOLD,
   };
 }
 
@@ -46,22 +51,27 @@ export async function openCore(config: Config, log: Logger = silentLogger): Prom
   const encoder = await Encoder.load({ modelsDir: config.modelsDir, model: config.model, variant: config.modelVariant, threads: config.threads });
   let store: Store;
   let mlm: MaskedLM | null = null;
-  try {
-    if (config.mlmModel) mlm = await MaskedLM.load({ modelsDir: config.modelsDir, model: config.mlmModel, threads: config.threads });
-    store = Store.open({ dataDir: config.dataDir, model: encoder.id, dimension: encoder.dimension, hnsw: config.hnsw, log });
-  } catch (e) {
+  let reader: Reader | null = null;
+  const releaseModels = async () => {
     await encoder.release();
     await mlm?.release();
+    await reader?.release();
+  };
+  let scorer: WindowScorer = cosineScorer;
+  try {
+    if (config.mlmModel) mlm = await MaskedLM.load({ modelsDir: config.modelsDir, model: config.mlmModel, threads: config.threads });
+    reader = await Reader.load({ modelsDir: config.modelsDir, model: config.readerModel, variant: config.readerVariant, threads: config.threads });
+    store = Store.open({ dataDir: config.dataDir, model: encoder.id, dimension: encoder.dimension, hnsw: config.hnsw, log });
+  } catch (e) {
+    await releaseModels();
     throw e;
   }
-  let scorer: WindowScorer = cosineScorer;
   if (config.reranker === 'head') {
     try {
       scorer = HeadScorer.load(path.join(config.dataDir, 'reranker-head.json'), encoder.id, encoder.dimension);
     } catch (e) {
       store.close();
-      await encoder.release();
-      await mlm?.release();
+      await releaseModels();
       throw e;
     }
   }
@@ -69,12 +79,13 @@ export async function openCore(config: Config, log: Logger = silentLogger): Prom
   const queryCache = new QueryCache(store, config.queryCacheTtlS);
   const decomposer = new Decomposer({ store, mlm, windowsOfDoc: (id) => retriever.windowsOfDoc(id), windowsOfChunks: (ids) => retriever.windowVectors(ids) });
   const access = new AccessResolver(store);
-  const engine = new HopEngine({ retriever, decomposer, encoder, access, queryCache, log }, engineSettings(config));
+  const engine = new HopEngine({ retriever, decomposer, encoder, reader, access, queryCache, log }, engineSettings(config));
   return {
     config,
     log,
     encoder,
     mlm,
+    reader,
     store,
     retriever,
     engine,
@@ -82,8 +93,7 @@ export async function openCore(config: Config, log: Logger = silentLogger): Prom
     queryCache,
     async close() {
       store.close();
-      await encoder.release();
-      await mlm?.release();
+      await releaseModels();
     },
   };
 }

@@ -7,7 +7,7 @@ const STOP_TEXT: Record<EngineResult['stopReason'], string> = {
   no_bridge: 'no further entity to follow',
   max_hops: 'the hop limit was reached',
   budget: 'the time budget ran out (the last hop is incomplete)',
-  low_coherence: 'the next hop would drift from the question',
+  low_coherence: 'the next hop is likely wrong, so a person chooses it',
 };
 
 const round = (x: number, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
@@ -20,28 +20,31 @@ function cite(s: Snippet): string {
 export function renderAnswer(r: EngineResult, k: number): string {
   const a = r.answer;
   const out: string[] = [`Q: ${r.question}`, ''];
-  if (a.status === 'insufficient' || !a.sentence) {
-    out.push(`I could not find enough evidence to answer this (confidence ${a.confidence.label}, ${a.confidence.score.toFixed(2)}).`);
-    if (a.leads.length) {
-      out.push('Best leads:');
-      for (const s of a.leads) out.push(`  - "${s.text}"`, `    ${cite(s)}`);
-    }
-  } else if (a.status === 'conflicting') {
-    out.push(`Answer: the sources disagree${a.conflicts[0] ? ` on ${a.conflicts[0].attribute}: ${a.conflicts[0].values.map((v) => v.value).join(' vs ')}` : ''}; check which applies.`);
-    out.push(`  confidence ${a.confidence.label} (${a.confidence.score.toFixed(2)}): ${a.confidence.reasons.join('; ')}`);
+  const confidence = `  confidence ${a.confidence.label} (P(right) ${a.confidence.score.toFixed(2)}): ${a.confidence.reasons.join('; ')}`;
+  if (a.value === null) {
+    out.push(a.conflicts.length ? 'I could not find a definite answer: the sources read differently (side by side below).' : `I could not find a definite answer.${a.leads.length ? ' The closest the evidence comes:' : ''}`);
+    for (const s of a.leads) out.push(`  - "${s.text}"`, `    ${cite(s)}`);
+    out.push(confidence);
   } else {
-    out.push(`Answer: ${a.value ?? a.sentence}`);
-    out.push(`  confidence ${a.confidence.label} (${a.confidence.score.toFixed(2)}): ${a.confidence.reasons.join('; ')}`);
-    if (a.value) out.push(`  "${a.sentence}"`);
+    out.push(`Answer: ${a.value}${a.status === 'conflicting' ? '  (but another source reads differently, below)' : ''}`);
+    if (a.sentence) out.push(`  "${a.sentence}"`);
     if (a.source) out.push(`  ${cite(a.source)}`);
+    out.push(confidence);
+  }
+  if (a.comparison) {
+    out.push('', `Compared${a.comparison.attribute ? ` (${a.comparison.attribute.replace('{}', '…')})` : ''}:`);
+    for (const o of a.comparison.options) {
+      out.push(`  ${o.entity}${o.value ? `: ${o.value}` : ''}`);
+      if (o.snippet) out.push(`    "${o.snippet.text}"`, `    ${cite(o.snippet)}`);
+    }
   }
   if (a.alternatives.length) {
     out.push('', 'Other readings of the evidence, close behind:');
     for (const alt of a.alternatives) out.push(`  ${alt.value}  ${cite(alt.snippet)}`);
   }
   for (const c of a.conflicts) {
-    out.push('', `Sources disagree on ${c.attribute}:`);
-    for (const v of c.values) out.push(`  ${v.value}  ${cite(v.snippet)}`);
+    out.push('', `The sources read ${c.attribute} differently:`);
+    for (const v of c.values) out.push(`  ${v.value}  "${v.snippet.text}"`, `    ${cite(v.snippet)}`);
   }
   if (a.chain.length > 1) {
     out.push('', 'Chain of evidence:');
@@ -55,10 +58,10 @@ export function renderAnswer(r: EngineResult, k: number): string {
     out.push('', 'Evidence:');
     r.evidence.slice(0, k).forEach((s, i) => out.push(`  [${i + 1}] ${s.score.toFixed(3)} "${s.text}"`, `      ${cite(s)}`));
   }
-  out.push('', `Stopped after ${r.hops.length} hop${r.hops.length === 1 ? '' : 's'}: ${STOP_TEXT[r.stopReason]} (${r.timings.totalMs.toFixed(0)} ms).`);
+  out.push('', `Stopped after ${r.hops.length} hop${r.hops.length === 1 ? '' : 's'}: ${STOP_TEXT[r.stopReason]} (${r.timings.totalMs.toFixed(0)} ms${r.incomplete ? '; cut short by the time budget' : ''}).`);
   if (r.suggestions.length) {
     out.push('Suggested next hops (continue with `--continue N` on the same question):');
-    r.suggestions.forEach((s, i) => out.push(`  ${i + 1}) ${s.entity}  [score ${s.score.toFixed(2)}, coherence ${s.coherence.cosine.toFixed(2)}]  → ${s.query}`));
+    r.suggestions.forEach((s, i) => out.push(`  ${i + 1}) ${s.entity}  [score ${s.score.toFixed(2)}, coherence ${s.coherence.cosine.toFixed(2)}, P(right) ${s.coherence.pRight?.toFixed(2) ?? '—'}]  → ${s.query}`));
   }
   return out.join('\n');
 }
@@ -96,7 +99,7 @@ function traceHop(h: HopState): string[] {
   if (h.nextQuery) out.push(`  next query: ${h.nextQuery}`);
   if (h.coherence)
     out.push(
-      `  coherence: cosine ${h.coherence.cosine.toFixed(3)} (threshold ${h.coherence.threshold}), directional ${h.coherence.directional.toFixed(3)} → ${h.coherence.passed ? 'continue' : 'stop and suggest'}`,
+      `  coherence: cosine ${h.coherence.cosine.toFixed(3)} (threshold ${h.coherence.threshold}), directional ${h.coherence.directional.toFixed(3)}, drift ${h.coherence.drift.toFixed(3)}; gate P(next hop right) ${h.coherence.pRight === null ? '—' : h.coherence.pRight.toFixed(2)}${h.coherence.gateThreshold === null ? '' : ` (threshold ${h.coherence.gateThreshold.toFixed(2)})`} → ${h.coherence.passed ? 'continue' : 'stop and suggest'}`,
     );
   return out;
 }
@@ -108,9 +111,15 @@ export function answerJson(r: EngineResult, k: number) {
     question: r.question,
     answer: {
       status: r.answer.status,
+      kind: r.answer.kind,
       value: r.answer.value,
       sentence: r.answer.sentence,
       source: r.answer.source ? snippet(r.answer.source) : null,
+      span: r.answer.span,
+      comparison: r.answer.comparison
+        ? { attribute: r.answer.comparison.attribute, options: r.answer.comparison.options.map((o) => ({ entity: o.entity, value: o.value, source: o.snippet ? snippet(o.snippet) : null })) }
+        : null,
+      reading: r.answer.reading,
       confidence: { score: round(r.answer.confidence.score), label: r.answer.confidence.label, reasons: r.answer.confidence.reasons },
       conflicts: r.answer.conflicts.map((c) => ({ attribute: c.attribute, values: c.values.map((v) => ({ value: v.value, ...snippet(v.snippet) })) })),
       alternatives: r.answer.alternatives.map((v) => ({ value: v.value, ...snippet(v.snippet) })),
@@ -119,8 +128,9 @@ export function answerJson(r: EngineResult, k: number) {
     chain: r.hops.map((h) => ({ hop: h.hop, bridge: h.bridge, snippet: h.snippets[0] ? snippet(h.snippets[0]) : null })),
     evidence: r.evidence.slice(0, k).map((s, i) => snippet(s, i)),
     stop_reason: r.stopReason,
+    incomplete: r.incomplete ?? false,
     suggestions: r.suggestions.map((s) => ({ entity: s.entity, query: s.query, score: round(s.score), coherence: round(s.coherence.cosine) })),
     hops: r.hops,
-    timings_ms: { total: round(r.timings.totalMs, 1) },
+    timings_ms: { total: round(r.timings.totalMs, 1), read: round(r.timings.readMs ?? 0, 1) },
   };
 }

@@ -4,15 +4,19 @@ import type { AccessResolver, ResolvedAccess } from './access.js';
 import { silentLogger } from '../log.js';
 import type { Encoder } from '../models/encoder.js';
 import { analyze, type Analysis } from '../models/nlp.js';
-import { composeAnswer, evidenceCoverage } from './answer.js';
-import { coherenceOf } from './coherence.js';
+import { answerFromEvidence } from './answer/index.js';
+import { READER_PASSAGES } from './answer/passages.js';
+import type { AnswerReader } from './answer/read.js';
+import { evidenceCoverage } from './text.js';
+import { coherenceOf, stepGeometry } from './coherence.js';
+import { gateProbability, GATE_THRESHOLD } from './gate.js';
 import { redactResult } from './redact.js';
 import { contextualize } from './follow-up.js';
 import { MIN_BRIDGE_SCORE, type Decomposer } from './decompose.js';
 import type { QueryCache } from './query-cache.js';
 import type { Candidate, Retriever } from './retrieve.js';
 import { refFrom, snippetFrom } from './snippet.js';
-import type { CandidateRef, EngineResult, HopState, QueryOrigin, Snippet, StopReason, Suggestion } from './types.js';
+import type { Answer, CandidateRef, EngineResult, HopState, QueryOrigin, Snippet, StopReason, Suggestion } from './types.js';
 
 export interface EngineSettings {
   maxHops: number;
@@ -24,6 +28,12 @@ export interface EngineSettings {
   retrieveK: number;
   /** Evidence coverage of the question at which the chain stops as answered. */
   answeredCoverage: number;
+  /** Passages of the final evidence the reader reads for the answer. */
+  readerPassages: number;
+  /** Below this P(next hop right) the chain stops for a person (the fitted gate's threshold). */
+  gateThreshold: number;
+  /** Measure the gate without obeying it: record each check, never stop at one (ragask eval only). */
+  gateShadow?: boolean;
 }
 
 export const DEFAULT_SETTINGS: EngineSettings = {
@@ -34,6 +44,8 @@ export const DEFAULT_SETTINGS: EngineSettings = {
   totalBudgetMs: 1200,
   retrieveK: 20,
   answeredCoverage: 0.9,
+  readerPassages: READER_PASSAGES,
+  gateThreshold: GATE_THRESHOLD,
 };
 
 
@@ -43,6 +55,8 @@ export interface EngineDeps {
   access: AccessResolver;
   decomposer: Decomposer;
   encoder: Encoder;
+  /** Reads the short answer off the final evidence (models/reader.ts). */
+  reader: AnswerReader;
   queryCache?: QueryCache | null;
   log?: Logger;
   /** Clock, replaceable in tests. */
@@ -75,6 +89,30 @@ interface ChainState {
 }
 
 const norm = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
+
+/**
+ * Time the chain leaves the reader within the total budget: the reader's p95 on 2 cores (BENCHMARKS.md,
+ * "Reader"); a chain that reaches it stops, marked incomplete.
+ */
+export const READER_RESERVE_MS = 250;
+
+/** The best chunks of a hop that count as established: never retrieved again, their documents known. */
+const ESTABLISHED_PER_HOP = 3;
+/** Next-hop candidates checked for coherence, and offered as suggestions when the chain stops. */
+const SUGGESTIONS = 3;
+
+/** A hop as it runs: its record, its best candidates, and what the stop and next-hop decisions need. */
+interface RunHop {
+  hop: HopState;
+  top: Candidate[];
+  queryVector: Float32Array;
+  /** Documents known before this hop established its own. */
+  knownDocsBefore: Set<number>;
+  nothingNew: boolean;
+  started: number;
+  /** When this hop must stop on the engine's clock: its own budget, or the chain's less the reader's reserve. */
+  deadline: number;
+}
 
 /** Longest question the engine reads; the rest is cut (and the result says so). */
 export const MAX_QUESTION_CHARS = 2000;
@@ -181,11 +219,11 @@ export class HopEngine {
     };
     for (const h of visible.hops) {
       if (h.bridge) state.usedEntities.add(norm(h.bridge));
-      for (const s of h.snippets.slice(0, 3)) {
+      for (const s of h.snippets.slice(0, ESTABLISHED_PER_HOP)) {
         state.exclude.add(s.chunkId);
         state.knownDocs.add(s.docId);
       }
-      state.knownText.push(...h.snippets.slice(0, 3).map((s) => `${s.citation.document} ${s.text}`));
+      state.knownText.push(...h.snippets.slice(0, ESTABLISHED_PER_HOP).map((s) => `${s.citation.document} ${s.text}`));
     }
     return state;
   }
@@ -213,157 +251,47 @@ export class HopEngine {
 
   private async continueChain(state: ChainState, first: Step, settings: EngineSettings, ctx: ResolvedAccess): Promise<EngineResult> {
     const t0 = this.now();
-    let step: Step | null = first;
-    let stopReason: StopReason = 'max_hops';
-    let suggestions: Suggestion[] = [];
-
+    // the chain leaves the reader its time within the total budget
+    const chainDeadline = t0 + settings.totalBudgetMs - READER_RESERVE_MS;
     // an empty question (nothing left once control characters are gone) retrieves nothing
-    if (!first.query.trim()) {
-      step = null;
-      stopReason = 'no_new_evidence';
-    }
+    let step: Step | null = first.query.trim() ? first : null;
+    let stopReason: StopReason = step ? 'max_hops' : 'no_new_evidence';
+    let suggestions: Suggestion[] = [];
     while (step) {
-      const hopNo = state.hops.length + 1;
-      if (this.now() - t0 > settings.totalBudgetMs && state.hops.length > 0) {
+      if (this.now() > chainDeadline && state.hops.length > 0) {
         stopReason = 'budget';
-        const last = state.hops[state.hops.length - 1]!;
-        last.incomplete = true;
+        state.hops[state.hops.length - 1]!.incomplete = true;
         break;
       }
-      const h0 = this.now();
-      const r = await this.retrieve(step.query, step.bridge, hopNo, step.vector, state, settings, ctx);
-      const h1 = this.now();
-      const fresh = diversify(r.candidates.filter((c) => !state.exclude.has(c.chunk.id)));
-      for (const c of fresh) if (!state.snippets.has(c.chunk.id)) state.snippets.set(c.chunk.id, snippetFrom(c));
-      const top = fresh.slice(0, settings.rerankTopK);
-      const hop: HopState = {
-        hop: hopNo,
-        query: step.query,
-        formedBy: step.formedBy,
-        bridge: step.bridge,
-        bridgeFrom: step.bridgeFrom,
-        weight: step.weight,
-        retrieved: fresh.map(refFrom),
-        snippets: top.map((c) => state.snippets.get(c.chunk.id)!),
-        candidates: [],
-        nextQuery: null,
-        coherence: null,
-        timings: { ...r.timings, retrieveMs: h1 - h0, decomposeMs: 0, totalMs: 0, cached: r.cached },
-        incomplete: false,
-      };
-      state.hops.push(hop);
-      if (step.bridge) state.usedEntities.add(norm(step.bridge));
-      const finish = () => (hop.timings.totalMs = this.now() - h0);
-
-      if (top.length === 0 || top.every((c) => state.knownDocs.has(c.chunk.docId) && c.score < 0.5)) {
-        stopReason = 'no_new_evidence';
-        finish();
+      const hop = await this.runHop(state, step, settings, ctx, chainDeadline);
+      const stop = this.stopReasonFor(state, hop, settings);
+      if (stop) {
+        stopReason = stop;
+        hop.hop.timings.totalMs = this.now() - hop.started;
         break;
       }
-      // What this hop established (its best three) is not retrieved again; lower-ranked chunks may be,
-      // when a bridge points right at them.
-      for (const c of top.slice(0, 3)) state.exclude.add(c.chunk.id);
-      state.knownText.push(...top.slice(0, 3).map((c) => `${c.chunk.doc.title} ${c.chunk.text}`));
-      const knownDocsBefore = new Set(state.knownDocs);
-      for (const c of top.slice(0, 3)) state.knownDocs.add(c.chunk.docId);
-
-      if (this.now() - h0 > settings.hopBudgetMs || this.now() - t0 > settings.totalBudgetMs) {
-        hop.incomplete = true;
-        stopReason = 'budget';
-        finish();
+      const next = await this.proposeNext(state, hop, step, settings, ctx);
+      hop.hop.timings.totalMs = this.now() - hop.started;
+      if ('stop' in next) {
+        stopReason = next.stop;
+        suggestions = next.suggestions;
         break;
       }
-      if (hopNo >= settings.maxHops) {
-        stopReason = 'max_hops';
-        finish();
-        break;
-      }
-      // Answered: the best chunk alone covers the question (a chain spread over documents has not).
-      const best = top[0]!;
-      if (evidenceCoverage(state.qa, state.question, `${best.chunk.doc.title} ${best.chunk.headingPath.join(' ')} ${best.chunk.text}`) >= settings.answeredCoverage && best.rerank >= 0.55) {
-        stopReason = 'answered';
-        finish();
-        break;
-      }
-
-      const d0 = this.now();
-      const candidates = await this.deps.decomposer.candidates({
-        question: state.question,
-        questionAnalysis: state.qa,
-        evidence: top,
-        knownText: state.knownText.join(' \n '),
-        knownDocIds: new Set([...knownDocsBefore, ...top.slice(0, 3).map((c) => c.chunk.docId)]),
-        usedEntities: state.usedEntities,
-        pastQueries: state.hops.map((h) => h.query),
-        currentQuery: step.query,
-        queryVector: r.queryVector,
-        access: ctx,
-      });
-      hop.candidates = candidates.map(
-        (c): CandidateRef => ({
-          entity: c.entity,
-          origin: c.origin,
-          chunkId: c.chunkId,
-          sourceDocId: c.chunkId === null ? null : (top.find((t) => t.chunk.id === c.chunkId)?.chunk.docId ?? null),
-          linksTo: c.linksTo,
-          linkDocId: c.linkDocId,
-          features: c.features,
-          score: c.score,
-          confidence: c.confidence,
-          query: c.query,
-          formedBy: c.formedBy,
-        }),
-      );
-      if (candidates.length === 0 || candidates[0]!.score < MIN_BRIDGE_SCORE) {
-        hop.timings.decomposeMs = this.now() - d0;
-        stopReason = 'no_bridge';
-        finish();
-        break;
-      }
-      // Coherence of the best candidates' queries with this hop's query (one encoder call).
-      const options = candidates.slice(0, 3);
-      const vectors = await this.deps.encoder.encode(options.map((c) => c.query));
-      const evidenceVector = this.evidenceVector(top[0]!);
-      const checks = options.map((c, i) => coherenceOf(r.queryVector, vectors[i]!, evidenceVector, settings.coherenceThreshold));
-      hop.nextQuery = options[0]!.query;
-      hop.coherence = checks[0]!;
-      hop.timings.decomposeMs = this.now() - d0;
-      finish();
-      if (!checks[0]!.passed) {
-        stopReason = 'low_coherence';
-        suggestions = options.map((c, i) => ({
-          entity: c.entity,
-          chunkId: c.chunkId,
-          sourceDocId: hop.candidates[i]!.sourceDocId,
-          linkDocId: c.linkDocId,
-          query: c.query,
-          score: c.score,
-          confidence: c.confidence,
-          coherence: checks[i]!,
-        }));
-        break;
-      }
-      const next = hop.candidates[0]!;
-      step = {
-        query: next.query,
-        formedBy: next.formedBy,
-        bridge: next.entity,
-        bridgeFrom: { sourceDocId: next.sourceDocId, linkDocId: next.linkDocId },
-        weight: hop.weight * next.confidence,
-        vector: vectors[0]!,
-        confirmed: false,
-      };
+      step = next.step;
     }
 
     const evidence = mergeEvidence(state);
+    const r0 = this.now();
+    const { answer, cutShort } = await this.answer(state, evidence, stopReason, settings, t0);
     const result: EngineResult = {
       question: state.question,
       hops: state.hops,
       evidence,
       stopReason,
       suggestions,
-      answer: composeAnswer(state.question, state.qa, state.hops, evidence, stopReason),
-      timings: { totalMs: this.now() - t0 },
+      incomplete: stopReason === 'budget' || cutShort || state.hops.some((h) => h.incomplete),
+      answer,
+      timings: { totalMs: this.now() - t0, readMs: this.now() - r0 },
       settings: {
         maxHops: settings.maxHops,
         coherenceThreshold: settings.coherenceThreshold,
@@ -374,6 +302,163 @@ export class HopEngine {
     };
     this.log.debug({ question: state.question, hops: state.hops.length, stopReason, ms: result.timings.totalMs }, 'engine run');
     return result;
+  }
+
+  /**
+   * One hop: retrieve for the step's query (never returning what an earlier hop established),
+   * record the hop, and mark its best ESTABLISHED_PER_HOP chunks as established.
+   */
+  private async runHop(state: ChainState, step: Step, settings: EngineSettings, ctx: ResolvedAccess, chainDeadline: number): Promise<RunHop> {
+    const hopNo = state.hops.length + 1;
+    const h0 = this.now();
+    const deadline = Math.min(h0 + settings.hopBudgetMs, chainDeadline);
+    const r = await this.retrieve(step.query, step.bridge, hopNo, step.vector, state, settings, ctx);
+    const h1 = this.now();
+    const fresh = diversify(r.candidates.filter((c) => !state.exclude.has(c.chunk.id)));
+    for (const c of fresh) if (!state.snippets.has(c.chunk.id)) state.snippets.set(c.chunk.id, snippetFrom(c));
+    const top = fresh.slice(0, settings.rerankTopK);
+    const hop: HopState = {
+      hop: hopNo,
+      query: step.query,
+      formedBy: step.formedBy,
+      bridge: step.bridge,
+      bridgeFrom: step.bridgeFrom,
+      weight: step.weight,
+      retrieved: fresh.map(refFrom),
+      snippets: top.map((c) => state.snippets.get(c.chunk.id)!),
+      candidates: [],
+      nextQuery: null,
+      coherence: null,
+      timings: { ...r.timings, retrieveMs: h1 - h0, decomposeMs: 0, totalMs: 0, cached: r.cached },
+      incomplete: false,
+    };
+    state.hops.push(hop);
+    if (step.bridge) state.usedEntities.add(norm(step.bridge));
+    const knownDocsBefore = new Set(state.knownDocs);
+    // Nothing new: every top chunk is from a document already known and weak.
+    const nothingNew = top.length === 0 || top.every((c) => state.knownDocs.has(c.chunk.docId) && c.score < 0.5);
+    if (!nothingNew) {
+      // What this hop established (its best chunks) is not retrieved again; lower-ranked chunks may
+      // be, when a bridge points right at them.
+      const established = top.slice(0, ESTABLISHED_PER_HOP);
+      for (const c of established) {
+        state.exclude.add(c.chunk.id);
+        state.knownDocs.add(c.chunk.docId);
+      }
+      state.knownText.push(...established.map((c) => `${c.chunk.doc.title} ${c.chunk.text}`));
+    }
+    return { hop, top, queryVector: r.queryVector, knownDocsBefore, nothingNew, started: h0, deadline };
+  }
+
+  /** Why the chain ends after this hop without asking for a next one, or null to go on. */
+  private stopReasonFor(state: ChainState, run: RunHop, settings: EngineSettings): StopReason | null {
+    if (run.nothingNew) return 'no_new_evidence';
+    if (this.now() > run.deadline) {
+      run.hop.incomplete = true;
+      return 'budget';
+    }
+    if (run.hop.hop >= settings.maxHops) return 'max_hops';
+    // Answered: the best chunk alone covers the question (a chain spread over documents has not).
+    const best = run.top[0]!;
+    if (evidenceCoverage(state.question, `${best.chunk.doc.title} ${best.chunk.headingPath.join(' ')} ${best.chunk.text}`) >= settings.answeredCoverage && best.rerank >= 0.55) return 'answered';
+    return null;
+  }
+
+  /**
+   * The next hop: bridge candidates from this hop's evidence, and the coherence check of the best
+   * one's query. Below the check, the chain stops and offers the best candidates as suggestions.
+   */
+  private async proposeNext(state: ChainState, run: RunHop, step: Step, settings: EngineSettings, ctx: ResolvedAccess): Promise<{ step: Step } | { stop: StopReason; suggestions: Suggestion[] }> {
+    const { hop, top } = run;
+    const d0 = this.now();
+    const candidates = await this.deps.decomposer.candidates({
+      question: state.question,
+      questionAnalysis: state.qa,
+      evidence: top,
+      knownText: state.knownText.join(' \n '),
+      knownDocIds: new Set([...run.knownDocsBefore, ...top.slice(0, ESTABLISHED_PER_HOP).map((c) => c.chunk.docId)]),
+      usedEntities: state.usedEntities,
+      pastQueries: state.hops.map((h) => h.query),
+      currentQuery: step.query,
+      queryVector: run.queryVector,
+      access: ctx,
+      deadline: { at: run.deadline, now: this.now },
+    });
+    hop.candidates = candidates.map(
+      (c): CandidateRef => ({
+        entity: c.entity,
+        origin: c.origin,
+        chunkId: c.chunkId,
+        sourceDocId: c.chunkId === null ? null : (top.find((t) => t.chunk.id === c.chunkId)?.chunk.docId ?? null),
+        linksTo: c.linksTo,
+        linkDocId: c.linkDocId,
+        features: c.features,
+        score: c.score,
+        confidence: c.confidence,
+        query: c.query,
+        formedBy: c.formedBy,
+      }),
+    );
+    hop.timings.decomposeMs = this.now() - d0;
+    if (this.now() > run.deadline) {
+      // finding the bridge used up the hop's time: what it has is the hop's best so far
+      hop.incomplete = true;
+      return { stop: 'budget', suggestions: [] };
+    }
+    if (candidates.length === 0 || candidates[0]!.score < MIN_BRIDGE_SCORE) return { stop: 'no_bridge', suggestions: [] };
+    // Coherence of the best candidates' queries with this hop's query (one encoder call), and the
+    // gate's probability that following each one is right.
+    const options = candidates.slice(0, SUGGESTIONS);
+    const vectors = await this.deps.encoder.encode(options.map((c) => c.query));
+    const evidenceVector = this.evidenceVector(top[0]!);
+    const coverage = evidenceCoverage(state.question, state.knownText.join(' '));
+    const checks = options.map((c, i) => {
+      const geometry = stepGeometry(run.queryVector, vectors[i]!, evidenceVector);
+      const gate = gateProbability({ ...geometry, candidate: c, runnerUpScore: candidates[i + 1]?.score ?? null, hop: hop.hop, evidenceRerank: top[0]!.rerank, coverage });
+      return coherenceOf(geometry, settings.coherenceThreshold, gate.p, settings.gateThreshold, gate.features);
+    });
+    hop.nextQuery = options[0]!.query;
+    hop.coherence = checks[0]!;
+    hop.timings.decomposeMs = this.now() - d0;
+    // in shadow mode (measuring the gate) the chain goes on whatever the check says
+    if (!checks[0]!.passed && !settings.gateShadow) {
+      const suggestions = options.map((c, i) => ({
+        entity: c.entity,
+        chunkId: c.chunkId,
+        sourceDocId: hop.candidates[i]!.sourceDocId,
+        linkDocId: c.linkDocId,
+        query: c.query,
+        score: c.score,
+        confidence: c.confidence,
+        coherence: checks[i]!,
+      }));
+      return { stop: 'low_coherence', suggestions };
+    }
+    const next = hop.candidates[0]!;
+    return {
+      step: {
+        query: next.query,
+        formedBy: next.formedBy,
+        bridge: next.entity,
+        bridgeFrom: { sourceDocId: next.sourceDocId, linkDocId: next.linkDocId },
+        weight: hop.weight * next.confidence,
+        vector: vectors[0]!,
+        confirmed: false,
+      },
+    };
+  }
+
+  /**
+   * The answer read off the final evidence by the reader, with its calibrated confidence. With less
+   * than READER_RESERVE_MS left of the total budget, the reader reads fewer passages (at least one:
+   * one window's read is the most the total can overrun), and the answer says so.
+   */
+  private async answer(state: ChainState, evidence: Snippet[], stopReason: StopReason, settings: EngineSettings, t0: number): Promise<{ answer: Answer; cutShort: boolean }> {
+    const deps = { reader: this.deps.reader, chunksOf: (ids: number[]) => this.deps.retriever.store.getChunks(ids) };
+    const left = t0 + settings.totalBudgetMs - this.now();
+    const passages = left >= READER_RESERVE_MS ? settings.readerPassages : Math.max(1, Math.floor((settings.readerPassages * Math.max(0, left)) / READER_RESERVE_MS));
+    const cutShort = passages < settings.readerPassages;
+    return { answer: await answerFromEvidence(deps, state.question, state.hops, evidence, stopReason, { passages, cutShort }), cutShort };
   }
 
   /** The vector of the best evidence window, for the directional coherence check. */

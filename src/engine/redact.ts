@@ -1,6 +1,5 @@
-import { analyze } from '../models/nlp.js';
 import type { ResolvedAccess } from './access.js';
-import { composeAnswer } from './answer.js';
+import { withheldAnswer } from './answer/compose.js';
 import type { EngineResult, HopState, Snippet } from './types.js';
 
 /** Whether a bridge reveals nothing hidden: the chunk it came from and the document it leads to are visible. */
@@ -14,7 +13,7 @@ export function visibleBridge(b: { sourceDocId: number | null; linkDocId: number
  * query was built from a bridge drawn from or leading to such evidence — shaped every hop after it,
  * so that hop and all later ones go (not just the hidden snippets: their queries would name what
  * the hidden evidence said). From the hops that remain, every hidden snippet, retrieved chunk,
- * candidate and suggestion is removed, and the answer is composed again from what is left. This is
+ * candidate and suggestion is removed, and the answer is withheld (only visible evidence is offered as leads). This is
  * the one place where a result crosses from one access context to another: trace views, resumes
  * and follow-ups all go through it.
  */
@@ -44,13 +43,12 @@ export function redactResult(r: EngineResult, access: ResolvedAccess): EngineRes
   const keptChunks = new Set(hops.flatMap((h) => h.retrieved.map((x) => x.chunkId)));
   const evidence = r.evidence.filter((s: Snippet) => allow(s.docId) && keptChunks.has(s.chunkId));
   const suggestions = cut >= 0 ? [] : r.suggestions.filter((s) => visibleBridge(s, allow));
-  const question = r.question;
   return {
     ...r,
     hops,
     evidence,
     suggestions,
-    // composed again, so that no value, conflict or reason of a hidden snippet survives
-    answer: composeAnswer(question, analyze(question), hops, evidence, r.stopReason),
+    // the reading rested on passages read together: no value, conflict or reason of a hidden snippet survives
+    answer: withheldAnswer(hops, evidence),
   };
 }

@@ -21,3 +21,8 @@ export function coverage(terms: readonly string[], set: ReadonlySet<string>): nu
   if (terms.length === 0) return 0;
   return terms.filter((t) => set.has(t)).length / terms.length;
 }
+
+/** Share of the question's content words that a text contains. */
+export function evidenceCoverage(question: string, evidenceText: string): number {
+  return coverage(contentTerms(question), termSet(evidenceText));
+}

@@ -1,3 +1,4 @@
+import type { ReadingFeatures } from './answer/read.js';
 import type { Coherence } from './coherence.js';
 
 /** Where a cited snippet comes from. */
@@ -94,21 +95,31 @@ export interface Conflict {
 }
 
 export interface Answer {
+  /** answered: a short answer; conflicting: sources read differently (shown side by side); insufficient: no definite answer. */
   status: 'answered' | 'insufficient' | 'conflicting';
-  /** The short answer when one can be read off the evidence (a table cell, a value), else null. */
+  /** What the short answer is: a span of a passage, or yes / no; null when there is none. */
+  kind: 'span' | 'yes' | 'no' | null;
+  /** The short answer, exactly as the evidence says it ("yes"/"no" for those); null below the confidence threshold. */
   value: string | null;
-  /** The answer-bearing sentence(s), quoted from the evidence. */
+  /** The sentence the answer comes from, quoted from the evidence. */
   sentence: string | null;
-  /** The snippet the sentence comes from. */
+  /** The snippet the sentence comes from (its text is that sentence), with its citation. */
   source: Snippet | null;
+  /** Where the short answer stands: character offsets into the cited chunk's text. */
+  span: { chunkId: number; start: number; end: number } | null;
   /** The chain that led there: one snippet per hop. */
   chain: Snippet[];
+  /** score: the calibrated probability that the short answer is right (see engine/answer/confidence.ts). */
   confidence: { score: number; label: 'high' | 'medium' | 'low'; reasons: string[] };
   conflicts: Conflict[];
-  /** Other readings of the evidence, close behind the chosen one, with a different value. */
+  /** Other readings close behind, with a different value. */
   alternatives: { value: string; snippet: Snippet }[];
-  /** When evidence is missing: the best leads, for a person to follow. */
+  /** When there is no definite answer: the sentences that come closest, cited. */
   leads: Snippet[];
+  /** For a comparison: each compared thing, what was read for it, and from where. */
+  comparison: { attribute: string | null; options: { entity: string; value: string | null; snippet: Snippet | null }[] } | null;
+  /** What the reader proposed (even when it was not confident enough to be the answer), and the features of its confidence. */
+  reading: { kind: 'span' | 'yes' | 'no' | 'none'; value: string | null; at: { chunkId: number; start: number; end: number } | null; features: ReadingFeatures; ms: number } | null;
 }
 
 export interface EngineResult {
@@ -122,7 +133,10 @@ export interface EngineResult {
   evidence: Snippet[];
   stopReason: StopReason;
   suggestions: Suggestion[];
+  /** The time budget cut the chain or the reading short: the answer rests on less than it could (absent in results stored by earlier versions). */
+  incomplete?: boolean;
   answer: Answer;
-  timings: { totalMs: number };
+  /** readMs: the reader's share (reading the answer off the final evidence). */
+  timings: { totalMs: number; readMs?: number };
   settings: { maxHops: number; coherenceThreshold: number; rerankTopK: number; hopBudgetMs: number; totalBudgetMs: number };
 }

@@ -1,6 +1,10 @@
 import type { ProgressReporter } from '../ingest/ingest.js';
 import type { EvalDataset, EvalQuestion } from './dataset.js';
-import { allSupportAt, containsAnswer, mean, percentile, recallAt } from './metrics.js';
+import type { ReadingFeatures } from '../engine/answer/read.js';
+import { HIGH_CONFIDENCE } from '../engine/answer/confidence.js';
+import { formatReliability, reliability, type ReliabilityBin } from '../engine/logistic.js';
+import { gateStats, type GateCheck, type GateStats } from './gate.js';
+import { allSupportAt, containsAnswer, isYesNo, mean, percentile, recallAt, scoreAnswer } from './metrics.js';
 
 export const MODES = ['bm25', 'dense', 'hybrid', 'multihop'] as const;
 export type EvalMode = (typeof MODES)[number];
@@ -12,15 +16,49 @@ export interface RankedEvidence {
   hops: number;
   /** Multi-hop only: every coherence check of the question's chain, and whether it stopped for a person. */
   coherence?: { checks: { cosine: number; directional: number; passed: boolean; threshold: number }[]; stoppedForPerson: boolean };
+  /** The answer read off this evidence (modes that read one). */
+  answer?: AnsweredEvidence;
+  /** The reader's share of the time. */
+  readMs?: number;
+  /** The question's own time, where the ranker does more than answer it (multihop's measuring run). */
+  ms?: number;
+  /** Multi-hop only: every gate decision, labelled by whether its next hop was right. */
+  gate?: GateCheck[];
+}
+
+export interface AnsweredEvidence {
+  /** The short answer; null when declined (below the confidence threshold) or none was read. */
+  value: string | null;
+  /** What the reader proposed, declined or not, and its calibrated P(right). */
+  proposed: string | null;
+  kind: 'span' | 'yes' | 'no' | 'none';
+  p: number;
+  label: 'high' | 'medium' | 'low';
+  features: ReadingFeatures | null;
+}
+
+/** Answer quality of a mode, against the gold answers (HotpotQA normalisation). */
+export interface AnswerStats {
+  answer_em: number;
+  answer_f1: number;
+  answered: number;
+  answer_em_answered: number;
+  answer_f1_answered: number;
+  ece: number;
+  high_answers: number;
+  high_precision: number;
+  reliability: ReliabilityBin[];
+  reader_ms: { p50: number; p95: number };
 }
 
 /** How the hop-to-hop coherence checks went over a run (see BENCHMARKS.md, "Coherence"). */
 export interface CoherenceStats {
   checks: number;
   pass_rate: number;
-  /** Failed checks whose cosine was under the threshold, and those that failed on direction only. */
+  /** Failed checks whose cosine was under the threshold. */
   cosine_failures: number;
-  directional_failures: number;
+  /** Failed checks that passed the cosine and failed on the gate. */
+  gate_failures: number;
   median_cosine: number;
   /** Questions that stopped at a check to offer suggestions. */
   stopped_questions: number;
@@ -29,10 +67,37 @@ export interface CoherenceStats {
 export type Ranker = (q: EvalQuestion, k: number) => Promise<RankedEvidence>;
 
 export interface ModeReport {
-  [metric: string]: number | { p50: number; p95: number } | CoherenceStats | undefined;
+  [metric: string]: number | { p50: number; p95: number } | CoherenceStats | AnswerStats | GateStats | undefined;
   mean_hops: number;
   latency_ms: { p50: number; p95: number };
   coherence?: CoherenceStats;
+  answers?: AnswerStats;
+  gate?: GateStats;
+}
+
+/** EM/F1 with declined answers at 0, the same on answered ones, ECE of P(right) against EM, precision of "high". */
+export function answerStats(rows: readonly { answer?: AnsweredEvidence; readMs?: number; q: { answers: string[] } }[]): AnswerStats | undefined {
+  const scored = rows.filter((r) => r.answer && r.q.answers.length);
+  if (!scored.length) return undefined;
+  const given = scored.map((r) => ({ ...scoreAnswer(r.answer!.value, r.q.answers), answered: r.answer!.value !== null, label: r.answer!.label }));
+  const answered = given.filter((g) => g.answered);
+  // calibration is of what was proposed: P(right) of the proposal against its exact match, declined or not
+  const proposedEm = scored.map((r) => scoreAnswer(r.answer!.proposed, r.q.answers).em);
+  const rel = reliability(scored.map((r) => r.answer!.p), proposedEm);
+  const high = scored.map((r, i) => ({ high: r.answer!.p >= HIGH_CONFIDENCE && r.answer!.value !== null, em: given[i]!.em })).filter((x) => x.high);
+  const ms = rows.map((r) => r.readMs ?? 0).filter((x) => x > 0);
+  return {
+    answer_em: mean(given.map((g) => g.em)),
+    answer_f1: mean(given.map((g) => g.f1)),
+    answered: answered.length / given.length,
+    answer_em_answered: mean(answered.map((g) => g.em)),
+    answer_f1_answered: mean(answered.map((g) => g.f1)),
+    ece: rel.ece,
+    high_answers: high.length,
+    high_precision: high.length ? mean(high.map((h) => h.em)) : 0,
+    reliability: rel.bins,
+    reader_ms: { p50: percentile(ms, 50), p95: percentile(ms, 95) },
+  };
 }
 
 export function coherenceStats(rows: readonly RankedEvidence[]): CoherenceStats | undefined {
@@ -44,7 +109,7 @@ export function coherenceStats(rows: readonly RankedEvidence[]): CoherenceStats 
     checks: checks.length,
     pass_rate: checks.length ? (checks.length - failed.length) / checks.length : 1,
     cosine_failures: failed.filter((c) => c.cosine < c.threshold).length,
-    directional_failures: failed.filter((c) => c.cosine >= c.threshold).length,
+    gate_failures: failed.filter((c) => c.cosine >= c.threshold).length,
     median_cosine: checks.length ? percentile(checks.map((c) => c.cosine), 50) : 0,
     stopped_questions: withChecks.filter((r) => r.coherence!.stoppedForPerson).length,
   };
@@ -54,7 +119,7 @@ export interface EvalReport {
   dataset: string;
   questions: number;
   modes: Record<string, ModeReport>;
-  per_question?: Record<string, { id: string; passages: string[]; ms: number; hops: number }[]>;
+  per_question?: Record<string, { id: string; passages: string[]; ms: number; hops: number; answer?: AnsweredEvidence; gold: string[] }[]>;
 }
 
 /** Runs every mode over the questions; recall/all-support at each k, answer-in-evidence@3, hops, latency. */
@@ -78,7 +143,7 @@ export async function runEval(
     for (const q of questions) {
       const t0 = performance.now();
       const r = await rank(q, maxK);
-      rows.push({ ...r, ms: performance.now() - t0, q });
+      rows.push({ ...r, ms: r.ms ?? performance.now() - t0, q });
       opts.progress?.update(++done, `eval ${mode}`);
     }
     const m: ModeReport = {
@@ -90,13 +155,23 @@ export async function runEval(
       m[`all_support@${k}`] = mean(rows.map((r) => allSupportAt(r.passages, r.q.supporting, k)));
     }
     const withAnswers = rows.filter((r) => r.q.answers.length);
-    m['answer_in_evidence@3'] = mean(withAnswers.map((r) => (containsAnswer(r.snippets.slice(0, 3).join(' \n '), r.q.answers) ? 1 : 0)));
+    const inEvidence = (r: (typeof rows)[number]) => (containsAnswer(r.snippets.slice(0, 3).join(' \n '), r.q.answers) ? 1 : 0);
+    m['answer_in_evidence@3'] = mean(withAnswers.map(inEvidence));
+    // yes/no answers never stand in a passage: the span figure leaves them out
+    m['answer_in_evidence@3_span'] = mean(withAnswers.filter((r) => !isYesNo(r.q.answers)).map(inEvidence));
+    const answers = answerStats(rows);
+    if (answers) {
+      const { reliability: _bins, reader_ms: _ms, ...flat } = answers;
+      Object.assign(m, flat);
+      m.answers = answers;
+    }
     m.mean_hops = mean(rows.map((r) => r.hops));
     m.latency_ms = { p50: percentile(rows.map((r) => r.ms), 50), p95: percentile(rows.map((r) => r.ms), 95) };
     const coherence = coherenceStats(rows);
     if (coherence) m.coherence = coherence;
+    if (rows.some((r) => r.gate)) m.gate = gateStats(rows.flatMap((r) => r.gate ?? []));
     report.modes[mode] = m;
-    if (report.per_question) report.per_question[mode] = rows.map((r) => ({ id: r.q.id, passages: r.passages.slice(0, maxK), ms: r.ms, hops: r.hops }));
+    if (report.per_question) report.per_question[mode] = rows.map((r) => ({ id: r.q.id, passages: r.passages.slice(0, maxK), ms: r.ms, hops: r.hops, gold: r.q.answers, ...(r.answer ? { answer: r.answer } : {}) }));
   }
   opts.progress?.stop();
   return report;
@@ -109,13 +184,25 @@ export function formatReport(r: EvalReport, ks: readonly number[]): string {
     lines.push(`mode ${mode}`);
     lines.push(`  ${'k'.padEnd(6)}${'recall@k'.padStart(10)}${'all-support@k'.padStart(15)}`);
     for (const k of ks) lines.push(`  ${String(k).padEnd(6)}${(m[`recall@${k}`] as number).toFixed(3).padStart(10)}${(m[`all_support@${k}`] as number).toFixed(3).padStart(15)}`);
-    lines.push(`  answer-in-evidence@3  ${(m['answer_in_evidence@3'] as number).toFixed(3)}`);
+    lines.push(`  answer-in-evidence@3  ${(m['answer_in_evidence@3'] as number).toFixed(3)}  (span answers only: ${(m['answer_in_evidence@3_span'] as number).toFixed(3)})`);
+    if (m.answers) {
+      const a = m.answers;
+      lines.push(`  answer EM / F1        ${a.answer_em.toFixed(3)} / ${a.answer_f1.toFixed(3)}  (declined = 0)`);
+      lines.push(`  answered              ${a.answered.toFixed(3)}; on those EM / F1 ${a.answer_em_answered.toFixed(3)} / ${a.answer_f1_answered.toFixed(3)}`);
+      lines.push(`  confidence            ECE ${a.ece.toFixed(3)}; high ${a.high_answers} answers, ${(100 * a.high_precision).toFixed(0)}% right; reader p50 ${a.reader_ms.p50.toFixed(1)} ms, p95 ${a.reader_ms.p95.toFixed(1)} ms`);
+      lines.push('  reliability (P(right) of the proposed answer against its exact match):', ...formatReliability(a.reliability, '    '));
+    }
     lines.push(`  mean hops             ${m.mean_hops.toFixed(2)}`);
     lines.push(`  latency ms            p50 ${m.latency_ms.p50.toFixed(1)}  p95 ${m.latency_ms.p95.toFixed(1)}`);
+    if (m.gate) {
+      const g = m.gate;
+      const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(0)}%` : '—');
+      lines.push(`  hop gate              stopped ${g.stopped_wrong} of ${g.wrong_bridge_hops} wrong-bridge hops (${pct(g.stopped_wrong, g.wrong_bridge_hops)}) and ${g.stopped_right} of ${g.right_bridge_hops} right ones (${pct(g.stopped_right, g.right_bridge_hops)})`);
+    }
     if (m.coherence) {
       const c = m.coherence;
       lines.push(
-        `  coherence checks      ${c.checks}, ${(100 * c.pass_rate).toFixed(0)}% passed (median cosine ${c.median_cosine.toFixed(2)}); failed on cosine ${c.cosine_failures}, on direction ${c.directional_failures}; ${c.stopped_questions} questions stopped for a person`,
+        `  coherence checks      ${c.checks}, ${(100 * c.pass_rate).toFixed(0)}% passed (median cosine ${c.median_cosine.toFixed(2)}); failed on cosine ${c.cosine_failures}, on the gate ${c.gate_failures}; ${c.stopped_questions} questions stopped for a person`,
       );
     }
     lines.push('');

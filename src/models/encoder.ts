@@ -1,6 +1,6 @@
 import * as ort from 'onnxruntime-node';
 import { UserError } from '../errors.js';
-import { resolveModel } from './registry.js';
+import { cpuSession, resolveModel } from './registry.js';
 import { BertTokenizer } from './tokenizer.js';
 
 export interface EncoderOptions {
@@ -69,18 +69,7 @@ export class Encoder {
     const { dir, file, manifest } = resolveModel(opts.modelsDir, opts.model, opts.variant);
     if (manifest.kind !== 'sentence-embedding') throw new UserError(`model ${opts.model} is a ${manifest.kind} model, not a sentence embedder; set RAGASK_MODEL to an embedding model`);
     const tokenizer = BertTokenizer.load(dir);
-    let session: ort.InferenceSession;
-    try {
-      session = await ort.InferenceSession.create(file, {
-        intraOpNumThreads: opts.threads,
-        interOpNumThreads: 1,
-        executionMode: 'sequential',
-        graphOptimizationLevel: 'all',
-        executionProviders: ['cpu'],
-      });
-    } catch (e) {
-      throw new UserError(`${file}: onnxruntime cannot load it (${(e as Error).message.split('\n')[0]}); run \`npm run models -- --force\``, 'model_missing');
-    }
+    const session = await cpuSession(file, opts.threads, 'run `npm run models -- --force`');
     const modelMax = manifest.maxLength ?? 512;
     return new Encoder(session, tokenizer, {
       name: manifest.name,

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import * as ort from 'onnxruntime-node';
 import { UserError } from '../errors.js';
-import { readManifest } from './registry.js';
+import { cpuSession, readManifest } from './registry.js';
 import { BertTokenizer } from './tokenizer.js';
 
 /**
@@ -166,18 +166,7 @@ export class Reader {
     const sha = createHash('sha256').update(fs.readFileSync(tokFile)).digest('hex');
     if (sha !== manifest.reader.tokenizer.sha256) throw new UserError(`${tokFile}: sha256 ${sha.slice(0, 12)}… is not the tokenizer the reader was trained with (${manifest.reader.tokenizer.sha256.slice(0, 12)}…); run \`npm run models -- --force\``, 'model_missing');
     const tokenizer = BertTokenizer.load(tokDir);
-    let session: ort.InferenceSession;
-    try {
-      session = await ort.InferenceSession.create(file, {
-        intraOpNumThreads: opts.threads,
-        interOpNumThreads: 1,
-        executionMode: 'sequential',
-        graphOptimizationLevel: 'all',
-        executionProviders: ['cpu'],
-      });
-    } catch (e) {
-      throw new UserError(`${file}: onnxruntime cannot load it (${(e as Error).message.split('\n')[0]}); restore it with \`git checkout models/\``, 'model_missing');
-    }
+    const session = await cpuSession(file, opts.threads, 'restore it with `git checkout models/`');
     const r = manifest.reader;
     return new Reader(session, tokenizer, { maxLength: manifest.maxLength ?? 384, maxQuestion: r.maxQuestion, stride: r.stride, titleTokens: r.titleTokens }, r.maxAnswer, `${manifest.name}/${variant}`);
   }

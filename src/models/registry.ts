@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import * as ort from 'onnxruntime-node';
 import { UserError } from '../errors.js';
 
 /** What `npm run models` writes beside each model (models/<name>/ragask-model.json). */
@@ -49,4 +50,22 @@ export function resolveModel(modelsDir: string, name: string, variant?: string):
   const file = path.join(dir, fileName);
   if (!fs.existsSync(file)) throw new UserError(`${file} is missing: ${FETCH_HINT}`, 'model_missing');
   return { dir, file, manifest };
+}
+
+/**
+ * A CPU session for one model file, run sequentially on `threads` intra-op threads. A file that
+ * onnxruntime cannot load is a UserError naming it, with `remedy` (how to restore that model).
+ */
+export async function cpuSession(file: string, threads: number, remedy: string): Promise<ort.InferenceSession> {
+  try {
+    return await ort.InferenceSession.create(file, {
+      intraOpNumThreads: threads,
+      interOpNumThreads: 1,
+      executionMode: 'sequential',
+      graphOptimizationLevel: 'all',
+      executionProviders: ['cpu'],
+    });
+  } catch (e) {
+    throw new UserError(`${file}: onnxruntime cannot load it (${(e as Error).message.split('\n')[0]}); ${remedy}`, 'model_missing');
+  }
 }

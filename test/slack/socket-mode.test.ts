@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { blocksText, startHarness, type Harness } from './harness.js';
+import { blocksText, expectedHeadline, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -34,7 +34,7 @@ describe('Slack over Socket Mode (real Bolt SocketModeReceiver, local WebSocket 
     await h.fake.waitFor(() => h.fake.socketAcks.find((a) => a.envelope_id === 'env-1'), 10_000, 'ack');
     const post = await h.fake.waitFor(() => h.fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === '3000.0001' && c.result));
     const update = await h.fake.waitFor(() => h.fake.callsOf('chat.update').find((c) => c.args.ts === post.result!.ts && blocksText(c.args.blocks).includes('Confidence')));
-    expect(update.args.text).toBe('868 MHz');
+    expect(update.args.text).toBe(await expectedHeadline(h, 'Which frequency band does the telemetry radio of Project Heron use?'));
   });
 
   it('acks a slash command envelope at once and answers through the response URL', async () => {

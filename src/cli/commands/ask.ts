@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import type { RetrieveResult } from '../../engine/retrieve.js';
 import type { CliContext } from '../program.js';
 import { UserError } from '../../errors.js';
@@ -31,7 +31,7 @@ export function retrievalJson(question: string, r: RetrieveResult) {
 
 function parseThreshold(value: string): number {
   const x = Number(value);
-  if (!Number.isFinite(x) || x < 0 || x > 1) throw new Error(`--threshold must be a number from 0 to 1 (got ${JSON.stringify(value)})`);
+  if (!Number.isFinite(x) || x < 0 || x > 1) throw new InvalidArgumentError(`--threshold must be a number from 0 to 1 (got ${JSON.stringify(value)})`);
   return x;
 }
 

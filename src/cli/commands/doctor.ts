@@ -21,8 +21,7 @@ function sha256File(file: string): string {
   return createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 }
 
-async function checkModel(config: Config, name: string, variant: string | undefined, checks: Check[]): Promise<void> {
-  const fix = 'run `npm run models -- --force`';
+async function checkModel(config: Config, name: string, variant: string | undefined, checks: Check[], fix = 'run `npm run models -- --force`'): Promise<void> {
   try {
     const manifest = readManifest(config.modelsDir, name);
     const dir = path.join(config.modelsDir, name);
@@ -122,6 +121,7 @@ export function register(program: Command, ctx: CliContext): void {
       if (config) {
         await checkModel(config, config.model, config.modelVariant, checks);
         if (config.mlmModel) await checkModel(config, config.mlmModel, undefined, checks);
+        await checkModel(config, config.readerModel, config.readerVariant, checks, 'restore it with `git checkout models/reader-minilm`, or rebuild it with `npm run train-reader`');
         checkStore(config, checks);
         await checkSlack(config, !!opts.online, checks);
       }

@@ -2,13 +2,14 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { UserError } from '../../errors.js';
-import { loadDataset } from '../../eval/dataset.js';
+import { loadDataset, type EvalDataset } from '../../eval/dataset.js';
 import { multiHopRanker, singleHopRanker } from '../../eval/rankers.js';
 import { HopEngine } from '../../engine/hops.js';
 import { Decomposer } from '../../engine/decompose.js';
-import { engineSettings } from '../../core.js';
+import { engineSettings, type Core } from '../../core.js';
+import type { Config } from '../../config.js';
 import { formatReport, MODES, runEval, type EvalMode, type Ranker } from '../../eval/run.js';
 import { ingest, INGEST_VERSION } from '../../ingest/ingest.js';
 import type { CliContext } from '../program.js';
@@ -22,56 +23,72 @@ export function cacheRoot(): string {
 function parseList<T extends string>(name: string, allowed: readonly T[]) {
   return (value: string): T[] => {
     const items = value.split(',').map((s) => s.trim()).filter(Boolean);
-    for (const i of items) if (!allowed.includes(i as T)) throw new Error(`${name}: unknown "${i}" (allowed: ${allowed.join(', ')})`);
+    for (const i of items) if (!allowed.includes(i as T)) throw new InvalidArgumentError(`${name}: unknown "${i}" (allowed: ${allowed.join(', ')})`);
     return items as T[];
   };
 }
 
 function parseKs(value: string): number[] {
   const ks = value.split(',').map((s) => Number(s.trim()));
-  if (ks.some((k) => !Number.isInteger(k) || k < 1 || k > 100)) throw new Error(`--k must be integers from 1 to 100, comma-separated (got ${JSON.stringify(value)})`);
+  if (ks.some((k) => !Number.isInteger(k) || k < 1 || k > 100)) throw new InvalidArgumentError(`--k must be integers from 1 to 100, comma-separated (got ${JSON.stringify(value)})`);
   return [...new Set(ks)].sort((a, b) => a - b);
+}
+
+/**
+ * Opens the core on a dataset's own store (kept in the cache, keyed by the dataset's content and the
+ * ingest settings), ingesting what is missing, and runs `fn` on it.
+ */
+export async function withDatasetCore<T>(ctx: CliContext, cmd: Command, dataset: EvalDataset, storeOpt: string | undefined, fn: (core: Core, config: Config) => Promise<T>): Promise<T> {
+  const base = configFrom(ctx, cmd);
+  const key = createHash('sha256')
+    .update([dataset.contentHash, INGEST_VERSION, base.model, base.modelVariant, base.windowTokens, base.windowOverlap, base.chunkMaxTokens].join('|'))
+    .digest('hex')
+    .slice(0, 16);
+  const storeDir = storeOpt ? path.resolve(storeOpt) : path.join(cacheRoot(), 'eval', `${dataset.name}-${key}`);
+  fs.mkdirSync(storeDir, { recursive: true });
+  const config = configFrom(ctx, cmd, { RAGASK_DATA_DIR: storeDir });
+  return withCore(ctx, config, async (core) => {
+    const counts = core.store.counts();
+    const report = await ingest(
+      { store: core.store, encoder: core.encoder, config, log: core.log, progress: progressBar() },
+      dataset.inputs,
+      { exclude: [path.join(dataset.dir, 'questions.jsonl')] },
+    );
+    if (report.added + report.updated > 0 || counts.documents === 0) {
+      process.stderr.write(`ragask: dataset store ${storeDir}: ${report.added + report.updated} documents ingested in ${report.seconds.toFixed(1)} s\n`);
+    }
+    if (core.store.counts().documents === 0) throw new UserError(`${dataset.dir}: nothing could be ingested (${report.failed.length} failures)`);
+    return fn(core, config);
+  });
+}
+
+/** The engine as eval runs it: no query cache, so every question is measured cold, as a first ask would be. */
+export function evalEngine(core: Core, config: Config): HopEngine {
+  const decomposer = new Decomposer({ store: core.store, mlm: core.mlm, windowsOfDoc: (id) => core.retriever.windowsOfDoc(id), windowsOfChunks: (ids) => core.retriever.windowVectors(ids) });
+  return new HopEngine({ retriever: core.retriever, decomposer, encoder: core.encoder, reader: core.reader, access: core.access, queryCache: null, log: core.log }, engineSettings(config));
 }
 
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('eval')
-    .description('measure retrieval on a multi-hop QA dataset (corpus.jsonl + questions.jsonl, or a folder of documents + questions.jsonl)')
+    .description('measure retrieval and answers on a multi-hop QA dataset (corpus.jsonl + questions.jsonl, or a folder of documents + questions.jsonl)')
     .requiredOption('--dataset <dir>', 'dataset folder')
     .option('--modes <list>', `comma-separated: ${MODES.join(',')}`, parseList('--modes', MODES), [...MODES] as EvalMode[])
     .option('--k <list>', 'cut-offs, comma-separated', parseKs, [2, 5, 10])
     .option('--limit <n>', 'only the first n questions', parsePositiveInt('--limit', 1_000_000))
-    .option('--json <file>', 'also write the report as JSON')
+    .option('--json <file>', 'also write the report as JSON (with every question\'s answer)')
     .option('--store <dir>', 'where to keep the dataset store (default: a cache folder keyed by content)')
     .action(async (opts: { dataset: string; modes: EvalMode[]; k: number[]; limit?: number; json?: string; store?: string }, cmd: Command) => {
       const dataset = loadDataset(opts.dataset);
-      const base = configFrom(ctx, cmd);
-      const key = createHash('sha256')
-        .update([dataset.contentHash, INGEST_VERSION, base.model, base.modelVariant, base.windowTokens, base.windowOverlap, base.chunkMaxTokens].join('|'))
-        .digest('hex')
-        .slice(0, 16);
-      const storeDir = opts.store ? path.resolve(opts.store) : path.join(cacheRoot(), 'eval', `${dataset.name}-${key}`);
-      fs.mkdirSync(storeDir, { recursive: true });
-      const config = configFrom(ctx, cmd, { RAGASK_DATA_DIR: storeDir });
-      await withCore(ctx, config, async (core) => {
-        const counts = core.store.counts();
-        const report = await ingest(
-          { store: core.store, encoder: core.encoder, config, log: core.log, progress: progressBar() },
-          dataset.inputs,
-          { exclude: [path.join(dataset.dir, 'questions.jsonl')] },
-        );
-        if (report.added + report.updated > 0 || counts.documents === 0) {
-          process.stderr.write(`ragask: dataset store ${storeDir}: ${report.added + report.updated} documents ingested in ${report.seconds.toFixed(1)} s\n`);
-        }
-        if (core.store.counts().documents === 0) throw new UserError(`${opts.dataset}: nothing could be ingested (${report.failed.length} failures)`);
+      await withDatasetCore(ctx, cmd, dataset, opts.store, async (core, config) => {
         const rankers: Partial<Record<EvalMode, Ranker>> = {
           bm25: singleHopRanker(core.retriever, dataset, 'bm25'),
           dense: singleHopRanker(core.retriever, dataset, 'dense'),
-          hybrid: singleHopRanker(core.retriever, dataset, 'hybrid'),
-          // no query cache: every question is measured cold, as a first ask would be
-          multihop: multiHopRanker(new HopEngine({ retriever: core.retriever, decomposer: new Decomposer({ store: core.store, mlm: core.mlm, windowsOfDoc: (id) => core.retriever.windowsOfDoc(id), windowsOfChunks: (ids) => core.retriever.windowVectors(ids) }), encoder: core.encoder, access: core.access, queryCache: null, log: core.log }, engineSettings(config)), dataset),
+          // hybrid also reads an answer off its single-hop evidence, to set the chain's answers against
+          hybrid: singleHopRanker(core.retriever, dataset, 'hybrid', { reader: core.reader, chunksOf: (ids) => core.store.getChunks(ids), passages: config.readerPassages }),
+          multihop: multiHopRanker(evalEngine(core, config), dataset),
         };
-        const result = await runEval(dataset, rankers, { modes: opts.modes, ks: opts.k, ...(opts.limit ? { limit: opts.limit } : {}), progress: progressBar() });
+        const result = await runEval(dataset, rankers, { modes: opts.modes, ks: opts.k, ...(opts.limit ? { limit: opts.limit } : {}), progress: progressBar(), keepPerQuestion: !!opts.json });
         ctx.out(formatReport(result, opts.k));
         if (opts.json) {
           fs.writeFileSync(opts.json, `${JSON.stringify(result, null, 2)}\n`);

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { CliContext } from '../program.js';
 import * as ask from './ask.js';
 import * as bench from './bench.js';
+import * as calibrate from './calibrate.js';
 import * as demo from './demo.js';
 import * as doctor from './doctor.js';
 import * as evaluate from './eval.js';
@@ -14,5 +15,5 @@ import * as stats from './stats.js';
 import * as trainReranker from './train-reranker.js';
 
 export function registerCommands(program: Command, ctx: CliContext): void {
-  for (const c of [demo, ingest, ask, stats, evaluate, trainReranker, reindex, bench, serve, feedback, sources, doctor]) c.register(program, ctx);
+  for (const c of [demo, ingest, ask, stats, evaluate, calibrate, trainReranker, reindex, bench, serve, feedback, sources, doctor]) c.register(program, ctx);
 }

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import type { Config, SettingName } from '../../config.js';
 import { openCore, type Core } from '../../core.js';
 import type { CliContext } from '../program.js';
@@ -21,7 +21,7 @@ export async function withCore<T>(ctx: CliContext, config: Config, fn: (core: Co
 export function parsePositiveInt(name: string, max = 1000) {
   return (value: string): number => {
     const n = Number(value);
-    if (!Number.isInteger(n) || n < 1 || n > max) throw new Error(`${name} must be an integer from 1 to ${max} (got ${JSON.stringify(value)})`);
+    if (!Number.isInteger(n) || n < 1 || n > max) throw new InvalidArgumentError(`${name} must be an integer from 1 to ${max} (got ${JSON.stringify(value)})`);
     return n;
   };
 }

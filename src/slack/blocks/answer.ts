@@ -21,7 +21,7 @@ const STOP_TEXT: Record<EngineResult['stopReason'], string> = {
   no_bridge: 'no further entity to follow',
   max_hops: 'hop limit reached',
   budget: 'time budget reached; the last hop is incomplete',
-  low_coherence: 'the next hop would drift from the question',
+  low_coherence: 'the next hop is likely wrong, so you choose it',
 };
 
 function citationText(c: Citation): string {
@@ -74,17 +74,20 @@ export function answerMessage(r: EngineResult, opts: AnswerOptions): Message {
   if (opts.echoQuestion) blocks.push(section(`${opts.askedBy ? `<@${opts.askedBy}> asked` : 'Question'}: _${safeText(asked, 2500)}_`));
 
   let headline: string;
-  if (a.status === 'insufficient' || !a.sentence) {
-    headline = `I could not find enough evidence to answer this.${a.leads.length ? ' The best leads I found:' : ''}`;
+  if (a.value === null) {
+    headline = a.conflicts.length
+      ? 'I could not find a definite answer: the sources read this differently.'
+      : `I could not find a definite answer.${a.leads.length ? ' The closest the evidence comes:' : ''}`;
     blocks.push(section(`:grey_question: ${headline}`));
     for (const s of a.leads.slice(0, 3)) blocks.push(section(quote(s)));
-  } else if (a.status === 'conflicting') {
-    const c = a.conflicts[0];
-    headline = c ? `The sources disagree on ${c.attribute}: ${c.values.map((v) => v.value).join(' vs ')}.` : 'The sources disagree.';
-    blocks.push(section(`:warning: *${safeText(headline, 2800)}* Check which applies:`));
   } else {
-    headline = a.value ?? a.sentence;
-    blocks.push(section(`*${safeText(headline, 2000)}*${a.value ? `\n> ${safeText(a.sentence, 800)}` : ''}${a.source ? `\n${citationText(a.source.citation)}` : ''}`));
+    headline = a.value;
+    const warn = a.status === 'conflicting' ? '\n:warning: Another source reads this differently — both are below; check which applies.' : '';
+    blocks.push(section(`*${safeText(headline, 2000)}*${a.sentence ? `\n> ${safeText(a.sentence, 800)}` : ''}${a.source ? `\n${citationText(a.source.citation)}` : ''}${warn}`));
+  }
+  if (a.comparison) {
+    const rows = a.comparison.options.map((o) => `• *${safeText(o.entity, 150)}*${o.value ? `: ${safeText(o.value, 150)}` : ''}${o.snippet ? ` — ${citationText(o.snippet.citation)}\n> ${safeText(o.snippet.text, 400)}` : ''}`);
+    blocks.push(section(`Compared${a.comparison.attribute ? ` (${safeText(a.comparison.attribute.replace('{}', '…'), 100)})` : ''}:\n${rows.join('\n')}`));
   }
   for (const c of a.conflicts) {
     for (const v of c.values.slice(0, 4)) blocks.push(section(`• *${safeText(v.value, 200)}* — ${citationText(v.snippet.citation)}\n> ${safeText(v.snippet.text, 500)}`));
@@ -92,7 +95,7 @@ export function answerMessage(r: EngineResult, opts: AnswerOptions): Message {
   if (a.alternatives.length) {
     blocks.push(context(`Other readings close behind: ${a.alternatives.map((x) => `*${safeText(x.value, 100)}* (${citationText(x.snippet.citation)})`).join('; ')}`));
   }
-  blocks.push(context(`Confidence: *${a.confidence.label}* (${a.confidence.score.toFixed(2)}) — ${safeText(a.confidence.reasons.join('; '), 2500)}`));
+  blocks.push(context(`Confidence: *${a.confidence.label}* (P(right) ${a.confidence.score.toFixed(2)}) — ${safeText(a.confidence.reasons.join('; '), 2500)}`));
 
   // The chain of evidence, one cited snippet per hop.
   const chainHops = r.hops.filter((h) => h.snippets[0]);
@@ -106,7 +109,7 @@ export function answerMessage(r: EngineResult, opts: AnswerOptions): Message {
 
   // Suggested next hops when the engine stopped instead of guessing.
   if (r.suggestions.length && opts.stateKey) {
-    blocks.push(section(':thinking_face: I stopped here: the next hop would drift from the question. Pick one to continue, or stop:'));
+    blocks.push(section(':thinking_face: I stopped here: the next hop I would take is likely wrong. Pick one to continue, or stop:'));
     const elements: Button[] = r.suggestions.slice(0, 3).map((s, i) => button(`Continue with: ${s.entity}`, `${ACTIONS.continue}_${i}`, JSON.stringify({ k: opts.stateKey, i }), i === 0 ? 'primary' : undefined));
     elements.push(button('Stop here', ACTIONS.stop, JSON.stringify({ k: opts.stateKey })));
     blocks.push({ type: 'actions', block_id: 'ragask_suggestions', elements } satisfies ActionsBlock);
@@ -151,7 +154,7 @@ function traceHop(h: HopState): KnownBlock[] {
   });
   const cands = h.candidates.slice(0, 5).map((c) => `• ${safeText(c.entity, 80)} ${c.score.toFixed(2)} (p ${c.confidence.toFixed(2)}; link ${c.features.link.toFixed(2)}, lookahead ${c.features.lookahead.toFixed(2)}, idf ${c.features.idf.toFixed(2)})`);
   const next = h.nextQuery
-    ? `next: _${safeText(h.nextQuery, 400)}_ — coherence ${h.coherence!.cosine.toFixed(3)} (≥ ${h.coherence!.threshold}?), directional ${h.coherence!.directional.toFixed(3)} → ${h.coherence!.passed ? 'continue' : 'stop and suggest'}`
+    ? `next: _${safeText(h.nextQuery, 400)}_ — coherence ${h.coherence!.cosine.toFixed(3)} (≥ ${h.coherence!.threshold}?), P(next hop right) ${h.coherence!.pRight === null ? '—' : h.coherence!.pRight.toFixed(2)} → ${h.coherence!.passed ? 'continue' : 'stop and suggest'}`
     : '';
   return [
     section(lines.join('\n')),

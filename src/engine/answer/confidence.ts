@@ -1,0 +1,78 @@
+import { predict, type LogisticModel } from '../logistic.js';
+import { CALIBRATION } from './calibration.fitted.js';
+import { MARGIN_CAP, type ReadingFeatures } from './read.js';
+
+
+/**
+ * The confidence of an answer: a calibrated probability that the short answer is right (exact
+ * match), from a logistic regression over features of the reading (calibration.fitted.ts holds its
+ * constants; `ragask calibrate` refits them on QA datasets, with cross-validation, and prints the
+ * reliability table it measured).
+ */
+
+/** Labels: high from 0.8, medium from 0.5; below that ragask declines to give a short answer. */
+export const HIGH_CONFIDENCE = 0.8;
+export const ANSWER_THRESHOLD = 0.5;
+
+export type ConfidenceLabel = 'high' | 'medium' | 'low';
+
+export function labelOf(p: number): ConfidenceLabel {
+  return p >= HIGH_CONFIDENCE ? 'high' : p >= ANSWER_THRESHOLD ? 'medium' : 'low';
+}
+
+const clip = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, x));
+const logit = (p: number) => {
+  const q = clip(p, 1e-4, 1 - 1e-4);
+  return Math.log(q / (1 - q));
+};
+
+export const FEATURE_NAMES = [
+  'reader_p_answer',
+  'reader_p_kind',
+  'span_score',
+  'span_margin',
+  'agreement',
+  'conflict',
+  'retrieval_score',
+  'evidence_rank',
+  'later_hop',
+  'chain_weight',
+  'confirmed_hop',
+  'yes_no',
+  'comparison_yesno',
+  'comparison_attribute',
+  'comparison_read',
+  'chain_stopped',
+  'answer_words',
+] as const;
+
+/** The features as numbers, in FEATURE_NAMES order (each defended in BENCHMARKS.md, "Answer confidence"). */
+export function featureVector(f: ReadingFeatures): number[] {
+  const yesNo = f.kind === 'yes' || f.kind === 'no';
+  return [
+    logit(f.pAnswer) / 4,
+    logit(f.pKind) / 4,
+    yesNo ? 0 : clip(f.spanScore, -10, 30) / 10,
+    clip(f.margin, 0, MARGIN_CAP) / MARGIN_CAP,
+    Math.min(f.agreement, 3) / 3,
+    f.conflict ? 1 : 0,
+    f.retrieval,
+    Math.log1p(Math.min(f.rank, 20)) / Math.log(21),
+    f.hop > 1 ? 1 : 0,
+    f.weight,
+    f.confirmed ? 1 : 0,
+    yesNo ? 1 : 0,
+    f.comparison === 'yesno' ? 1 : 0,
+    f.comparison === 'choice-attribute' ? 1 : 0,
+    f.comparison === 'choice-read' ? 1 : 0,
+    f.stopped ? 1 : 0,
+    Math.log1p(Math.min(f.words, 20)) / Math.log(21),
+  ];
+}
+
+/** P(the answer is right) for a reading that gives a short answer; 0 for one that gives none. */
+export function answerProbability(f: ReadingFeatures, model: LogisticModel = CALIBRATION.model): number {
+  if (f.kind === 'none') return 0;
+  return predict(model, featureVector(f));
+}
+

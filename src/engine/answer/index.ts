@@ -1,0 +1,33 @@
+import type { ChunkRow } from '../../store/store.js';
+import type { Answer, HopState, Snippet, StopReason } from '../types.js';
+import { composeAnswer, noEvidenceAnswer } from './compose.js';
+import { evidencePassages, READER_PASSAGES } from './passages.js';
+import { readAnswer, type AnswerReader } from './read.js';
+
+export interface AnswerDeps {
+  reader: AnswerReader;
+  /** Chunk rows by id: the reader reads whole chunks, not the cited windows. */
+  chunksOf: (ids: number[]) => ReadonlyMap<number, ChunkRow>;
+}
+
+/**
+ * The answer to `question` from a ranked evidence list (and the hops that found it, if any): the
+ * reader reads the top passages, and the reading is composed into the answer a person sees.
+ */
+export async function answerFromEvidence(
+  deps: AnswerDeps,
+  question: string,
+  hops: readonly HopState[],
+  evidence: readonly Snippet[],
+  stopReason: StopReason,
+  opts: { passages?: number; cutShort?: boolean } = {},
+): Promise<Answer> {
+  if (evidence.length === 0) return noEvidenceAnswer();
+  const read = evidencePassages(hops, evidence, deps.chunksOf, opts.passages ?? READER_PASSAGES);
+  // a chain stopped for a person or by the clock, or a reading the clock cut short, is not the whole story
+  const stopped = stopReason === 'low_coherence' || stopReason === 'budget' || hops.some((h) => h.incomplete) || !!opts.cutShort;
+  const reading = await readAnswer(deps.reader, question, hops, read, stopped);
+  const answer = composeAnswer(hops, evidence, read, reading, stopReason);
+  if (opts.cutShort) answer.confidence.reasons.splice(-1, 0, `the time budget left the reader ${read.length} passage${read.length === 1 ? '' : 's'} to read`);
+  return answer;
+}

@@ -1,0 +1,83 @@
+import type { ReaderPassage } from '../../models/reader.js';
+import type { ChunkRow } from '../../store/store.js';
+import type { HopState, Snippet } from '../types.js';
+
+/** A passage of the final evidence as the reader reads it, with where it came from in the chain. */
+export interface EvidencePassage {
+  /** The cited snippet of the passage (its citation and retrieval score). */
+  snippet: Snippet;
+  /** The whole chunk: what the reader reads and what span offsets point into. */
+  text: string;
+  title: string;
+  /** The hop that first retrieved it (1-based), and that hop's chain weight (bridge confidence). */
+  hop: number;
+  weight: number;
+  /** Retrieved by a hop nobody had to guess: the question itself, a follow-up, or a person's choice. */
+  confirmed: boolean;
+  /** Position in the final evidence list (0 = first). */
+  rank: number;
+  /** For a table row: the character ranges of its cell values, where an answer may stand. */
+  answerRanges?: [number, number][];
+}
+
+/** Passages the reader reads by default: the top of the final evidence (and every hop's best). */
+export const READER_PASSAGES = 6;
+
+const CONFIRMED_ORIGINS = new Set(['question', 'follow-up', 'suggestion']);
+
+/** How a chunk is titled for the reader: its document title and heading path. */
+export function passageTitle(chunk: Pick<ChunkRow, 'headingPath'> & { doc: { title: string } }): string {
+  const headings = chunk.headingPath.filter((h) => h && h !== chunk.doc.title);
+  return [chunk.doc.title, ...headings].join(' > ');
+}
+
+/**
+ * The top `n` passages of the final evidence, each hop's best snippet among them (the chain the
+ * answer rests on must be read even when the merged ranking puts it lower), in evidence order.
+ */
+export function evidencePassages(hops: readonly HopState[], evidence: readonly Snippet[], chunksOf: (ids: number[]) => ReadonlyMap<number, ChunkRow>, n = READER_PASSAGES): EvidencePassage[] {
+  const firstHop = new Map<number, HopState>();
+  for (const h of hops) for (const r of h.retrieved) if (!firstHop.has(r.chunkId)) firstHop.set(r.chunkId, h);
+  const chain = new Set(hops.map((h) => h.snippets[0]?.chunkId).filter((id): id is number => id !== undefined));
+  const picked = evidence.filter((s, i) => i < n || chain.has(s.chunkId));
+  const chunks = chunksOf(picked.map((s) => s.chunkId));
+  const out: EvidencePassage[] = [];
+  for (const s of picked) {
+    const chunk = chunks.get(s.chunkId);
+    if (!chunk) continue;
+    const h = firstHop.get(s.chunkId);
+    out.push({
+      snippet: s,
+      text: chunk.text,
+      title: passageTitle(chunk),
+      hop: h?.hop ?? 1,
+      weight: h?.weight ?? 1,
+      confirmed: h ? CONFIRMED_ORIGINS.has(h.formedBy) : true,
+      rank: evidence.indexOf(s),
+      ...(chunk.kind === 'table_row' ? { answerRanges: cellValues(chunk.text) } : {}),
+    });
+  }
+  return out;
+}
+
+export function readerInput(passages: readonly EvidencePassage[]): ReaderPassage[] {
+  return passages.map((p) => ({ title: p.title, text: p.text, ...(p.answerRanges ? { answerRanges: p.answerRanges } : {}) }));
+}
+
+/**
+ * The value ranges of a table row as the chunker writes it ("Header: value; Header: value", or
+ * "a | b | c" without a header row): each cell's value, without its header.
+ */
+export function cellValues(row: string): [number, number][] {
+  const sep = row.includes('; ') ? '; ' : ' | ';
+  const out: [number, number][] = [];
+  let at = 0;
+  for (const part of row.split(sep)) {
+    const colon = sep === '; ' || !row.includes(' | ') ? part.indexOf(': ') : -1;
+    const start = at + (colon >= 0 ? colon + 2 : 0);
+    const end = at + part.length;
+    if (end > start) out.push([start, end]);
+    at = end + sep.length;
+  }
+  return out;
+}

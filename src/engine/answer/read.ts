@@ -1,0 +1,381 @@
+import type { ReaderPassage, ReaderResult, SpanCandidate } from '../../models/reader.js';
+import { normalizeAnswer, tokenF1 } from '../../eval/metrics.js';
+import { contentTerms, termSet } from '../text.js';
+import type { HopState } from '../types.js';
+import { parseComparison, pickByValue, type ComparisonQuestion } from './comparison.js';
+import { readerInput, type EvidencePassage } from './passages.js';
+
+/** What the engine needs of a reader (src/models/reader.ts is the one implementation). */
+export interface AnswerReader {
+  read(question: string, passages: readonly ReaderPassage[]): Promise<ReaderResult>;
+}
+
+/**
+ * Minus signs and dashes that the reader's vocabulary splits differently from "-": a question about
+ * "−40 °C" (U+2212) must match a table row's "-40 °C". Each is one code unit for one, so the
+ * reader's offsets hold in the original text, and the value shown is read from the original.
+ */
+const DASHES = /[\u2010-\u2013\u2212]/g;
+const SIGNS = /^[+\-\u2212\u00b1]$/;
+
+async function readFolded(reader: AnswerReader, question: string, passages: readonly ReaderPassage[]): Promise<ReaderResult> {
+  const fold = (s: string) => s.replace(DASHES, '-');
+  const r = await reader.read(fold(question), passages.map((p) => ({ ...p, title: fold(p.title), text: fold(p.text) })));
+  const original = (s: SpanCandidate): SpanCandidate => {
+    const text = passages[s.passage]!.text;
+    // the reader's word pieces split a sign off its number ("−30 °C" is read as "30 °C"): a sign
+    // written right before the span's first digit, after a space or punctuation, is part of the value
+    const start = s.start > 0 && SIGNS.test(text[s.start - 1]!) && /\d/.test(text[s.start] ?? '') && (s.start < 2 || /[\s(:;,/]/.test(text[s.start - 2]!)) ? s.start - 1 : s.start;
+    return { ...s, start, text: text.slice(start, s.end) };
+  };
+  return { ...r, span: r.span ? original(r.span) : null, windows: r.windows.map((w) => ({ ...w, spans: w.spans.map(original) })) };
+}
+
+export type ReadKind = 'span' | 'yes' | 'no' | 'none';
+export type ComparisonPath = 'none' | 'yesno' | 'choice-attribute' | 'choice-read';
+
+/** The evidence about a reading that its calibrated confidence is fitted on (see confidence.ts). */
+export interface ReadingFeatures {
+  kind: ReadKind;
+  /** 1 − P(none) in the window the answer comes from. */
+  pAnswer: number;
+  /** P(this kind | answered) there (span against yes against no). */
+  pKind: number;
+  /** start + end logit of the span (0 for yes/no). */
+  spanScore: number;
+  /** How far the span's score is ahead of the best reading with another value (capped at MARGIN_CAP). */
+  margin: number;
+  /** Other windows whose best reading is the same value. */
+  agreement: number;
+  /** Another document gives a different value, close behind. */
+  conflict: boolean;
+  /** Retrieval score and evidence rank of the answer's passage. */
+  retrieval: number;
+  rank: number;
+  /** The hop that found the passage, its chain weight, and whether a person or the question confirmed it. */
+  hop: number;
+  weight: number;
+  confirmed: boolean;
+  comparison: ComparisonPath;
+  /** The chain stopped short: at a person's decision, or cut by the time budget. */
+  stopped: boolean;
+  /** Words in the short answer (0 for yes/no): the longer a read span, the likelier it ran past the answer. */
+  words: number;
+}
+
+export interface Rival {
+  value: string;
+  passage: EvidencePassage;
+  start: number;
+  end: number;
+  score: number;
+}
+
+export interface ComparisonReading {
+  options: { entity: string; value: string | null; passage: EvidencePassage | null; start: number; end: number }[];
+  /** The sub-question each option's passage was asked ("When was {} born?"), if one decided it. */
+  attribute: string | null;
+}
+
+export interface Reading {
+  kind: ReadKind;
+  /** The short answer: the span's text exactly, "yes"/"no", or null. */
+  value: string | null;
+  /** The passage the value is read from, and its character offsets there (-1 when not a span). */
+  passage: EvidencePassage | null;
+  start: number;
+  end: number;
+  /** Readings of other documents close behind, with another value (conflict candidates). */
+  rivals: Rival[];
+  comparison: ComparisonReading | null;
+  features: ReadingFeatures;
+  ms: number;
+}
+
+/** Span-score margins beyond this are all "clearly ahead". */
+export const MARGIN_CAP = 8;
+/** P(answer here) from which the reader's reading is a proposal at all (its training's decision edge). */
+export const READER_ANSWERS = 0.5;
+
+/** A rival within this many logits of the answer's span, in a window that believes it answers, disagrees. */
+export const CONFLICT_MARGIN = 1.5;
+/** Two readings are the same value when their token F1 reaches this. */
+const SAME_VALUE_F1 = 0.5;
+
+const sameValue = (a: string, b: string) => normalizeAnswer(a) === normalizeAnswer(b) || tokenF1(a, b) >= SAME_VALUE_F1;
+
+interface Located extends SpanCandidate {
+  pAnswer: number;
+}
+
+function spansOf(result: ReaderResult): Located[] {
+  return result.windows.flatMap((w) => w.spans.map((s) => ({ ...s, pAnswer: 1 - w.probs.none })));
+}
+
+/**
+ * Spans that may not be the answer of a question that is not a comparison: one the question already
+ * says (its words are all in the question), or a bridge entity of the chain (the way there, not the
+ * destination).
+ */
+function forbidden(question: string, hops: readonly HopState[]) {
+  const q = termSet(question);
+  const bridges = hops.map((h) => h.bridge).filter((b): b is string => !!b).map(normalizeAnswer);
+  return (text: string) => {
+    const terms = contentTerms(text);
+    if (terms.length > 0 && terms.every((t) => q.has(t))) return true;
+    const n = normalizeAnswer(text);
+    return bridges.includes(n);
+  };
+}
+
+/** Passages whose document title the question names, best (longest) first, one per document. */
+export function namedPassages(question: string, passages: readonly EvidencePassage[]): EvidencePassage[] {
+  const q = termSet(question);
+  const scored = passages
+    .map((p) => {
+      const t = contentTerms(p.snippet.citation.document);
+      return { p, n: t.length && t.every((x) => q.has(x)) ? t.length : 0 };
+    })
+    .filter((x) => x.n > 0)
+    .sort((a, b) => b.n - a.n || a.p.rank - b.p.rank);
+  const out: EvidencePassage[] = [];
+  for (const { p } of scored) if (!out.some((o) => o.snippet.docId === p.snippet.docId)) out.push(p);
+  return out;
+}
+
+/** The passage that best stands for an option of a choice: by its title, else by naming it early. */
+function passageFor(option: string, passages: readonly EvidencePassage[], not: EvidencePassage | null): EvidencePassage | null {
+  const o = termSet(option);
+  let best: { p: EvidencePassage; s: number } | null = null;
+  for (const p of passages) {
+    if (not && p.snippet.docId === not.snippet.docId) continue;
+    const t = termSet(p.snippet.citation.document);
+    const inter = [...o].filter((x) => t.has(x)).length;
+    let s = inter / Math.max(1, new Set([...o, ...t]).size);
+    const at = p.text.toLowerCase().indexOf(option.toLowerCase());
+    if (at >= 0) s = Math.max(s, at < 200 ? 0.6 : 0.3);
+    s -= p.rank * 0.01;
+    if (s > 0.25 && (!best || s > best.s)) best = { p, s };
+  }
+  return best?.p ?? null;
+}
+
+/** Where an option is written in its passage (so the answer is a span of a cited passage). */
+function mention(option: string, p: EvidencePassage | null): { start: number; end: number } {
+  if (!p) return { start: -1, end: -1 };
+  const at = p.text.toLowerCase().indexOf(option.toLowerCase());
+  return at >= 0 ? { start: at, end: at + option.length } : { start: -1, end: -1 };
+}
+
+function baseFeatures(kind: ReadKind, passage: EvidencePassage | null, stopped: boolean, comparison: ComparisonPath): ReadingFeatures {
+  return {
+    kind,
+    pAnswer: 0,
+    pKind: 0,
+    spanScore: 0,
+    margin: 0,
+    agreement: 0,
+    conflict: false,
+    retrieval: passage?.snippet.score ?? 0,
+    rank: passage?.rank ?? 99,
+    hop: passage?.hop ?? 1,
+    weight: passage?.weight ?? 0,
+    confirmed: passage?.confirmed ?? false,
+    comparison,
+    stopped,
+    words: 0,
+  };
+}
+
+/**
+ * Reads the answer off the evidence: the question with the top passages of the final chain, one
+ * reader call (two or three for a comparison). Spans the question already says and bridge
+ * entities are passed over; the rest of the spans give the margin, agreement and rivals that the
+ * confidence is computed from.
+ */
+export async function readAnswer(reader: AnswerReader, question: string, hops: readonly HopState[], passages: readonly EvidencePassage[], stopped: boolean): Promise<Reading> {
+  const reading = await readAnyPath(reader, question, hops, passages, stopped);
+  if (reading.kind === 'span' && reading.value) reading.features.words = reading.value.split(/\s+/).filter(Boolean).length;
+  return reading;
+}
+
+async function readAnyPath(reader: AnswerReader, question: string, hops: readonly HopState[], passages: readonly EvidencePassage[], stopped: boolean): Promise<Reading> {
+  const t0 = performance.now();
+  const comparison = parseComparison(question);
+  if (comparison && passages.length >= 2) {
+    const r = await readComparison(reader, question, comparison, passages, stopped);
+    if (r) return { ...r, ms: performance.now() - t0 };
+  }
+  const result = await readFolded(reader, question, readerInput(passages));
+  const reading = fromResult(result, question, hops, passages, stopped, 'none');
+  return { ...reading, ms: performance.now() - t0 };
+}
+
+function fromResult(result: ReaderResult, question: string, hops: readonly HopState[], passages: readonly EvidencePassage[], stopped: boolean, path: ComparisonPath): Omit<Reading, 'ms'> {
+  const none = (kind: ReadKind = 'none'): Omit<Reading, 'ms'> => ({
+    kind,
+    value: null,
+    passage: null,
+    start: -1,
+    end: -1,
+    rivals: [],
+    comparison: null,
+    features: { ...baseFeatures(kind, null, stopped, path), pAnswer: result.pAnswer, pKind: result.pKind },
+  });
+  // the reader's own edge: below it the reader says these passages do not answer, and no
+  // calibration fitted on answerable questions may turn that into an answer
+  if (result.window < 0 || result.pAnswer < READER_ANSWERS) return none();
+  const w = result.windows[result.window]!;
+  if (result.kind === 'yes' || result.kind === 'no') {
+    const p = passages[w.passages[0]!] ?? null;
+    return {
+      kind: result.kind,
+      value: result.kind,
+      passage: p,
+      start: -1,
+      end: -1,
+      rivals: [],
+      comparison: null,
+      features: { ...baseFeatures(result.kind, p, stopped, path), pAnswer: result.pAnswer, pKind: result.pKind },
+    };
+  }
+  const bad = forbidden(question, hops);
+  const all = spansOf(result).sort((a, b) => b.score - a.score);
+  const chosen = w.spans.find((s) => !bad(s.text));
+  if (!chosen) return none();
+  const passage = passages[chosen.passage]!;
+  const others = all.filter((s) => !bad(s.text) && !sameValue(s.text, chosen.text));
+  const margin = Math.min(MARGIN_CAP, chosen.score - (others[0]?.score ?? chosen.score - MARGIN_CAP));
+  const agreement = result.windows.filter((x, i) => i !== result.window && x.spans[0] && sameValue(x.spans[0].text, chosen.text)).length;
+  const rivals: Rival[] = [];
+  for (const s of others) {
+    const p = passages[s.passage]!;
+    if (p.snippet.docId === passage.snippet.docId || s.pAnswer < 0.5 || s.score < chosen.score - CONFLICT_MARGIN) continue;
+    if (rivals.some((r) => sameValue(r.value, s.text))) continue;
+    rivals.push({ value: s.text, passage: p, start: s.start, end: s.end, score: s.score });
+  }
+  return {
+    kind: 'span',
+    value: chosen.text,
+    passage,
+    start: chosen.start,
+    end: chosen.end,
+    rivals,
+    comparison: null,
+    features: {
+      ...baseFeatures('span', passage, stopped, path),
+      pAnswer: result.pAnswer,
+      pKind: result.pKind,
+      spanScore: chosen.score,
+      margin,
+      agreement,
+      conflict: rivals.length > 0,
+    },
+  };
+}
+
+async function readComparison(reader: AnswerReader, question: string, c: ComparisonQuestion, passages: readonly EvidencePassage[], stopped: boolean): Promise<Omit<Reading, 'ms'> | null> {
+  if (c.kind === 'yesno') {
+    // both compared things side by side in one window: the passages the question names, else the top two
+    const named = namedPassages(question, passages);
+    const pair = named.length >= 2 ? named.slice(0, 2) : passages.slice(0, 2);
+    const result = await readFolded(reader, question, readerInput(pair));
+    const w = result.windows[0];
+    if (!w) return null;
+    const kind: ReadKind = w.probs.yes >= w.probs.no ? 'yes' : 'no';
+    const decided = w.probs.yes + w.probs.no;
+    const first = pair[0]!;
+    return {
+      kind,
+      value: kind,
+      passage: first,
+      start: -1,
+      end: -1,
+      rivals: [],
+      comparison: { options: pair.map((p) => ({ entity: p.snippet.citation.document, value: null, passage: p, start: -1, end: -1 })), attribute: null },
+      features: {
+        ...baseFeatures(kind, first, stopped, 'yesno'),
+        pAnswer: decided,
+        pKind: decided > 0 ? Math.max(w.probs.yes, w.probs.no) / decided : 0.5,
+        retrieval: Math.min(...pair.map((p) => p.snippet.score)),
+        rank: Math.max(...pair.map((p) => p.rank)),
+        weight: Math.min(...pair.map((p) => p.weight)),
+        confirmed: pair.every((p) => p.confirmed),
+        hop: Math.max(...pair.map((p) => p.hop)),
+      },
+    };
+  }
+  const [a, b] = c.options as [string, string];
+  const pa = passageFor(a, passages, null);
+  const pb = passageFor(b, passages, pa);
+  if (!pa || !pb) return null;
+  const pair = [pa, pb];
+  const options = [a, b];
+  if (c.attribute) {
+    // each option's attribute from its own passage ("When was {} born?"), then compared
+    const values: { value: string | null; start: number; end: number; p: number }[] = [];
+    for (let i = 0; i < 2; i++) {
+      const p = pair[i]!;
+      const template = /founded/.test(c.attribute.template) && /\bborn\b/i.test(p.text) ? c.attribute.template.replace('founded', 'born') : c.attribute.template;
+      const r = await readFolded(reader, template.replace('{}', options[i]!), readerInput([p]));
+      // the best span even where the reader doubts the passage answers: the value must still parse as a date or count
+      const span = r.span ?? spansOf(r).sort((x, y) => y.score - x.score)[0] ?? null;
+      values.push({ value: span?.text ?? null, start: span?.start ?? -1, end: span?.end ?? -1, p: r.pAnswer });
+    }
+    const winner = pickByValue(c.attribute, values[0]!.value, values[1]!.value);
+    if (winner !== null) {
+      const p = pair[winner]!;
+      const at = mention(options[winner]!, p);
+      const value = at.start >= 0 ? p.text.slice(at.start, at.end) : options[winner]!;
+      return {
+        kind: 'span',
+        value,
+        passage: p,
+        start: at.start,
+        end: at.end,
+        rivals: [],
+        comparison: { options: pair.map((q, i) => ({ entity: options[i]!, value: values[i]!.value, passage: q, start: values[i]!.start, end: values[i]!.end })), attribute: c.attribute.template },
+        features: {
+          ...baseFeatures('span', p, stopped, 'choice-attribute'),
+          pAnswer: Math.min(values[0]!.p, values[1]!.p),
+          pKind: 1,
+          margin: MARGIN_CAP,
+          retrieval: Math.min(pa.snippet.score, pb.snippet.score),
+          rank: Math.max(pa.rank, pb.rank),
+          weight: Math.min(pa.weight, pb.weight),
+          confirmed: pa.confirmed && pb.confirmed,
+        },
+      };
+    }
+  }
+  // which option the reader points at, reading both passages side by side
+  const result = await readFolded(reader, question, readerInput(pair));
+  const spans = spansOf(result);
+  const scoreOf = (option: string) => Math.max(-Infinity, ...spans.filter((s) => sameValue(s.text, option) || s.text.toLowerCase().includes(option.toLowerCase()) || option.toLowerCase().includes(s.text.toLowerCase())).map((s) => s.score));
+  const scores = options.map(scoreOf);
+  if (scores.every((s) => s === -Infinity)) return null;
+  const winner = scores[0]! >= scores[1]! ? 0 : 1;
+  const p = pair[winner]!;
+  const at = mention(options[winner]!, p);
+  const loser = scores[1 - winner]!;
+  return {
+    kind: 'span',
+    value: at.start >= 0 ? p.text.slice(at.start, at.end) : options[winner]!,
+    passage: p,
+    start: at.start,
+    end: at.end,
+    rivals: [],
+    comparison: { options: pair.map((q, i) => ({ entity: options[i]!, value: null, passage: q, start: -1, end: -1 })), attribute: null },
+    features: {
+      ...baseFeatures('span', p, stopped, 'choice-read'),
+      pAnswer: result.pAnswer,
+      pKind: result.pKind,
+      spanScore: scores[winner]!,
+      margin: Math.min(MARGIN_CAP, loser === -Infinity ? MARGIN_CAP : scores[winner]! - loser),
+      retrieval: Math.min(pa.snippet.score, pb.snippet.score),
+      rank: Math.max(pa.rank, pb.rank),
+      weight: Math.min(pa.weight, pb.weight),
+      confirmed: pa.confirmed && pb.confirmed,
+    },
+  };
+}

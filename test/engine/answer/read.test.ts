@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import type { EvidencePassage } from '../../../src/engine/answer/passages.js';
+import { CONFLICT_MARGIN, readAnswer, type AnswerReader } from '../../../src/engine/answer/read.js';
+import type { HopState, Snippet } from '../../../src/engine/types.js';
+import type { ReaderPassage, ReaderResult, ReaderWindow } from '../../../src/models/reader.js';
+
+// The reading logic on a scripted reader: what it does with the reader's output (bridges passed
+// over, rivals, comparisons), independent of any one model's weights. The real model is tested in
+// test/models/reader.test.ts and end to end in test/engine/engine.test.ts.
+
+function passage(id: number, title: string, text: string, docId = id): EvidencePassage {
+  const snippet: Snippet = { chunkId: id, docId, windowId: null, text, score: 0.8, citation: { document: title, source: `/d/${docId}.md`, heading_path: [], page: null, url: null } };
+  return { snippet, text, title, hop: 1, weight: 1, confirmed: true, rank: id - 1 };
+}
+
+type Script = (question: string, passages: readonly ReaderPassage[]) => ReaderWindow[];
+
+/** A reader that answers by script, and records what it was asked. */
+function scripted(script: Script): AnswerReader & { calls: { question: string; titles: string[] }[] } {
+  const calls: { question: string; titles: string[] }[] = [];
+  return {
+    calls,
+    async read(question, passages) {
+      calls.push({ question, titles: passages.map((p) => p.title) });
+      const windows = script(question, passages);
+      let best = 0;
+      windows.forEach((w, i) => {
+        if (w.probs.none < windows[best]!.probs.none) best = i;
+      });
+      const w = windows[best]!;
+      const kind = w.probs.yes > w.probs.span && w.probs.yes > w.probs.no ? 'yes' : w.probs.no > w.probs.span ? 'no' : 'span';
+      const result: ReaderResult = { windows, kind, pAnswer: 1 - w.probs.none, pKind: 0.9, window: best, span: kind === 'span' ? (w.spans[0] ?? null) : null, ms: 1 };
+      return result;
+    },
+  };
+}
+
+/** A window over `passages` whose spans are the given texts (found in those passages), best first. */
+function window(passages: readonly ReaderPassage[], texts: string[], probs: Partial<ReaderWindow['probs']> = {}, scores?: number[]): ReaderWindow {
+  const spans = texts.map((text, i) => {
+    const p = passages.findIndex((x) => x.text.includes(text));
+    const start = passages[p]!.text.indexOf(text);
+    return { passage: p, start, end: start + text.length, text, score: scores?.[i] ?? 10 - i, window: 0 };
+  });
+  return { passages: passages.map((_, i) => i), probs: { span: 0.9, yes: 0, no: 0, none: 0.1, ...probs }, spans };
+}
+
+const hop = (bridge: string | null): HopState =>
+  ({ hop: 1, query: 'q', formedBy: bridge ? 'slot-fill' : 'question', bridge, weight: 1, retrieved: [], snippets: [], candidates: [], nextQuery: null, coherence: null, timings: {} as HopState['timings'], incomplete: false }) as HopState;
+
+describe('what the reader is given, and the value taken back', () => {
+  it('reads a minus sign or dash as "-", and shows the value as the document writes it, sign included', async () => {
+    const row = passage(1, 'TS-40 datasheet', 'Temperature: −40 °C; Offset: −0.42 °C');
+    const reader = scripted((_, ps) => [window(ps, ['0.42 °C'])]);
+    const r = await readAnswer(reader, 'Which offset applies at −40 °C?', [hop(null)], [row], false);
+    // the reader saw ASCII hyphens in the question and the passage ...
+    expect(reader.calls[0]!.question).toBe('Which offset applies at -40 °C?');
+    // ... and the value is the document's own text, with the sign the word pieces split off
+    expect(r.value).toBe('−0.42 °C');
+    expect(row.text.slice(r.start, r.end)).toBe(r.value);
+  });
+
+  it('proposes nothing where the reader itself says the passages do not answer, however good its best span', async () => {
+    const p = passage(1, 'Approved suppliers', 'Particula AB, Toulouse; Halden Microsystems, Oslo');
+    const declines = scripted((_, ps) => [window(ps, ['Toulouse'], { span: 0.23, none: 0.77 }, [14])]);
+    const r = await readAnswer(declines, 'What is the capital of France?', [hop(null)], [p], false);
+    expect(r.kind).toBe('none');
+    expect(r.value).toBeNull();
+    const answers = scripted((_, ps) => [window(ps, ['Toulouse'], { span: 0.7, none: 0.3 }, [14])]);
+    expect((await readAnswer(answers, 'Where is Particula AB?', [hop(null)], [p], false)).value).toBe('Toulouse');
+  });
+
+  it('leaves a hyphen inside a word alone', async () => {
+    const p = passage(1, 'Parts', 'The part number is FC-3 for the flight computer.');
+    const reader = scripted((_, ps) => [window(ps, ['3 for the flight computer'])]);
+    const r = await readAnswer(reader, 'Which part?', [hop(null)], [p], false);
+    expect(r.value).toBe('3 for the flight computer');
+  });
+});
+
+describe('reading the answer off the evidence', () => {
+  const project = passage(1, 'INC-2024-031', 'The drone of Project Falcon lost telemetry on 2024-03-14.');
+  const falcon = passage(2, 'Project Falcon', 'Project Falcon is led by Mirela Ostrowski from the Tromsø office.');
+
+  it('passes over a bridge entity of the chain and a span the question already says', async () => {
+    const reader = scripted((_, ps) => [window(ps, ['Project Falcon', '2024-03-14', 'Mirela Ostrowski'])]);
+    const r = await readAnswer(reader, 'Who leads the project whose drone lost telemetry on 2024-03-14?', [hop(null), hop('Project Falcon')], [project, falcon], false);
+    expect(r.kind).toBe('span');
+    expect(r.value).toBe('Mirela Ostrowski');
+    expect(r.passage).toBe(falcon);
+    expect(falcon.text.slice(r.start, r.end)).toBe('Mirela Ostrowski');
+  });
+
+  it('names another document that reads differently close behind as a rival, not one far behind', async () => {
+    const notes = passage(3, 'Field notes', 'In the field the Falcon team found Jonas Weber in charge.', 9);
+    const close = await readAnswer(scripted((_, ps) => [window(ps, ['Mirela Ostrowski', 'Jonas Weber'], {}, [10, 10 - CONFLICT_MARGIN / 2])]), 'Who leads Falcon?', [], [falcon, notes], false);
+    expect(close.rivals.map((x) => x.value)).toEqual(['Jonas Weber']);
+    expect(close.features.conflict).toBe(true);
+    const far = await readAnswer(scripted((_, ps) => [window(ps, ['Mirela Ostrowski', 'Jonas Weber'], {}, [10, 10 - 2 * CONFLICT_MARGIN])]), 'Who leads Falcon?', [], [falcon, notes], false);
+    expect(far.rivals).toEqual([]);
+    expect(far.features.margin).toBeCloseTo(2 * CONFLICT_MARGIN, 9);
+  });
+
+  it('reads a yes/no comparison from the two passages the question names, side by side', async () => {
+    const keel = passage(1, 'Marta Keel', 'Marta Keel (1902–1977) was a Swiss painter.');
+    const other = passage(2, 'Alpine art', 'Alpine art flourished in the 1920s.');
+    const brandt = passage(3, 'Oskar Brandt', 'Oskar Brandt (1899–1960) was a German painter.');
+    const reader = scripted((_, ps) => [window(ps, [], { span: 0.05, yes: 0.8, no: 0.1, none: 0.05 })]);
+    const r = await readAnswer(reader, 'Were Marta Keel and Oskar Brandt both painters?', [], [keel, other, brandt], false);
+    expect(r.value).toBe('yes');
+    expect(reader.calls).toHaveLength(1);
+    expect(reader.calls[0]!.titles.sort()).toEqual(['Marta Keel', 'Oskar Brandt']);
+    expect(r.comparison!.options.map((o) => o.entity).sort()).toEqual(['Marta Keel', 'Oskar Brandt']);
+    expect(r.features.comparison).toBe('yesno');
+  });
+
+  it('decides "who is older" by the birth date read from each one\'s own passage', async () => {
+    const ada = passage(1, 'Ada Brook', 'Ada Brook (born 12 May 1950) is a British chemist.');
+    const carl = passage(2, 'Carl Dunn', 'Carl Dunn (born 3 March 1948) is an American chemist.');
+    const reader = scripted((q, ps) => [window(ps, [q.includes('Ada') ? '12 May 1950' : '3 March 1948'])]);
+    const r = await readAnswer(reader, 'Who is older, Ada Brook or Carl Dunn?', [], [ada, carl], false);
+    expect(reader.calls.map((c) => c.question)).toEqual(['When was Ada Brook born?', 'When was Carl Dunn born?']);
+    expect(r.value).toBe('Carl Dunn');
+    expect(carl.text.slice(r.start, r.end)).toBe('Carl Dunn');
+    expect(r.comparison!.options.map((o) => o.value)).toEqual(['12 May 1950', '3 March 1948']);
+    expect(r.features.comparison).toBe('choice-attribute');
+  });
+
+  it('marks a reading whose chain stopped short, so its confidence can count it', async () => {
+    const r = await readAnswer(scripted((_, ps) => [window(ps, ['Mirela Ostrowski'])]), 'Who leads Falcon?', [], [falcon], true);
+    expect(r.features.stopped).toBe(true);
+  });
+});
