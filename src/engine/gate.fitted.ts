@@ -18,7 +18,7 @@ export const GATE: FittedGate = {
   },
   threshold: 0.07,
   fitted: {
-    command: 'npx ragask calibrate --gate --dataset ../shared/datasets/hotpotqa-train-100 --dataset ../shared/datasets/musique-100 --dataset ../scratch/dev-hotpot-a --folds 5 --l2 1 --max-stopped-right 0.1 --write',
+    command: 'npx ragask calibrate --gate --dataset ../shared/datasets/hotpotqa-train-100 --dataset ../shared/datasets/musique-100 --dataset .tmp/dev-hotpot-a --folds 5 --l2 1 --max-stopped-right 0.1 --write',
     datasets: [
         'hotpotqa-train-100',
         'musique-100',

@@ -44,6 +44,9 @@ export interface AnswerStats {
   answered: number;
   answer_em_answered: number;
   answer_f1_answered: number;
+  /** EM/F1 of what the reader proposed, declined or not: the reader's quality apart from the decline. */
+  proposed_em: number;
+  proposed_f1: number;
   ece: number;
   high_answers: number;
   high_precision: number;
@@ -82,7 +85,8 @@ export function answerStats(rows: readonly { answer?: AnsweredEvidence; readMs?:
   const given = scored.map((r) => ({ ...scoreAnswer(r.answer!.value, r.q.answers), answered: r.answer!.value !== null, label: r.answer!.label }));
   const answered = given.filter((g) => g.answered);
   // calibration is of what was proposed: P(right) of the proposal against its exact match, declined or not
-  const proposedEm = scored.map((r) => scoreAnswer(r.answer!.proposed, r.q.answers).em);
+  const proposed = scored.map((r) => scoreAnswer(r.answer!.proposed, r.q.answers));
+  const proposedEm = proposed.map((x) => x.em);
   const rel = reliability(scored.map((r) => r.answer!.p), proposedEm);
   const high = scored.map((r, i) => ({ high: r.answer!.p >= HIGH_CONFIDENCE && r.answer!.value !== null, em: given[i]!.em })).filter((x) => x.high);
   const ms = rows.map((r) => r.readMs ?? 0).filter((x) => x > 0);
@@ -92,6 +96,8 @@ export function answerStats(rows: readonly { answer?: AnsweredEvidence; readMs?:
     answered: answered.length / given.length,
     answer_em_answered: mean(answered.map((g) => g.em)),
     answer_f1_answered: mean(answered.map((g) => g.f1)),
+    proposed_em: mean(proposedEm),
+    proposed_f1: mean(proposed.map((x) => x.f1)),
     ece: rel.ece,
     high_answers: high.length,
     high_precision: high.length ? mean(high.map((h) => h.em)) : 0,
@@ -189,6 +195,7 @@ export function formatReport(r: EvalReport, ks: readonly number[]): string {
       const a = m.answers;
       lines.push(`  answer EM / F1        ${a.answer_em.toFixed(3)} / ${a.answer_f1.toFixed(3)}  (declined = 0)`);
       lines.push(`  answered              ${a.answered.toFixed(3)}; on those EM / F1 ${a.answer_em_answered.toFixed(3)} / ${a.answer_f1_answered.toFixed(3)}`);
+      lines.push(`  proposed EM / F1      ${a.proposed_em.toFixed(3)} / ${a.proposed_f1.toFixed(3)}  (what the reader read, declined or not)`);
       lines.push(`  confidence            ECE ${a.ece.toFixed(3)}; high ${a.high_answers} answers, ${(100 * a.high_precision).toFixed(0)}% right; reader p50 ${a.reader_ms.p50.toFixed(1)} ms, p95 ${a.reader_ms.p95.toFixed(1)} ms`);
       lines.push('  reliability (P(right) of the proposed answer against its exact match):', ...formatReliability(a.reliability, '    '));
     }

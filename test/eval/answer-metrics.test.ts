@@ -44,6 +44,9 @@ describe('answer metrics (HotpotQA normalisation)', () => {
     expect(s.answered).toBeCloseTo(3 / 4, 9);
     expect(s.answer_em_answered).toBeCloseTo(1 / 3, 9);
     expect(s.answer_f1_answered).toBeCloseTo((1 + 2 / 3) / 3, 9);
+    // what was proposed counts declined or not: the declined "no" was right
+    expect(s.proposed_em).toBeCloseTo(2 / 4, 9);
+    expect(s.proposed_f1).toBeCloseTo((1 + 0 + 2 / 3 + 1) / 4, 9);
     expect(s.high_answers).toBe(2);
     expect(s.high_precision).toBeCloseTo(0.5, 9);
     // bins: 0.3 (1 right) | 0.6 (0 right) | 0.82, 0.88 (1 of 2 right, mean 0.85)
