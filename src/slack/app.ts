@@ -6,15 +6,22 @@ import type { Core } from '../core.js';
 import type { Logger } from '../log.js';
 import { NO_TIERS, SLACK_TIERS, SlackApi, type TierLimits } from './api.js';
 import { boltLogger } from './bolt-logger.js';
+import { questionDelivery } from './delivery.js';
 import { registerListeners } from './listeners/index.js';
 import { SlackService } from './service.js';
 import { SlackStore } from './state-store.js';
+
+/** How often unanswered events are swept up, and how long one must sit untouched to count. */
+const ORPHAN_SWEEP_MS = 60_000;
+const ORPHAN_IDLE_MS = 30_000;
 
 export interface SlackAppOptions {
   /** Slack's rate-limit tiers (tests may shorten them). */
   tiers?: TierLimits;
   /** Path of the Events API endpoint in HTTP mode (events, commands and actions alike). */
   endpoint?: string;
+  /** The recovery sweep's period and the idle time that makes an event an orphan (tests shorten them). */
+  orphanSweep?: { everyMs: number; idleMs: number };
 }
 
 export interface SlackAppHandle {
@@ -46,10 +53,22 @@ export function createSlackApp(core: Core, config: Config, log: Logger, opts: Sl
   const store = new SlackStore(core.store.db, s.stateTtlMs);
   const service = new SlackService({ core, config, api, store, log });
   registerListeners(app, service);
+  // Persist first, ack second: both receivers hand every delivery to app.processEvent, which acks
+  // an event before any middleware runs; a question is in the ledger before that.
+  const processEvent = app.processEvent.bind(app);
+  app.processEvent = async (event) => {
+    const d = questionDelivery(event.body);
+    if (d) store.recordDelivery(d.eventId, d.channel, event.body);
+    return processEvent(event);
+  };
+  // a recovered delivery goes through Bolt again, acked to nobody
+  const replay = (raw: unknown) => processEvent({ body: raw as Record<string, unknown>, ack: async () => undefined });
+  const recover = (minIdleMs: number) => service.recoverOrphans(replay, minIdleMs).catch((e: unknown) => log.error({ err: e }, 'slack: recovering unanswered events failed'));
   app.error(async (e) => {
     log.error({ err: e }, 'slack: unhandled error in a listener');
   });
   let pruneTimer: NodeJS.Timeout | null = null;
+  let sweepTimer: NodeJS.Timeout | null = null;
   return {
     app,
     service,
@@ -58,8 +77,12 @@ export function createSlackApp(core: Core, config: Config, log: Logger, opts: Sl
     async start() {
       pruneTimer = setInterval(() => store.prune(), 3600_000);
       pruneTimer.unref();
-      // questions a previous process took but never answered are answered now (in the background)
-      void service.recoverOrphans().catch((e: unknown) => log.error({ err: e }, 'slack: recovering unanswered events failed'));
+      // questions a previous process took but never answered are answered now (in the background),
+      // and the sweep keeps doing so for those whose handling fails while this process lives
+      void recover(0);
+      const sweep = opts.orphanSweep ?? { everyMs: ORPHAN_SWEEP_MS, idleMs: ORPHAN_IDLE_MS };
+      sweepTimer = setInterval(() => void recover(sweep.idleMs), sweep.everyMs);
+      sweepTimer.unref();
       if (s.mode === 'http') {
         const server = (await (receiver as HTTPReceiver).start({ port: s.port, host: s.host })) as Server;
         const port = (server.address() as AddressInfo).port;
@@ -72,6 +95,7 @@ export function createSlackApp(core: Core, config: Config, log: Logger, opts: Sl
     },
     async stop() {
       if (pruneTimer) clearInterval(pruneTimer);
+      if (sweepTimer) clearInterval(sweepTimer);
       await app.stop().catch(() => undefined);
       // answers in flight finish before the limiters that carry their last calls stop
       await service.drain();

@@ -9,6 +9,7 @@ import type { Logger } from '../log.js';
 import type { AccessContext } from '../store/access.js';
 import type { SlackApi } from './api.js';
 import { answerMessage, busyMessage, errorMessage, escapeMrkdwn, noticeMessage, traceMessage, usageMessage, workingMessage, type Message } from './blocks/answer.js';
+import { isRawDelivery } from './delivery.js';
 import { SlackStore, type StoredState } from './state-store.js';
 
 /** Where a question was asked and by whom: what the answer may see and where it goes. */
@@ -87,16 +88,25 @@ export class SlackService {
 
   /**
    * Answers the questions a previous process received but died before answering (killed, or
-   * restarted mid-answer): Slack does not send an acknowledged event again, so they are answered
-   * from what was stored with them, in the message already posted for them if there is one.
+   * restarted mid-answer), and those whose handling failed before anything was posted: Slack does
+   * not send an acknowledged event again. A delivery recorded before its ack is replayed through
+   * Bolt (`replay`); an older row holds the question itself. Either way it is claimed like a new
+   * delivery, so it is answered once, in the message already posted for it if there is one.
+   * `minIdleMs` spares rows touched that recently (the periodic sweep; a start passes 0).
    */
-  async recoverOrphans(): Promise<number> {
-    const orphans = this.deps.store.orphanedEvents();
+  async recoverOrphans(replay: (raw: unknown) => Promise<void>, minIdleMs = 0): Promise<number> {
+    const orphans = this.deps.store.orphanedEvents(undefined, minIdleMs);
     for (const o of orphans) {
-      this.deps.log.info({ eventId: o.eventId }, 'slack: answering an event left unanswered by a previous process');
-      await this.handleQuestion({ ...(o.payload as Omit<QuestionInput, 'eventId'>), eventId: o.eventId });
+      this.deps.log.info({ eventId: o.eventId }, 'slack: answering an event left unanswered');
+      if (isRawDelivery(o.payload)) await replay(o.payload.raw);
+      else await this.handleQuestion({ ...(o.payload as Omit<QuestionInput, 'eventId'>), eventId: o.eventId });
     }
     return orphans.length;
+  }
+
+  /** A delivery recorded before its ack that the listeners leave alone (not a question for ragask). */
+  ignoreEvent(eventId: string | undefined): void {
+    if (eventId) this.deps.store.ignoreEvent(eventId);
   }
 
   setBotUserId(id: string | undefined): void {

@@ -162,6 +162,22 @@ export class SlackStore {
     return claim;
   }
 
+  /**
+   * Records a delivery before it is acknowledged (see delivery.ts), owned by nobody until a
+   * listener claims it. A redelivery of a recorded event changes nothing.
+   */
+  recordDelivery(eventId: string, channel: string | null, raw: unknown): void {
+    const t = this.now();
+    this.db
+      .prepare("INSERT OR IGNORE INTO slack_events (event_id, status, channel, owner, payload, created_at, updated_at) VALUES (?, 'received', ?, NULL, ?, ?, ?)")
+      .run(eventId, channel, JSON.stringify({ raw }), t, t);
+  }
+
+  /** A recorded delivery the listeners left alone (not a question for ragask): never replayed. */
+  ignoreEvent(eventId: string): void {
+    this.db.prepare("UPDATE slack_events SET status = 'ignored', updated_at = ? WHERE event_id = ? AND status = 'received' AND owner IS NULL").run(this.now(), eventId);
+  }
+
   /** Remembers the message posted for an event before it is answered (for a restart to reuse). */
   setEventMessage(eventId: string, ts: string): void {
     this.db.prepare('UPDATE slack_events SET answer_ts = ?, updated_at = ? WHERE event_id = ?').run(ts, this.now(), eventId);
@@ -176,12 +192,14 @@ export class SlackStore {
    * Events received by a process that died before answering them, with what is needed to answer
    * them now (Slack does not redeliver an event that was acknowledged). Only recent ones: an answer
    * hours late would surprise more than help, and a question that keeps failing is not retried at
-   * every start forever.
+   * every start forever. `minIdleMs` leaves alone a row touched that recently (a delivery this
+   * process recorded and is about to claim).
    */
-  orphanedEvents(maxAgeMs = 3600_000): { eventId: string; payload: unknown }[] {
+  orphanedEvents(maxAgeMs = 3600_000, minIdleMs = 0): { eventId: string; payload: unknown }[] {
+    const t = this.now();
     const rows = this.db
-      .prepare("SELECT event_id, owner, payload FROM slack_events WHERE status = 'received' AND payload IS NOT NULL AND created_at >= ?")
-      .all(this.now() - maxAgeMs) as { event_id: string; owner: string | null; payload: string }[];
+      .prepare("SELECT event_id, owner, payload FROM slack_events WHERE status = 'received' AND payload IS NOT NULL AND created_at >= ? AND updated_at <= ?")
+      .all(t - maxAgeMs, t - minIdleMs) as { event_id: string; owner: string | null; payload: string }[];
     return rows.filter((r) => !this.inflight.has(r.event_id) && !ownerAlive(r.owner)).map((r) => ({ eventId: r.event_id, payload: JSON.parse(r.payload) as unknown }));
   }
 

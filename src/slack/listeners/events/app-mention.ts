@@ -5,7 +5,7 @@ import type { SlackService } from '../../service.js';
 export function register(app: App, service: SlackService): void {
   app.event('app_mention', async ({ event, body, context }) => {
     service.setBotUserId(context.botUserId);
-    if (!event.user) return;
+    if (!event.user) return service.ignoreEvent(body.event_id);
     await service.handleQuestion({
       eventId: body.event_id,
       channel: event.channel,

@@ -21,12 +21,12 @@ export function register(app: App, service: SlackService): void {
     service.setBotUserId(context.botUserId);
     const m = event as unknown as PlainMessage;
     // a reply also sent to the channel, or a message with a file, still asks something
-    if ((m.subtype && m.subtype !== 'thread_broadcast' && m.subtype !== 'file_share') || m.bot_id || !m.user || !m.text) return;
+    if ((m.subtype && m.subtype !== 'thread_broadcast' && m.subtype !== 'file_share') || m.bot_id || !m.user || !m.text) return service.ignoreEvent(body.event_id);
     const isDM = m.channel_type === 'im';
-    if (!isDM && service.mentionsBot(m.text)) return;
+    if (!isDM && service.mentionsBot(m.text)) return service.ignoreEvent(body.event_id);
     const threadTs = m.thread_ts ?? m.ts;
     const followUp = !!m.thread_ts && service.hasThread(m.channel, m.thread_ts);
-    if (!isDM && !followUp) return;
+    if (!isDM && !followUp) return service.ignoreEvent(body.event_id);
     await service.handleQuestion({
       eventId: body.event_id,
       channel: m.channel,
