@@ -15,6 +15,26 @@ import { SlackStore } from './state-store.js';
 const ORPHAN_SWEEP_MS = 60_000;
 const ORPHAN_IDLE_MS = 30_000;
 
+/** Slack's replay window: a signed request more than this far from now, either way, is refused. */
+const MAX_CLOCK_SKEW_S = 300;
+
+/**
+ * Bolt refuses a request timestamped too far in the past; one from the future is refused here, so
+ * a captured request cannot be kept and replayed later.
+ */
+function rejectFutureTimestamps(receiver: HTTPReceiver, log: Logger): void {
+  const next = receiver.requestListener;
+  receiver.requestListener = (req, res) => {
+    const ts = Number(req.headers['x-slack-request-timestamp']);
+    if (Number.isFinite(ts) && ts - Date.now() / 1000 > MAX_CLOCK_SKEW_S) {
+      log.warn({ skewS: Math.round(ts - Date.now() / 1000) }, 'slack: refused a request timestamped in the future');
+      res.writeHead(401).end();
+      return;
+    }
+    next(req, res);
+  };
+}
+
 export interface SlackAppOptions {
   /** Slack's rate-limit tiers (tests may shorten them). */
   tiers?: TierLimits;
@@ -48,6 +68,7 @@ export function createSlackApp(core: Core, config: Config, log: Logger, opts: Sl
     s.mode === 'http'
       ? new HTTPReceiver({ signingSecret: s.signingSecret!, endpoints: endpoint, processBeforeResponse: false, logger, unhandledRequestTimeoutMillis: 3001 })
       : new SocketModeReceiver({ appToken: s.appToken!, logger, installerOptions: { clientOptions: { slackApiUrl: s.apiUrl } } });
+  if (receiver instanceof HTTPReceiver) rejectFutureTimestamps(receiver, log);
   const app = new App({ token: s.botToken!, receiver, logger, clientOptions: { slackApiUrl: s.apiUrl }, ignoreSelf: true });
   const api = new SlackApi({ token: s.botToken!, apiUrl: s.apiUrl, log, tiers: opts.tiers ?? (s.rateLimits === 'off' ? NO_TIERS : SLACK_TIERS) });
   const store = new SlackStore(core.store.db, s.stateTtlMs);
@@ -57,6 +78,12 @@ export function createSlackApp(core: Core, config: Config, log: Logger, opts: Sl
   // an event before any middleware runs; a question is in the ledger before that.
   const processEvent = app.processEvent.bind(app);
   app.processEvent = async (event) => {
+    if (event.body.type === 'app_rate_limited') {
+      // Slack stops sending events for a minute: acknowledge the notice, and say so in the log
+      log.warn({ minuteRateLimited: event.body.minute_rate_limited }, 'slack: Slack rate-limited this app\'s events (app_rate_limited)');
+      await event.ack();
+      return;
+    }
     const d = questionDelivery(event.body);
     if (d) store.recordDelivery(d.eventId, d.channel, event.body);
     return processEvent(event);

@@ -200,13 +200,16 @@ export class SlackService {
     const { store, api } = this.deps;
     const key = store.saveState({ channel: origin.channel, threadTs: origin.threadTs, messageTs: placeholderTs ?? 'pending', owner: origin.user, result });
     const msg = answerMessage(result, { stateKey: key, notes: cut ? [cutNote] : [] });
-    let messageTs = placeholderTs;
-    if (messageTs) await api.update({ channel: origin.channel, ts: messageTs, text: msg.text, blocks: msg.blocks });
-    else {
-      messageTs = await this.post(origin, msg);
-      store.setStateMessage(key, messageTs);
+    const turn = { user: origin.user, question: result.asked ?? result.question, result };
+    if (placeholderTs) {
+      // the thread knows the turn before the answer shows, so a reply to it is already a follow-up
+      store.addTurn(origin.channel, origin.threadTs, { ...turn, messageTs: placeholderTs });
+      await api.update({ channel: origin.channel, ts: placeholderTs, text: msg.text, blocks: msg.blocks });
+      return placeholderTs;
     }
-    store.addTurn(origin.channel, origin.threadTs, { user: origin.user, question: result.asked ?? result.question, messageTs, result });
+    const messageTs = await this.post(origin, msg);
+    store.setStateMessage(key, messageTs);
+    store.addTurn(origin.channel, origin.threadTs, { ...turn, messageTs });
     return messageTs;
   }
 
@@ -275,12 +278,17 @@ export class SlackService {
       return;
     }
     let ephemeral = config.slack.ephemeral;
-    const flag = /^(-p|--private|-c|--channel)\s+/i.exec(text);
+    const flag = /^(-p|--private|-c|--channel)(?:\s+|$)/i.exec(text);
     if (flag) {
       ephemeral = /^(-p|--private)/i.test(flag[1]!);
       text = text.slice(flag[0].length);
     }
     const { question, cut } = this.cleanQuestion(text);
+    if (!question) {
+      // a flag with nothing (or only control characters) after it: usage, to the asker only
+      await api.respond(input.responseUrl, { response_type: 'ephemeral', ...usageMessage('Ask me a question: `/ragask <question>`') });
+      return;
+    }
     if (!ephemeral) {
       let ts: string | null = null;
       try {
@@ -297,8 +305,8 @@ export class SlackService {
           );
           const key = this.deps.store.saveState({ channel: input.channel, threadTs: ts, messageTs: ts, owner: input.user, result });
           const msg = answerMessage(result, { stateKey: key, echoQuestion: true, askedBy: input.user, notes: cut ? [cutNote] : [] });
-          await api.update({ channel: input.channel, ts, text: msg.text, blocks: msg.blocks });
           this.deps.store.addTurn(input.channel, ts, { user: input.user, question, messageTs: ts, result });
+          await api.update({ channel: input.channel, ts, text: msg.text, blocks: msg.blocks });
         } catch (e) {
           this.deps.log.error({ err: e }, 'slack: /ragask failed');
           await api.update({ channel: input.channel, ts, ...errorMessage() }).catch(() => undefined);

@@ -61,13 +61,15 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
     expect(update.args.text).toBe(await expectedHeadline(h, 'Which frequency band does the Skylink LR-9 use?'));
   });
 
-  it('rejects a bad signature and a stale timestamp, and answers neither', async () => {
+  it('rejects a bad signature and a timestamp more than 5 minutes off either way, and answers none', async () => {
     const n = h.fake.calls.length;
     const { body } = mention('Who is the radio team lead?', '1000.0004');
     const forged = await deliver(h.port, 'f'.repeat(32), body, 'application/json');
     expect(forged.status).toBe(401);
     const stale = await deliver(h.port, SECRET, body, 'application/json', {}, Math.floor(Date.now() / 1000) - 600);
     expect(stale.status).toBe(401);
+    const future = await deliver(h.port, SECRET, body, 'application/json', {}, Math.floor(Date.now() / 1000) + 600);
+    expect(future.status).toBe(401);
     await new Promise((r) => setTimeout(r, 300));
     expect(h.fake.calls.length).toBe(n);
   });
@@ -116,6 +118,15 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
     expect(blocksText(final.args.blocks)).toContain('Temperature: -40 °C; Offset: +0.42 °C');
   });
 
+  it('acknowledges Slack\'s app_rate_limited notice at once, and logs it', async () => {
+    const notice = JSON.stringify({ token: 'x', type: 'app_rate_limited', team_id: 'T1', minute_rate_limited: Math.floor(Date.now() / 60_000) * 60, api_app_id: 'A1' });
+    const t0 = Date.now();
+    const r = await deliver(h.port, SECRET, notice, 'application/json');
+    expect(r.status).toBe(200);
+    expect(Date.now() - t0).toBeLessThan(2000);
+    expect(h.logs.some((l) => l.includes('app_rate_limited'))).toBe(true);
+  });
+
   it('ignores channel messages outside answered threads, and the bot\'s own messages', async () => {
     const n = h.fake.callsOf('chat.postMessage').length;
     const chatter = eventBody({ type: 'message', channel_type: 'channel', user: 'U2', text: 'lunch?', ts: '1000.0008', channel: 'C1' });
@@ -127,13 +138,17 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
   });
 
   it('/ragask help and an empty /ragask reply with usage, only to the asker', async () => {
-    for (const [text, id] of [['help', 'help1'], ['', 'empty1']] as const) {
+    const channelPosts = h.fake.callsOf('chat.postMessage').length;
+    // a private flag with no question, or only control characters after it, is an empty question too
+    for (const [text, id] of [['help', 'help1'], ['', 'empty1'], ['-p', 'empty2'], ['--private', 'empty3'], ['-p \u0000\u0007', 'empty4'], ['-c  ', 'empty5']] as const) {
       const r = await deliver(h.port, SECRET, commandBody({ text, user_id: 'U1', channel_id: 'C1', response_url: h.fake.responseUrl(id) }), 'application/x-www-form-urlencoded');
       expect(r.status).toBe(200);
       const resp = await h.fake.waitFor(() => h.fake.responses.find((x) => x.id === id));
       expect(resp.body.response_type).toBe('ephemeral');
       expect(JSON.stringify(resp.body.blocks)).toContain('/ragask &lt;question&gt;'.replace('&lt;', '<').replace('&gt;', '>'));
     }
+    // nothing of it went to the channel
+    expect(h.fake.callsOf('chat.postMessage').length).toBe(channelPosts);
   });
 
   it('/ragask <question> answers visibly in the channel, starting a thread', async () => {
