@@ -9,6 +9,7 @@ import type { Logger } from '../log.js';
 import type { AccessContext } from '../store/access.js';
 import type { SlackApi } from './api.js';
 import { answerMessage, busyMessage, errorMessage, escapeMrkdwn, noticeMessage, traceMessage, usageMessage, workingMessage, type Message } from './blocks/answer.js';
+import { humanDuration } from './blocks/text.js';
 import { isRawDelivery } from './delivery.js';
 import { SlackStore, type StoredState } from './state-store.js';
 
@@ -374,7 +375,7 @@ export class SlackService {
       return null;
     }
     if (state.expired) {
-      await this.tell(input, `This answer's buttons have expired (they last ${Math.round(this.deps.config.slack.stateTtlMs / 3600_000)} h). Please ask again.`, state.threadTs);
+      await this.tell(input, `This answer's buttons have expired (they last ${humanDuration(this.deps.config.slack.stateTtlMs)}). Please ask again.`, state.threadTs);
       return null;
     }
     return { state, index: v.i };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EngineResult, HopState, Snippet } from '../../src/engine/types.js';
 import { ACTIONS, answerMessage, fit, traceMessage, usageMessage } from '../../src/slack/blocks/answer.js';
-import { LIMITS, escapeMrkdwn, link, safeText } from '../../src/slack/blocks/text.js';
+import { LIMITS, escapeMrkdwn, humanDuration, link, safeText } from '../../src/slack/blocks/text.js';
 
 function snippet(i: number, text: string, url: string | null = null): Snippet {
   return { chunkId: i, docId: i, windowId: i, text, score: 0.8, citation: { document: `Doc ${i}`, source: `/d/${i}.md`, heading_path: ['Section'], page: null, url } };
@@ -160,5 +160,15 @@ describe('Block Kit builders', () => {
     expect(safeText('a & b '.repeat(1000), 100)).not.toMatch(/&(a|am)?…$/);
     expect(fit({ text: 't', blocks: [] }).blocks).toEqual([]);
     expect(JSON.stringify(usageMessage().blocks)).toContain('/ragask help');
+  });
+});
+
+describe('durations in messages', () => {
+  it('says minutes under an hour and for parts of hours, hours for whole hours, never "0 h"', () => {
+    expect(humanDuration(10 * 60_000)).toBe('10 min');
+    expect(humanDuration(20_000)).toBe('1 min');
+    expect(humanDuration(90 * 60_000)).toBe('90 min');
+    expect(humanDuration(3600_000)).toBe('1 h');
+    expect(humanDuration(24 * 3600_000)).toBe('24 h');
   });
 });

@@ -44,3 +44,9 @@ export function link(url: string | null, label: string): string {
   if (!url || !/^https?:\/\/[^\s<>|]+$/.test(url)) return l;
   return `<${url}|${l}>`;
 }
+
+/** A duration as a person reads it: whole hours as hours, anything else in minutes (at least 1). */
+export function humanDuration(ms: number): string {
+  const minutes = Math.max(1, Math.round(ms / 60_000));
+  return minutes % 60 === 0 ? `${minutes / 60} h` : `${minutes} min`;
+}
