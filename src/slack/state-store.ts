@@ -53,6 +53,9 @@ export interface Turn {
   at: number;
 }
 
+/** Where feedback was given: a channel, or a user's direct messages with ragask. */
+export type FeedbackContext = { channel: string } | { dmOf: string };
+
 export interface ThreadState {
   channel: string;
   threadTs: string;
@@ -296,8 +299,14 @@ export class SlackStore {
     return r.changes === 1;
   }
 
-  listFeedback(limit = 100): FeedbackRow[] {
-    return (this.db.prepare('SELECT * FROM feedback ORDER BY created_at DESC, id DESC LIMIT ?').all(limit) as Record<string, unknown>[]).map((r) => ({
+  /**
+   * Feedback, newest first: every entry, or only those given in one context — a channel, or a
+   * user's direct messages with ragask (an entry belongs to the context it was given in).
+   */
+  listFeedback(limit = 100, givenIn: FeedbackContext | null = null): FeedbackRow[] {
+    const where = givenIn === null ? '' : 'channel' in givenIn ? 'WHERE channel = @channel' : "WHERE user = @user AND channel LIKE 'D%'";
+    const params = givenIn === null ? {} : 'channel' in givenIn ? { channel: givenIn.channel } : { user: givenIn.dmOf };
+    return (this.db.prepare(`SELECT * FROM feedback ${where} ORDER BY created_at DESC, id DESC LIMIT @limit`).all({ ...params, limit }) as Record<string, unknown>[]).map((r) => ({
       id: r.id as number,
       stateKey: r.state_key as string,
       channel: r.channel as string,

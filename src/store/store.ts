@@ -159,6 +159,17 @@ export function docIdsJson(ids: ReadonlySet<number>): string {
  * the HNSW index over window vectors. Every write to a document happens in one SQLite transaction,
  * so a query never sees half a document; the index follows from index_log.
  */
+/**
+ * The scope of each chunk's document, read straight from a store's database (for listings that
+ * need no model, such as `ragask feedback`). A chunk no longer stored is absent.
+ */
+export function chunkScopes(db: DB, chunkIds: readonly number[]): Map<number, Scope | null> {
+  const rows = db
+    .prepare('SELECT c.id AS chunk, d.scope FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.id IN (SELECT value FROM json_each(?))')
+    .all(JSON.stringify(chunkIds)) as { chunk: number; scope: string }[];
+  return new Map(rows.map((r) => [r.chunk, scopeFromJson(r.scope)]));
+}
+
 export class Store {
   readonly db: DB;
   readonly index: VectorIndex;

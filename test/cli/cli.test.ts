@@ -129,21 +129,35 @@ describe('ragask CLI', () => {
     expect(noModel.err.trim().split('\n')).toHaveLength(1);
   });
 
-  it('feedback lists what was given in Slack, newest first', async () => {
+  it('feedback lists what was given in a context, to that context only; everything only with --all', async () => {
     const db = openDatabase(path.join(dir, 'data', 'ragask.db'));
     const store = new SlackStore(db, 3600_000);
     store.addFeedback({ stateKey: 'C1:1.1:1.2:x', channel: 'C1', threadTs: '1.1', messageTs: '1.2', user: 'U1', value: 'not_helpful', question: 'Who leads Falcon?', answer: 'Mirela Ostrowski', evidence: [3, 4] });
+    store.addFeedback({ stateKey: 'D9:2.1:2.2:y', channel: 'D9', threadTs: '2.1', messageTs: '2.2', user: 'U9', value: 'helpful', question: 'What is my private salary band?', answer: 'B4', evidence: [3] });
     db.close();
-    const text = await ragask(['feedback']);
-    expect(text.out).toMatch(/1 feedback entries \(0 helpful, 1 not helpful\)/);
-    expect(text.out).toContain('Q: Who leads Falcon?');
-    const json = JSON.parse((await ragask(['feedback', '--json'])).out);
-    expect(json[0]).toMatchObject({ value: 'not_helpful', answer: 'Mirela Ostrowski', evidence: [3, 4] });
-    // listed for a channel, an entry whose evidence that channel may not see is left out
+    // no context named: refused, with the way to list everything
+    const bare = await ragask(['feedback']);
+    expect(bare.code).toBe(1);
+    expect(bare.err).toMatch(/--all/);
+    const all = await ragask(['feedback', '--all']);
+    expect(all.out).toMatch(/2 feedback entries from every channel and DM \(admin listing\) \(1 helpful, 1 not helpful\)/);
+    expect(all.out).toContain('Q: Who leads Falcon?');
+    const json = JSON.parse((await ragask(['feedback', '--all', '--json'])).out) as { value: string; answer: string; evidence: number[] }[];
+    expect(json.find((r) => r.answer === 'Mirela Ostrowski')).toMatchObject({ value: 'not_helpful', evidence: [3, 4] });
+    // a channel sees what was given in it, never a DM's question
+    const c1 = await ragask(['feedback', '--channel', 'C1']);
+    expect(c1.out).toContain('Who leads Falcon?');
+    expect(c1.out).not.toContain('salary');
+    expect(JSON.parse((await ragask(['feedback', '--json', '--channel', 'CGEN'])).out)).toEqual([]);
+    // a user sees what they gave in their DMs, not what others gave anywhere
+    expect((await ragask(['feedback', '--user', 'U9'])).out).toContain('salary');
+    const u1 = await ragask(['feedback', '--user', 'U1']);
+    expect(u1.out).not.toContain('salary');
+    expect(u1.out).not.toContain('Who leads Falcon?');
+    // listed for a context, an entry whose evidence that context may not see is left out
     const chunk3Doc = new Database(path.join(dir, 'data', 'ragask.db')).prepare('SELECT doc_id FROM chunks WHERE id = 3').get() as { doc_id: number };
     await ragask(['sources', 'set', (new Database(path.join(dir, 'data', 'ragask.db')).prepare('SELECT source FROM documents WHERE id = ?').get(chunk3Doc.doc_id) as { source: string }).source, '--scope', 'channel:CFIN']);
-    expect(JSON.parse((await ragask(['feedback', '--json', '--channel', 'CGEN'])).out)).toEqual([]);
-    expect(JSON.parse((await ragask(['feedback', '--json', '--channel', 'CFIN'])).out)).toHaveLength(1);
+    expect(JSON.parse((await ragask(['feedback', '--json', '--channel', 'C1'])).out)).toEqual([]);
     await ragask(['sources', 'set', SAMPLE_DIR, '--scope', 'public']);
   });
 

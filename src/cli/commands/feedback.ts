@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import { openDatabase } from '../../store/db.js';
-import { SlackStore } from '../../slack/state-store.js';
-import { allows, scopeFromJson, type AccessContext } from '../../store/access.js';
+import { SlackStore, type FeedbackContext } from '../../slack/state-store.js';
+import { chunkScopes } from '../../store/store.js';
+import { UserError } from '../../errors.js';
+import { allows, type AccessContext } from '../../store/access.js';
 import type { CliContext } from '../program.js';
 import path from 'node:path';
 import { configFrom, parsePositiveInt } from './shared.js';
@@ -12,24 +14,29 @@ export function register(program: Command, ctx: CliContext): void {
     .description('list the helpful / not helpful feedback given in Slack, with question, answer and evidence ids')
     .option('--limit <n>', 'most recent n', parsePositiveInt('--limit', 100_000), 50)
     .option('--json', 'machine-readable output')
-    .option('--channel <id>', 'only feedback whose evidence this Slack channel may see')
-    .option('--user <id>', 'only feedback whose evidence this user may see in a direct message')
-    .action(async (opts: { limit: number; json?: boolean; channel?: string; user?: string }, cmd: Command) => {
+    .option('--channel <id>', 'feedback given in this channel, whose evidence the channel may see')
+    .option('--user <id>', "feedback this user gave in their direct messages with ragask")
+    .option('--all', 'every entry, from every channel and DM (an admin listing: it shows private questions)')
+    .action(async (opts: { limit: number; json?: boolean; channel?: string; user?: string; all?: boolean }, cmd: Command) => {
+      const chosen = [opts.channel, opts.user, opts.all].filter((x) => x !== undefined).length;
+      if (chosen !== 1) throw new UserError('ragask feedback: choose one of --channel <id>, --user <id> or --all (an admin listing of every channel and DM)');
       const config = configFrom(ctx, cmd);
       // the feedback tables only: no model needed to read them
       const db = openDatabase(path.join(config.dataDir, 'ragask.db'));
       try {
-        let rows = new SlackStore(db, config.slack.stateTtlMs).listFeedback(opts.limit);
-        if (opts.channel || opts.user) {
-          // listed for a context: an entry is shown only if all its evidence is visible there
+        const givenIn: FeedbackContext | null = opts.channel ? { channel: opts.channel } : opts.user ? { dmOf: opts.user } : null;
+        let rows = new SlackStore(db, config.slack.stateTtlMs).listFeedback(opts.limit, givenIn);
+        if (givenIn) {
+          // and, listed for a context, only entries whose evidence is all visible there
           const context: AccessContext = { kind: 'slack', channel: opts.channel ?? `D-${opts.user}`, user: opts.user ?? 'U-cli', isDM: !opts.channel };
-          const scopes = new Map((db.prepare('SELECT c.id AS chunk, d.scope FROM chunks c JOIN documents d ON d.id = c.doc_id').all() as { chunk: number; scope: string }[]).map((r) => [r.chunk, scopeFromJson(r.scope)]));
-          rows = rows.filter((r) => r.evidence.every((c) => scopes.has(c) && allows(scopes.get(c)!, context)));
+          const scopes = chunkScopes(db, [...new Set(rows.flatMap((r) => r.evidence))]);
+          rows = rows.filter((r) => r.evidence.every((c) => scopes.get(c) && allows(scopes.get(c)!, context)));
         }
         if (opts.json) return ctx.out(JSON.stringify(rows, null, 2));
-        if (rows.length === 0) return ctx.out('No feedback yet.');
+        if (rows.length === 0) return ctx.out(opts.all ? 'No feedback yet.' : 'No feedback in that context.');
         const helpful = rows.filter((r) => r.value === 'helpful').length;
-        const lines = [`${rows.length} feedback entries (${helpful} helpful, ${rows.length - helpful} not helpful), newest first:`, ''];
+        const where = opts.all ? 'from every channel and DM (admin listing)' : opts.channel ? `given in ${opts.channel}` : `given by ${opts.user} in direct messages`;
+        const lines = [`${rows.length} feedback entries ${where} (${helpful} helpful, ${rows.length - helpful} not helpful), newest first:`, ''];
         for (const r of rows) {
           lines.push(`${new Date(r.createdAt).toISOString()}  ${r.value === 'helpful' ? '+ helpful    ' : '- not helpful'}  ${r.user} in ${r.channel}`);
           lines.push(`  Q: ${r.question}`, `  A: ${r.answer}`, `  evidence chunks: ${r.evidence.join(', ') || '—'}`);
