@@ -27,6 +27,9 @@ export function buildProgram(ctx: CliContext): Command {
   return program;
 }
 
+/** sysexits.h: configuration error. */
+const EX_CONFIG = 78;
+
 export async function main(argv: string[]): Promise<number> {
   dotenv.config({ quiet: true });
   let logger: Logger | null = null;
@@ -55,7 +58,8 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (isUserError(e)) {
       process.stderr.write(`ragask: ${e.message}\n`);
-      return 1;
+      // 78: a setting the service cannot run with (EX_CONFIG), so a supervisor does not loop on it
+      return e.code === 'config' ? EX_CONFIG : 1;
     }
     process.stderr.write(`ragask: internal error: ${errorMessage(e)}\n`);
     if (process.env.RAGASK_DEBUG) process.stderr.write(`${(e as Error).stack}\n`);

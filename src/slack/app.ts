@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { App, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
 import { checkSlackConfig, type Config } from '../config.js';
 import type { Core } from '../core.js';
+import { errorMessage, UserError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { NO_TIERS, SLACK_TIERS, SlackApi, type TierLimits } from './api.js';
 import { boltLogger } from './bolt-logger.js';
@@ -14,6 +15,38 @@ import { SlackStore } from './state-store.js';
 /** How often unanswered events are swept up, and how long one must sit untouched to count. */
 const ORPHAN_SWEEP_MS = 60_000;
 const ORPHAN_IDLE_MS = 30_000;
+
+/** How long a stop waits for answers in flight (a serve process ends 10 s after its signal in any case). */
+const STOP_DRAIN_MS = 8_000;
+
+/** Slack's answers to a token it does not accept. */
+const BAD_TOKEN = new Set(['invalid_auth', 'not_authed', 'account_inactive', 'token_revoked', 'token_expired', 'not_allowed_token_type']);
+
+const WHERE_TO_GET: Record<'SLACK_BOT_TOKEN' | 'SLACK_APP_TOKEN', string> = {
+  SLACK_BOT_TOKEN: "copy the Bot User OAuth Token (xoxb-…) from your app's OAuth & Permissions page at https://api.slack.com/apps (reinstall the app if it was revoked)",
+  SLACK_APP_TOKEN: "create an app-level token (xapp-…) with the connections:write scope under Basic Information → App-Level Tokens at https://api.slack.com/apps",
+};
+
+/** A Slack error that means the setting's token is not accepted, as a one-line configuration error. */
+function credentialError(e: unknown, setting: 'SLACK_BOT_TOKEN' | 'SLACK_APP_TOKEN'): UserError | null {
+  const code = (e as { data?: { error?: string } } | null)?.data?.error ?? /\b(invalid_auth|not_authed|account_inactive|token_revoked|token_expired|not_allowed_token_type)\b/.exec(String((e as Error)?.message ?? ''))?.[1];
+  if (!code || !BAD_TOKEN.has(code)) return null;
+  return new UserError(`${setting}: Slack does not accept this token (${code}); ${WHERE_TO_GET[setting]}`, 'config');
+}
+
+/** Checks the bot token with auth.test before anything starts, so a bad one is one clear line. */
+async function checkBotToken(api: SlackApi, apiUrl: string): Promise<void> {
+  try {
+    await api.client.auth.test();
+  } catch (e) {
+    const bad = credentialError(e, 'SLACK_BOT_TOKEN');
+    if (bad) throw bad;
+    if ((e as { code?: string }).code === 'slack_webapi_request_error') {
+      throw new UserError(`cannot reach Slack's Web API at ${apiUrl} (${errorMessage((e as { original?: unknown }).original ?? e)}); check the network, a proxy, or RAGASK_SLACK_API_URL`);
+    }
+    throw e;
+  }
+}
 
 /** Slack's replay window: a signed request more than this far from now, either way, is refused. */
 const MAX_CLOCK_SKEW_S = 300;
@@ -69,7 +102,9 @@ export function createSlackApp(core: Core, config: Config, log: Logger, opts: Sl
       ? new HTTPReceiver({ signingSecret: s.signingSecret!, endpoints: endpoint, processBeforeResponse: false, logger, unhandledRequestTimeoutMillis: 3001 })
       : new SocketModeReceiver({ appToken: s.appToken!, logger, installerOptions: { clientOptions: { slackApiUrl: s.apiUrl } } });
   if (receiver instanceof HTTPReceiver) rejectFutureTimestamps(receiver, log);
-  const app = new App({ token: s.botToken!, receiver, logger, clientOptions: { slackApiUrl: s.apiUrl }, ignoreSelf: true });
+  // initialised in start(), after ragask's own check of the token: Bolt's check at construction
+  // would fail later as an unhandled rejection with a raw stack trace
+  const app = new App({ token: s.botToken!, receiver, logger, clientOptions: { slackApiUrl: s.apiUrl }, ignoreSelf: true, deferInitialization: true });
   const api = new SlackApi({ token: s.botToken!, apiUrl: s.apiUrl, log, tiers: opts.tiers ?? (s.rateLimits === 'off' ? NO_TIERS : SLACK_TIERS) });
   const store = new SlackStore(core.store.db, s.stateTtlMs);
   const service = new SlackService({ core, config, api, store, log });
@@ -102,6 +137,8 @@ export function createSlackApp(core: Core, config: Config, log: Logger, opts: Sl
     api,
     store,
     async start() {
+      await checkBotToken(api, s.apiUrl);
+      await app.init();
       pruneTimer = setInterval(() => store.prune(), 3600_000);
       pruneTimer.unref();
       // questions a previous process took but never answered are answered now (in the background),
@@ -116,7 +153,11 @@ export function createSlackApp(core: Core, config: Config, log: Logger, opts: Sl
         log.info({ port, host: s.host, endpoint }, 'slack: HTTP receiver listening');
         return { port };
       }
-      await app.start();
+      try {
+        await app.start();
+      } catch (e) {
+        throw credentialError(e, 'SLACK_APP_TOKEN') ?? e;
+      }
       log.info('slack: connected over Socket Mode');
       return { port: null };
     },
@@ -125,7 +166,7 @@ export function createSlackApp(core: Core, config: Config, log: Logger, opts: Sl
       if (sweepTimer) clearInterval(sweepTimer);
       await app.stop().catch(() => undefined);
       // answers in flight finish before the limiters that carry their last calls stop
-      await service.drain();
+      await service.drain(STOP_DRAIN_MS);
       await service.queue.stop();
       await api.stop();
     },

@@ -6,6 +6,9 @@ import { createSlackApp } from '../../slack/app.js';
 import type { CliContext } from '../program.js';
 import { configFrom } from './shared.js';
 
+/** How long a stop waits for answers in flight before the process ends anyway. */
+const DRAIN_MS = 10_000;
+
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('serve')
@@ -17,14 +20,28 @@ export function register(program: Command, ctx: CliContext): void {
       const core = await openCore(config, log);
       if (core.store.counts().documents === 0) log.warn('the store is empty: ingest documents with `npx ragask ingest <paths>` (or `npm run demo` for the sample corpus)');
       const slack = createSlackApp(core, config, log);
-      const { port } = await slack.start();
-      process.stderr.write(`ragask: serving Slack (${config.slack.mode === 'http' ? `HTTP on ${config.slack.host}:${port}` : 'Socket Mode'}); store ${config.dataDir}; Ctrl-C to stop\n`);
-      await new Promise<void>((resolve) => {
-        const stop = () => resolve();
+      // A stop signal is obeyed in every state, starting included (a Slack API that does not answer
+      // must not hold the process): what is in flight gets DRAIN_MS to finish, then the process ends.
+      let signalled = false;
+      const stopSignal = new Promise<void>((resolve) => {
+        const stop = () => {
+          if (signalled) return;
+          signalled = true;
+          process.stderr.write('ragask: stopping…\n');
+          setTimeout(() => {
+            process.stderr.write(`ragask: still busy after ${DRAIN_MS / 1000} s; stopping now\n`);
+            process.exit(1);
+          }, DRAIN_MS).unref();
+          resolve();
+        };
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);
       });
-      process.stderr.write('ragask: stopping…\n');
+      const started = await Promise.race([slack.start().then((r) => ({ port: r.port })), stopSignal.then(() => null)]);
+      if (started) {
+        process.stderr.write(`ragask: serving Slack (${config.slack.mode === 'http' ? `HTTP on ${config.slack.host}:${started.port}` : 'Socket Mode'}); store ${config.dataDir}; Ctrl-C to stop\n`);
+        await stopSignal;
+      }
       await slack.stop();
       await core.close();
     });
