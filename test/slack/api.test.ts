@@ -24,7 +24,8 @@ describe('rate-limited Web API calls', () => {
     expect(a).toHaveLength(3);
     expect(a[1]! - a[0]!).toBeGreaterThanOrEqual(900);
     expect(a[2]! - a[1]!).toBeGreaterThanOrEqual(900);
-    expect(b[0]!).toBeLessThan(500);
+    // the other channel does not queue behind the first one's spacing (relative, not a timed bound)
+    expect(b[0]!).toBeLessThan(a[1]!);
     await api.stop();
   });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { textObjects } from './text-objects.js';
 import type { EngineResult, HopState, Snippet } from '../../src/engine/types.js';
 import { ACTIONS, answerMessage, fit, traceMessage, usageMessage } from '../../src/slack/blocks/answer.js';
 import { LIMITS, escapeMrkdwn, humanDuration, link, safeText } from '../../src/slack/blocks/text.js';
@@ -123,11 +124,16 @@ describe('Block Kit builders', () => {
 
   it('never lets echoed text ping or link: mentions and links are escaped', () => {
     const hostile = 'Hi <!channel> and <@U123> see <https://evil.example|click> & more';
-    const m = answerMessage(result({ question: hostile }, { value: hostile }), { stateKey: null, echoQuestion: true });
-    const all = JSON.stringify(m.blocks);
-    expect(all).not.toContain('<!channel>');
-    expect(all).not.toContain('<@U123>');
-    expect(all).not.toContain('<https://evil.example');
+    const m = answerMessage(result({ question: `${hostile} *bold* https://bare.example` }, { value: hostile }), { stateKey: null, echoQuestion: true });
+    // what Slack parses (mrkdwn) holds none of it, and is verbatim: no bare URL is linked
+    const { mrkdwn, plain } = textObjects(m.blocks);
+    const parsed = JSON.stringify(mrkdwn);
+    expect(parsed).not.toContain('<!channel>');
+    expect(parsed).not.toContain('<@U123>');
+    expect(parsed).not.toContain('<https://evil.example');
+    for (const t of mrkdwn) expect(t.verbatim).toBe(true);
+    // the question itself is echoed as plain text, literally
+    expect(plain).toContain(`${hostile} *bold* https://bare.example`);
     expect(escapeMrkdwn(hostile)).toBe('Hi &lt;!channel&gt; and &lt;@U123&gt; see &lt;https://evil.example|click&gt; &amp; more');
     expect(link('javascript:alert(1)', 'x')).toBe('x');
   });

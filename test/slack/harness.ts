@@ -81,3 +81,4 @@ export function headlineOf(r: EngineResult): string {
 export async function expectedHeadline(h: Harness, question: string): Promise<string> {
   return headlineOf(await h.core.engine.run(question, LOCAL));
 }
+

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliver, eventBody, type ApiCall } from '../../src/slack/stand-in.js';
 import { SECRET, blocksText, startHarness, type Harness } from './harness.js';
+import { textObjects } from './text-objects.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -20,8 +21,8 @@ async function mentionAndAnswer(text: string, channel = 'CH'): Promise<ApiCall> 
   return h.fake.waitFor(() => h.fake.callsOf('chat.update').find((c) => c.args.ts === post.result!.ts && c.result && /Confidence|evidence/.test(blocksText(c.args.blocks))), 20_000, `answer to ${ts}`);
 }
 
-/** The blocks with our own, deliberate syntax (citation links, the asker's mention) taken out. */
-const userEcho = (call: ApiCall) => blocksText(call.args.blocks).replace(/<https:\/\/wiki\.kestrel\.example[^>]*>/g, '').replace(/<@U1>/g, '');
+/** The mrkdwn of the blocks (what Slack parses), with our own, deliberate syntax (citation links, the asker's mention) taken out. */
+const userEcho = (call: ApiCall) => JSON.stringify(textObjects(call.args.blocks).mrkdwn).replace(/<https:\/\/wiki\.kestrel\.example[^>]*>/g, '').replace(/<@U1>/g, '');
 
 describe('hostile and odd questions', () => {
   it('answers an empty or blank mention with usage help, not an error', async () => {
@@ -49,8 +50,15 @@ describe('hostile and odd questions', () => {
     const reply = await mentionAndAnswer('<!channel> <!here> <!everyone> <@U999> <#C123|general> <https://evil.example|click me> *bold* `code` who leads Project Falcon?');
     const echo = userEcho(reply);
     expect(echo).not.toMatch(/<!channel>|<!here>|<!everyone>|<@U999>|<#C123|<https:\/\/evil/);
+    // the question shown back while working is plain text, shown literally ("*bold*" stays so);
+    // every mrkdwn text is verbatim (no bare URL or #channel becomes a link) and holds none of it
     const working = h.fake.callsOf('chat.postMessage').filter((c) => /Looking through/.test(String(c.args.text))).at(-1)!;
-    expect(blocksText(working.args.blocks)).toContain('&lt;!channel&gt;');
+    const { mrkdwn, plain } = textObjects(working.args.blocks);
+    expect(plain.some((t) => t.includes('<!channel>') && t.includes('*bold*'))).toBe(true);
+    for (const m of mrkdwn) {
+      expect(m.verbatim).toBe(true);
+      expect(m.text).not.toMatch(/<!channel>|<@U999>|\*bold\*|evil/);
+    }
   });
 });
 

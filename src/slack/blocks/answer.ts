@@ -29,12 +29,28 @@ function citationText(c: Citation): string {
   return `${link(c.url, where)}${c.page ? ` (p. ${c.page})` : ''}`;
 }
 
+// verbatim: Slack must not turn a bare URL or #channel in the text into a link; the links ragask
+// means are written out as <url|label>, which verbatim keeps.
 function section(text: string): SectionBlock {
-  return { type: 'section', text: { type: 'mrkdwn', text: truncate(text, LIMITS.sectionText) } };
+  return { type: 'section', text: { type: 'mrkdwn', text: truncate(text, LIMITS.sectionText), verbatim: true } };
 }
 
 function context(...texts: string[]): ContextBlock {
-  return { type: 'context', elements: texts.slice(0, LIMITS.contextElements).map((t) => ({ type: 'mrkdwn', text: truncate(t, LIMITS.contextText) })) };
+  return { type: 'context', elements: texts.slice(0, LIMITS.contextElements).map((t) => ({ type: 'mrkdwn', text: truncate(t, LIMITS.contextText), verbatim: true })) };
+}
+
+/**
+ * What a person typed, shown back literally: a plain-text element (no formatting, no links, no
+ * mentions: "*bold*" stays "*bold*"), after a label in mrkdwn that ragask wrote.
+ */
+function echo(label: string, userText: string, max: number): ContextBlock {
+  return {
+    type: 'context',
+    elements: [
+      { type: 'mrkdwn', text: label, verbatim: true },
+      { type: 'plain_text', text: truncate(userText.replace(/\s+/g, ' ').trim() || '…', max), emoji: false },
+    ],
+  };
 }
 
 function button(text: string, actionId: string, value: string, style?: 'primary' | 'danger'): Button {
@@ -71,7 +87,7 @@ export function answerMessage(r: EngineResult, opts: AnswerOptions): Message {
   const blocks: KnownBlock[] = [];
   const asked = r.asked ?? r.question;
   for (const n of opts.notes ?? []) blocks.push(context(n));
-  if (opts.echoQuestion) blocks.push(section(`${opts.askedBy ? `<@${opts.askedBy}> asked` : 'Question'}: _${safeText(asked, 2500)}_`));
+  if (opts.echoQuestion) blocks.push(echo(`${opts.askedBy ? `<@${opts.askedBy}> asked` : 'Question'}:`, asked, 2500));
 
   let headline: string;
   if (a.value === null) {
@@ -182,7 +198,7 @@ export function fit(m: Message): Message {
 }
 
 export function workingMessage(question: string): Message {
-  return { text: 'Looking through the documents…', blocks: [context(`:mag: Looking through the documents for _${safeText(question, 300)}_ …`)] };
+  return { text: 'Looking through the documents…', blocks: [echo(':mag: Looking through the documents for', question, 300)] };
 }
 
 export function busyMessage(): Message {
