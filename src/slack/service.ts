@@ -11,6 +11,7 @@ import type { SlackApi } from './api.js';
 import { answerMessage, busyMessage, errorMessage, escapeMrkdwn, noticeMessage, traceMessage, usageMessage, workingMessage, type Message } from './blocks/answer.js';
 import { humanDuration } from './blocks/text.js';
 import { isRawDelivery } from './delivery.js';
+import { isFollowUp } from './follow-up.js';
 import { SlackStore, type StoredState } from './state-store.js';
 
 /** Where a question was asked and by whom: what the answer may see and where it goes. */
@@ -129,6 +130,11 @@ export class SlackService {
 
   mentionsBot(text: string): boolean {
     return !!this.botUserId && text.includes(`<@${this.botUserId}>`);
+  }
+
+  /** A plain reply in a thread ragask answered that is addressed to it (see follow-up.ts). */
+  isFollowUp(channel: string, threadTs: string, user: string, text: string): boolean {
+    return isFollowUp(this.deps.store.getThread(channel, threadTs), user, text);
   }
 
   hasThread(channel: string, threadTs: string): boolean {

@@ -127,6 +127,23 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
     expect(h.logs.some((l) => l.includes('app_rate_limited'))).toBe(true);
   });
 
+  it('leaves people talking in an answered thread alone: a non-asker, or a reply that is not a question', async () => {
+    const first = mention('How long must the PM-5 warm up?', '1000.0020');
+    await deliver(h.port, SECRET, first.body, 'application/json');
+    await answerIn('1000.0020');
+    const before = h.fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '1000.0020').length;
+    const other = eventBody({ type: 'message', channel_type: 'channel', user: 'U5', text: 'what about the PM-7?', ts: '1000.0021', thread_ts: '1000.0020', channel: 'C1', event_ts: '1000.0021' });
+    const thanks = eventBody({ type: 'message', channel_type: 'channel', user: 'U1', text: 'thanks, that helps', ts: '1000.0022', thread_ts: '1000.0020', channel: 'C1', event_ts: '1000.0022' });
+    await deliver(h.port, SECRET, other.body, 'application/json');
+    await deliver(h.port, SECRET, thanks.body, 'application/json');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(h.fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '1000.0020')).toHaveLength(before);
+    // a mention pulls ragask back in, from anyone
+    const pulled = eventBody({ type: 'app_mention', user: 'U5', text: '<@UBOT> and the PM-7?', ts: '1000.0023', thread_ts: '1000.0020', channel: 'C1', event_ts: '1000.0023' });
+    await deliver(h.port, SECRET, pulled.body, 'application/json');
+    await h.fake.waitFor(() => (h.fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '1000.0020').length === before + 1 ? true : null), 20_000, 'answer to the mention');
+  });
+
   it('ignores channel messages outside answered threads, and the bot\'s own messages', async () => {
     const n = h.fake.callsOf('chat.postMessage').length;
     const chatter = eventBody({ type: 'message', channel_type: 'channel', user: 'U2', text: 'lunch?', ts: '1000.0008', channel: 'C1' });

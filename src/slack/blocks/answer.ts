@@ -210,7 +210,7 @@ export function usageMessage(prefix?: string): Message {
     prefix ?? '*How to ask ragask*',
     '• `/ragask <question>` — answers in this channel (`/ragask -p <question>` answers only you)',
     '• `@ragask <question>` in a channel, or a direct message — answers in a thread',
-    '• Reply in the thread to ask a follow-up ("and at −40 °C?"); no mention needed',
+    '• Reply in the thread with a question to follow up ("and at −40 °C?"), or mention @ragask there; no mention needed for a question',
     '• `/ragask sources` — which documents this channel can see',
     '• `/ragask help` — this message',
     'Every answer cites its snippets; when the evidence is thin or disagrees, ragask says so.',

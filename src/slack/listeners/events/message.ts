@@ -13,8 +13,9 @@ interface PlainMessage {
 }
 
 /**
- * Direct messages, and follow-ups in threads ragask answered (no mention needed). A message that
- * mentions the bot is left to the app_mention listener, so it is answered once.
+ * Direct messages, and follow-ups in threads ragask answered: a question from someone who asked
+ * there (no mention needed; see follow-up.ts). A message that mentions the bot is left to the
+ * app_mention listener, so it is answered once.
  */
 export function register(app: App, service: SlackService): void {
   app.event('message', async ({ event, body, context }) => {
@@ -25,7 +26,8 @@ export function register(app: App, service: SlackService): void {
     const isDM = m.channel_type === 'im';
     if (!isDM && service.mentionsBot(m.text)) return service.ignoreEvent(body.event_id);
     const threadTs = m.thread_ts ?? m.ts;
-    const followUp = !!m.thread_ts && service.hasThread(m.channel, m.thread_ts);
+    // in a channel, a reply is for ragask only from someone who asked there, and only a question
+    const followUp = !!m.thread_ts && service.isFollowUp(m.channel, m.thread_ts, m.user, m.text);
     if (!isDM && !followUp) return service.ignoreEvent(body.event_id);
     await service.handleQuestion({
       eventId: body.event_id,
