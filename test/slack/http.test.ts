@@ -127,6 +127,15 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
     expect(h.logs.some((l) => l.includes('app_rate_limited'))).toBe(true);
   });
 
+  it('answers in a group DM as in a private channel of its members: a mention, then a follow-up in its thread', async () => {
+    const asked = eventBody({ type: 'app_mention', user: 'U1', text: '<@UBOT> How long must the PM-5 warm up?', ts: '1000.0030', channel: 'G9', channel_type: 'mpim', event_ts: '1000.0030' });
+    await deliver(h.port, SECRET, asked.body, 'application/json');
+    await answerIn('1000.0030', 'G9');
+    const follow = eventBody({ type: 'message', channel_type: 'mpim', user: 'U1', text: 'and how long for the PM-7?', ts: '1000.0031', thread_ts: '1000.0030', channel: 'G9', event_ts: '1000.0031' });
+    await deliver(h.port, SECRET, follow.body, 'application/json');
+    await h.fake.waitFor(() => (h.fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '1000.0030' && c.args.channel === 'G9').length === 2 ? true : null), 20_000, 'follow-up in the group DM');
+  });
+
   it('leaves people talking in an answered thread alone: a non-asker, or a reply that is not a question', async () => {
     const first = mention('How long must the PM-5 warm up?', '1000.0020');
     await deliver(h.port, SECRET, first.body, 'application/json');
