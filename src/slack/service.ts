@@ -42,6 +42,10 @@ export interface ActionInput {
   responseUrl: string | null;
 }
 
+/** Times a question is taken up (first try and the sweep's retries, with backoff) before ragask gives up on it. */
+const MAX_ATTEMPTS = 5;
+const GAVE_UP = 'I could not post an answer to your question here: Slack kept refusing my messages. Please ask again in a little while; if it keeps happening, tell the workspace admin.';
+
 const cutNote = `_Your question was longer than ${MAX_QUESTION_CHARS} characters; I used its first ${MAX_QUESTION_CHARS}._`;
 
 /** Where a Slack question is asked, as the core's access context (the documents' scopes decide). */
@@ -152,6 +156,7 @@ export class SlackService {
     const log = this.deps.log.child({ rid, channel: input.channel, source: input.source });
     let answerTs: string | null = null;
     let status = false;
+    let attempts = 1;
     if (input.eventId) {
       const { eventId: _e, ...payload } = input;
       const claim = store.claimEvent(input.eventId, input.channel, payload);
@@ -160,6 +165,7 @@ export class SlackService {
         return;
       }
       answerTs = claim.messageTs;
+      attempts = claim.attempts;
     }
     try {
       const { question, cut } = this.cleanQuestion(input.text);
@@ -192,8 +198,13 @@ export class SlackService {
         if (answerTs) await api.update({ channel: input.channel, ts: answerTs, ...errorMessage() }).catch(() => undefined);
         else answerTs = await this.post(input, errorMessage()).catch(() => null);
         if (input.eventId) store.finishEvent(input.eventId, 'answered', answerTs);
+      } else if (input.eventId && attempts >= MAX_ATTEMPTS) {
+        // nothing could be posted, time after time: tell the asker plainly, and stop trying
+        log.warn({ eventId: input.eventId, attempts }, 'slack: giving up on a question nothing could be posted for');
+        await api.postEphemeral({ channel: input.channel, user: input.user, ...(input.isDM ? {} : { thread_ts: input.threadTs }), ...noticeMessage(GAVE_UP) }).catch(() => undefined);
+        store.finishEvent(input.eventId, 'answered', null);
       } else if (input.eventId) {
-        // nothing was posted: let Slack's redelivery (or a restart) answer it
+        // nothing was posted: the recovery sweep (with backoff), a redelivery or a restart answers it
         store.releaseEvent(input.eventId);
       }
     }

@@ -43,6 +43,8 @@ export const SLACK_MIGRATIONS: string[] = [
      SELECT id, 'message:' || channel || ':' || message_ts, channel, thread_ts, message_ts, user, value, question, answer, evidence, created_at FROM feedback;
    DROP TABLE feedback;
    ALTER TABLE feedback_v2 RENAME TO feedback;`,
+  // v3: how often an event was taken up, for the recovery sweep's backoff and for giving up
+  `ALTER TABLE slack_events ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;`,
 ];
 
 export interface Turn {
@@ -91,7 +93,7 @@ export interface FeedbackRow {
 }
 
 /** A claimed event: new to this process, with the message already posted for it if a dead process had. */
-export type EventClaim = { status: 'new'; messageTs: string | null } | { status: 'duplicate' };
+export type EventClaim = { status: 'new'; messageTs: string | null; attempts: number } | { status: 'duplicate' };
 
 /** This process, as the owner of the events it is answering. */
 const OWNER = `${process.pid}:${Math.random().toString(36).slice(2, 10)}`;
@@ -146,18 +148,18 @@ export class SlackStore {
     if (this.inflight.has(eventId)) return { status: 'duplicate' };
     const t = this.now();
     const claim = this.db.transaction((): EventClaim => {
-      const row = this.db.prepare('SELECT status, owner, answer_ts, updated_at FROM slack_events WHERE event_id = ?').get(eventId) as
-        | { status: string; owner: string | null; answer_ts: string | null; updated_at: number }
+      const row = this.db.prepare('SELECT status, owner, answer_ts, updated_at, attempts FROM slack_events WHERE event_id = ?').get(eventId) as
+        | { status: string; owner: string | null; answer_ts: string | null; updated_at: number; attempts: number }
         | undefined;
       if (!row) {
         this.db
-          .prepare("INSERT INTO slack_events (event_id, status, channel, owner, payload, created_at, updated_at) VALUES (?, 'received', ?, ?, ?, ?, ?)")
+          .prepare("INSERT INTO slack_events (event_id, status, channel, owner, payload, created_at, updated_at, attempts) VALUES (?, 'received', ?, ?, ?, ?, ?, 1)")
           .run(eventId, channel, OWNER, payload === null ? null : JSON.stringify(payload), t, t);
-        return { status: 'new', messageTs: null };
+        return { status: 'new', messageTs: null, attempts: 1 };
       }
       if (row.status === 'received' && (!ownerAlive(row.owner) || row.owner === OWNER || t - row.updated_at >= staleMs)) {
-        this.db.prepare('UPDATE slack_events SET owner = ?, updated_at = ? WHERE event_id = ?').run(OWNER, t, eventId);
-        return { status: 'new', messageTs: row.answer_ts };
+        this.db.prepare('UPDATE slack_events SET owner = ?, updated_at = ?, attempts = attempts + 1 WHERE event_id = ?').run(OWNER, t, eventId);
+        return { status: 'new', messageTs: row.answer_ts, attempts: row.attempts + 1 };
       }
       return { status: 'duplicate' };
     })();
@@ -196,13 +198,14 @@ export class SlackStore {
    * them now (Slack does not redeliver an event that was acknowledged). Only recent ones: an answer
    * hours late would surprise more than help, and a question that keeps failing is not retried at
    * every start forever. `minIdleMs` leaves alone a row touched that recently (a delivery this
-   * process recorded and is about to claim).
+   * process recorded and is about to claim), doubled for each further attempt already made.
    */
   orphanedEvents(maxAgeMs = 3600_000, minIdleMs = 0): { eventId: string; payload: unknown }[] {
     const t = this.now();
     const rows = this.db
-      .prepare("SELECT event_id, owner, payload FROM slack_events WHERE status = 'received' AND payload IS NOT NULL AND created_at >= ? AND updated_at <= ?")
-      .all(t - maxAgeMs, t - minIdleMs) as { event_id: string; owner: string | null; payload: string }[];
+      // the idle time doubles with each attempt already made (backoff), up to 64 times
+      .prepare("SELECT event_id, owner, payload FROM slack_events WHERE status = 'received' AND payload IS NOT NULL AND created_at >= ? AND updated_at <= ? - ? * (1 << MIN(MAX(attempts - 1, 0), 6))")
+      .all(t - maxAgeMs, t, minIdleMs) as { event_id: string; owner: string | null; payload: string }[];
     return rows.filter((r) => !this.inflight.has(r.event_id) && !ownerAlive(r.owner)).map((r) => ({ eventId: r.event_id, payload: JSON.parse(r.payload) as unknown }));
   }
 

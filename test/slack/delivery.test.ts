@@ -66,6 +66,25 @@ describe('nothing acknowledged is lost (real Bolt over loopback)', () => {
     await h.fake.waitFor(() => (h.slack.store.eventStatus(eventId) === 'answered' ? true : null), 30_000, 'answered');
   }, 60_000);
 
+  it('retries with backoff, then tells the asker privately and stops when nothing can ever be posted', async () => {
+    const h = await startHarness({ orphanSweep: { everyMs: 50, idleMs: 20 } });
+    open.push(h);
+    h.fake.fail('chat.postMessage', 'internal_error', 1000);
+    const { body: b, eventId } = eventBody({ type: 'app_mention', user: 'U3', text: '<@UBOT> How long must the PM-5 warm up?', ts: '7000.0003', channel: 'C3', event_ts: '7000.0003' });
+    await deliver(h.port, SECRET, b, 'application/json');
+    const told = await h.fake.waitFor(() => h.fake.callsOf('chat.postEphemeral').find((c) => c.args.user === 'U3' && /could not post an answer/.test(blocksText(c.args.blocks))), 30_000, 'the asker told');
+    expect(told.args.channel).toBe('C3');
+    expect(h.slack.store.eventStatus(eventId)).toBe('answered');
+    // five tries in all, spaced out (20, 40, 80, 160 ms idle at least), and none after giving up
+    const tries = () => h.fake.callsOf('chat.postMessage').filter((c) => c.args.channel === 'C3').length;
+    expect(tries()).toBe(5);
+    const at = h.fake.callsOf('chat.postMessage').filter((c) => c.args.channel === 'C3').map((c) => c.at);
+    for (let i = 2; i < at.length; i++) expect(at[i]! - at[i - 1]!).toBeGreaterThanOrEqual(20 * 2 ** (i - 1) - 5);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(tries()).toBe(5);
+    h.fake.fail('chat.postMessage', 'internal_error', 0);
+  }, 60_000);
+
   it('does not replay what the listeners leave alone', async () => {
     const h = open.at(-1)!;
     const { body: b, eventId } = eventBody({ type: 'message', channel_type: 'channel', user: 'U2', text: 'thanks all', ts: '7000.0004', thread_ts: '6999.0001', channel: 'C1' });

@@ -57,7 +57,7 @@ describe('SlackStore', () => {
     // and the upgraded tables take the new kinds of rows
     store.addFeedback(feedback('C1:1.1:1.2:a', 'U9', 'helpful'));
     expect(store.listFeedback()).toHaveLength(2);
-    expect(store.claimEvent('EvNew', 'C1', { text: 'hi' })).toEqual({ status: 'new', messageTs: null });
+    expect(store.claimEvent('EvNew', 'C1', { text: 'hi' })).toEqual({ status: 'new', messageTs: null, attempts: 1 });
   });
 
   it('lists as orphaned only the unanswered events of processes that are gone', () => {
