@@ -11,6 +11,8 @@
 //   --heap-mb H       cap the server's V8 heap at H MB (a leak then ends the run instead of growing RSS)
 //   --live-heap       run the soak's server in this process and record its live heap after a forced
 //                     collection every 250 questions (RSS alone cannot tell lazy GC from a leak)
+//   --sustain S       then S more questions at a steady --qps, paced to Slack's tiers (default 0)
+//   --qps Q           the sustained rate, questions per second (default 1)
 //   --json FILE       also write the figures as JSON
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -34,13 +36,15 @@ const { ingest } = await import(path.join(ROOT, 'dist', 'ingest', 'ingest.js'));
 const { createSlackApp } = await import(path.join(ROOT, 'dist', 'slack', 'app.js'));
 const { createLogger } = await import(path.join(ROOT, 'dist', 'log.js'));
 
-const usage = fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 14).map((l) => l.replace(/^\/\/ ?/, '')).join('\n');
+const usage = fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 16).map((l) => l.replace(/^\/\/ ?/, '')).join('\n');
 let opt;
 try {
   ({ values: opt } = parseArgs({
     options: {
       questions: { type: 'string', default: '50' },
       soak: { type: 'string', default: '0' },
+      sustain: { type: 'string', default: '0' },
+      qps: { type: 'string', default: '1' },
       corpus: { type: 'string', default: 'both' },
       'rate-limits': { type: 'string', default: 'slack' },
       json: { type: 'string' },
@@ -59,9 +63,13 @@ if (opt.help) {
 }
 const N = Number(opt.questions);
 const SOAK = Number(opt.soak);
+const SUSTAIN = Number(opt.sustain);
+const QPS = Number(opt.qps);
 const badOption = [
   !(Number.isInteger(N) && N > 0) && `--questions must be a whole number above 0 (got "${opt.questions}")`,
   !(Number.isInteger(SOAK) && SOAK >= 0) && `--soak must be a whole number (got "${opt.soak}")`,
+  !(Number.isInteger(SUSTAIN) && SUSTAIN >= 0) && `--sustain must be a whole number (got "${opt.sustain}")`,
+  !(QPS > 0 && QPS <= 50) && `--qps must be a number above 0, at most 50 (got "${opt.qps}")`,
   !['sample', 'shared', 'both'].includes(opt.corpus) && `--corpus must be sample, shared or both (got "${opt.corpus}")`,
   !['slack', 'off'].includes(opt['rate-limits']) && `--rate-limits must be slack or off (got "${opt['rate-limits']}")`,
   opt['heap-mb'] !== undefined && !(Number.isInteger(Number(opt['heap-mb'])) && Number(opt['heap-mb']) >= 32) && `--heap-mb must be a whole number of MB, at least 32 (got "${opt['heap-mb']}")`,
@@ -172,24 +180,34 @@ function tracker(fake) {
   const posts = new Map(); // thread ts → count
   const answers = new Map(); // thread ts → [times]
   let busy = 0;
+  const record = (thread) => {
+    const list = answers.get(thread) ?? [];
+    list.push(Date.now());
+    answers.set(thread, list);
+  };
+  let asNew = 0;
   fake.hooks.push((call) => {
+    const isAnswer = JSON.stringify(call.args.blocks ?? []).includes('Confidence');
+    // an answer posted as a new message in its thread (the update tier spent)
+    if (call.method === 'chat.postMessage' && isAnswer && sent.has(call.args.thread_ts)) {
+      asNew++;
+      record(call.args.thread_ts);
+      return;
+    }
     if (call.method === 'chat.postMessage' && call.args.thread_ts && sent.has(call.args.thread_ts)) {
       posts.set(call.args.thread_ts, (posts.get(call.args.thread_ts) ?? 0) + 1);
       // the stand-in answers after the hook: its ts is the next one it hands out
       queueMicrotask(() => call.result && placeholders.set(call.result.ts, call.args.thread_ts));
     }
-    if (call.method === 'chat.update' && JSON.stringify(call.args.blocks ?? []).includes('Confidence')) {
+    if (call.method === 'chat.update' && isAnswer) {
       setImmediate(() => {
         const thread = placeholders.get(call.args.ts);
-        if (!thread) return;
-        const list = answers.get(thread) ?? [];
-        list.push(Date.now());
-        answers.set(thread, list);
+        if (thread) record(thread);
       });
     }
     if (call.method === 'chat.postEphemeral' && JSON.stringify(call.args.blocks ?? []).includes('queued')) busy++;
   });
-  return { sent, posts, answers, busy: () => busy };
+  return { sent, posts, answers, busy: () => busy, asNew: () => asNew };
 }
 
 let threadSeq = 0;
@@ -244,6 +262,52 @@ async function burst(kind, prep) {
     return r;
   } finally {
     clearInterval(sampler);
+    child.stoppedByBench = true;
+    child.kill('SIGTERM');
+    await fake.stop();
+  }
+}
+
+/** SUSTAIN questions at a steady QPS, Slack's tiers on: what a busy team gets over minutes. */
+async function sustained(kind, prep) {
+  const fake = new FakeSlack();
+  await fake.start();
+  const { child, port } = await startServer(prep.dataDir, fake, 'slack');
+  const t = tracker(fake);
+  try {
+    const warm = await ask(port, t, prep.questions[0], 'CWARM');
+    await until(() => t.answers.has(warm), 60_000, 'warm-up answer');
+    const asNewBefore = t.asNew();
+    const start = Date.now();
+    const threads = [];
+    const acks = [];
+    for (let i = 0; i < SUSTAIN; i++) {
+      const due = start + (i * 1000) / QPS;
+      await new Promise((r) => setTimeout(r, Math.max(0, due - Date.now())));
+      const t0 = Date.now();
+      const sending = ask(port, t, prep.questions[i % prep.questions.length], `CU${i % 10}`).then((ts) => {
+        acks.push(Date.now() - t0);
+        return ts;
+      });
+      threads.push(sending);
+    }
+    const all = await Promise.all(threads);
+    await until(() => all.every((ts) => t.answers.has(ts)), 600_000, `${SUSTAIN} sustained answers`);
+    await new Promise((r) => setTimeout(r, 1000));
+    const latencies = all.map((ts) => t.answers.get(ts)[0] - t.sent.get(ts));
+    const r = {
+      corpus: kind,
+      questions: SUSTAIN,
+      qps: QPS,
+      seconds: +((Date.now() - start) / 1000).toFixed(1),
+      exactlyOnce: all.every((ts) => t.posts.get(ts) === 1 && t.answers.get(ts).length === 1),
+      answersAsNewMessage: t.asNew() - asNewBefore,
+      latencyMs: { p50: pct(latencies, 50), p95: pct(latencies, 95), p99: pct(latencies, 99) },
+      ackMs: { p50: pct(acks, 50), p99: pct(acks, 99), max: Math.max(...acks) },
+    };
+    say(`sustained ${kind}: ${JSON.stringify(r)}`);
+    return r;
+  } finally {
     child.stoppedByBench = true;
     child.kill('SIGTERM');
     await fake.stop();
@@ -314,7 +378,7 @@ async function soak(kind, prep) {
 }
 
 const corpora = opt.corpus === 'both' ? ['sample', 'shared'] : [opt.corpus];
-const results = { machine: `${os.cpus()[0]?.model ?? 'cpu'} × ${os.availableParallelism()}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.versions.node}`, bursts: [], soaks: [] };
+const results = { machine: `${os.cpus()[0]?.model ?? 'cpu'} × ${os.availableParallelism()}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.versions.node}`, bursts: [], sustained: [], soaks: [] };
 for (const kind of corpora) {
   if (kind === 'shared' && !fs.existsSync(sharedDir)) {
     say(`${sharedDir} not found; skipping the shared corpus`);
@@ -322,6 +386,7 @@ for (const kind of corpora) {
   }
   const prep = await prepare(kind);
   results.bursts.push(await burst(kind, prep));
+  if (SUSTAIN > 0) results.sustained.push(await sustained(kind, prep));
   if (SOAK > 0) results.soaks.push(await soak(kind, prep));
 }
 const lines = [
@@ -331,6 +396,10 @@ const lines = [
   '| --- | --- | --- | --- | --- | --- | --- | --- |',
   ...results.bursts.map((b) => `| ${b.corpus} | ${b.documents} / ${b.windows} | ${b.questions} | ${b.exactlyOnce ? 'yes' : 'NO'} (${b.answered}) | ${b.busyNotices} | ${b.throughputPerS} | ${b.latencyMs.p50} / ${b.latencyMs.p95} / ${b.latencyMs.p99} | ${b.peakRssMb} |`),
 ];
+if (results.sustained.length) {
+  lines.push('', '| sustained corpus | questions | rate q/s | answered exactly once | answers as new messages | latency p50 / p95 / p99 ms | ack p50 / p99 / max ms |', '| --- | --- | --- | --- | --- | --- | --- |');
+  for (const u of results.sustained) lines.push(`| ${u.corpus} | ${u.questions} | ${u.qps} | ${u.exactlyOnce ? 'yes' : 'NO'} | ${u.answersAsNewMessage} | ${u.latencyMs.p50} / ${u.latencyMs.p95} / ${u.latencyMs.p99} | ${u.ackMs.p50} / ${u.ackMs.p99} / ${u.ackMs.max} |`);
+}
 if (results.soaks.length) {
   lines.push('', '| soak corpus | questions | seconds | answered exactly once | RSS MB at 10% / 50% / 100% | peak RSS MB |', '| --- | --- | --- | --- | --- | --- |');
   for (const s of results.soaks) lines.push(`| ${s.corpus} | ${s.questions} | ${s.seconds} | ${s.exactlyOnce ? 'yes' : 'NO'} | ${s.rssMb.at10pct} / ${s.rssMb.at50pct} / ${s.rssMb.at100pct} | ${s.rssMb.peak} |`);
@@ -338,5 +407,5 @@ if (results.soaks.length) {
 }
 process.stdout.write(`${lines.join('\n')}\n`);
 if (opt.json) fs.writeFileSync(opt.json, `${JSON.stringify(results, null, 2)}\n`);
-const failed = results.bursts.some((b) => !b.exactlyOnce) || results.soaks.some((s) => !s.exactlyOnce);
+const failed = results.bursts.some((b) => !b.exactlyOnce) || results.sustained.some((u) => !u.exactlyOnce) || results.soaks.some((s) => !s.exactlyOnce);
 process.exitCode = failed ? 1 : 0;

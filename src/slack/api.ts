@@ -15,6 +15,9 @@ export interface TierLimits {
   tier4PerMinute: number;
 }
 
+/** How often a deferred update checks whether the update tier is free again. */
+const IDLE_RECHECK_MS = 1000;
+
 export const SLACK_TIERS: TierLimits = { postMessagePerChannelMs: 1000, tier3PerMinute: 50, tier4PerMinute: 100 };
 
 /** No pacing: for a local stand-in of Slack only (RAGASK_SLACK_RATE_LIMITS=off). 429s are still honoured. */
@@ -149,7 +152,42 @@ export class SlackApi {
     });
   }
 
+  /**
+   * Whether a chat.update now would wait: the tier's bucket is empty or updates are already queued.
+   * Under a sustained burst an answer then goes out as a new message instead (see SlackService).
+   */
+  async updateBacklogged(): Promise<boolean> {
+    const left = await this.tier3.currentReservoir();
+    const c = this.tier3.counts();
+    return (left !== null && left <= 0) || c.QUEUED > 0 || c.RECEIVED > 0;
+  }
+
+  private readonly whenIdle: ChatUpdateArguments[] = [];
+  private stopped = false;
+
+  /**
+   * An update that may wait for a quiet moment (a placeholder saying the answer is below): sent
+   * only while no other update waits, so it never delays an answer; dropped at shutdown.
+   */
+  updateWhenIdle(args: ChatUpdateArguments): void {
+    this.whenIdle.push(args);
+    if (this.whenIdle.length === 1) void this.flushWhenIdle();
+  }
+
+  private async flushWhenIdle(): Promise<void> {
+    while (this.whenIdle.length && !this.stopped) {
+      if (await this.updateBacklogged()) {
+        await new Promise((r) => setTimeout(r, IDLE_RECHECK_MS).unref());
+        continue;
+      }
+      await this.update(this.whenIdle[0]!).catch((e: unknown) => this.log.warn({ err: e }, 'slack: a deferred update failed'));
+      this.whenIdle.shift();
+    }
+  }
+
   async stop(): Promise<void> {
+    this.stopped = true;
+    this.whenIdle.length = 0;
     await Promise.all([this.tier3.stop({ dropWaitingJobs: false }), this.tier4.stop({ dropWaitingJobs: false })]);
     await Promise.all(this.postByChannel.limiters().map((l) => l.limiter.stop({ dropWaitingJobs: false })));
   }

@@ -219,6 +219,15 @@ export class SlackService {
     const key = store.saveState({ channel: origin.channel, threadTs: origin.threadTs, messageTs: placeholderTs ?? 'pending', owner: origin.user, result });
     const msg = answerMessage(result, { stateKey: key, notes: cut ? [cutNote] : [] });
     const turn = { user: origin.user, question: result.asked ?? result.question, result };
+    if (placeholderTs && (await api.updateBacklogged())) {
+      // Slack's update tier is spent (a sustained burst): the answer goes out now as a new message
+      // in the thread, and the placeholder points to it once updates are free again
+      const messageTs = await this.post(origin, msg);
+      store.setStateMessage(key, messageTs);
+      store.addTurn(origin.channel, origin.threadTs, { ...turn, messageTs });
+      api.updateWhenIdle({ channel: origin.channel, ts: placeholderTs, ...noticeMessage('Answered in the next message of this thread.') });
+      return messageTs;
+    }
     if (placeholderTs) {
       // the thread knows the turn before the answer shows, so a reply to it is already a follow-up
       store.addTurn(origin.channel, origin.threadTs, { ...turn, messageTs: placeholderTs });

@@ -3,6 +3,7 @@ import { openCore, type Core } from '../../src/core.js';
 import { ingest } from '../../src/ingest/ingest.js';
 import { createLogger } from '../../src/log.js';
 import { createSlackApp, type SlackAppHandle } from '../../src/slack/app.js';
+import type { TierLimits } from '../../src/slack/api.js';
 import { SAMPLE_DIR, tempDir, testConfig } from '../helpers.js';
 import { FakeSlack } from '../../src/slack/stand-in.js';
 import type { SettingName } from '../../src/config.js';
@@ -25,7 +26,7 @@ export interface Harness {
 }
 
 /** The real Bolt app over loopback, on a sample-corpus core, talking to a fake Slack. */
-export async function startHarness(opts: { mode?: 'http' | 'socket'; overrides?: Partial<Record<SettingName, unknown>>; fast?: boolean; dir?: string; ingestSample?: boolean; orphanSweep?: { everyMs: number; idleMs: number } } = {}): Promise<Harness> {
+export async function startHarness(opts: { mode?: 'http' | 'socket'; overrides?: Partial<Record<SettingName, unknown>>; fast?: boolean; dir?: string; ingestSample?: boolean; orphanSweep?: { everyMs: number; idleMs: number }; tiers?: TierLimits } = {}): Promise<Harness> {
   const fake = new FakeSlack();
   await fake.start();
   if (opts.mode === 'socket') await fake.startSocketMode();
@@ -46,7 +47,8 @@ export async function startHarness(opts: { mode?: 'http' | 'socket'; overrides?:
   const logs: string[] = [];
   const log = createLogger({ level: 'debug', destination: { write: (l: string) => logs.push(l) } as unknown as NodeJS.WritableStream, secrets: [BOT, SECRET, APP_TOKEN] });
   // Real Slack tiers would make each test wait a second per message; one test checks the real spacing.
-  const slack = createSlackApp(core, config, log, { ...(opts.fast !== false ? { tiers: { postMessagePerChannelMs: 20, tier3PerMinute: 1000, tier4PerMinute: 1000 } } : {}), ...(opts.orphanSweep ? { orphanSweep: opts.orphanSweep } : {}) });
+  const fastTiers = opts.fast !== false ? { tiers: { postMessagePerChannelMs: 20, tier3PerMinute: 1000, tier4PerMinute: 1000 } } : {};
+  const slack = createSlackApp(core, config, log, { ...fastTiers, ...(opts.tiers ? { tiers: opts.tiers } : {}), ...(opts.orphanSweep ? { orphanSweep: opts.orphanSweep } : {}) });
   const { port } = await slack.start();
   return {
     fake,
