@@ -1,28 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import type { Config } from '../config.js';
-import type { Core } from '../core.js';
 import { boundQuestion, MAX_QUESTION_CHARS } from '../engine/hops.js';
 import { EngineQueue } from '../engine/queue.js';
-import { redactResult } from '../engine/redact.js';
 import type { EngineResult } from '../engine/types.js';
 import type { Logger } from '../log.js';
 import type { AccessContext } from '../store/access.js';
-import type { SlackApi } from './api.js';
-import { answerMessage, busyMessage, errorMessage, escapeMrkdwn, noticeMessage, traceMessage, usageMessage, workingMessage, type Message } from './blocks/answer.js';
-import { humanDuration } from './blocks/text.js';
+import { answerMessage, busyMessage, errorMessage, escapeMrkdwn, noticeMessage, usageMessage, workingMessage, type Message } from './blocks/answer.js';
+import { ButtonFlow } from './button-flow.js';
 import { isRawDelivery } from './delivery.js';
 import { isFollowUp } from './follow-up.js';
-import { SlackStore, type StoredState } from './state-store.js';
+import { accessOf, type ActionInput, type Origin, type ServiceDeps } from './context.js';
 
-/** Where a question was asked and by whom: what the answer may see and where it goes. */
-export interface Origin {
-  channel: string;
-  user: string;
-  /** The thread the answer goes in (the question's ts when it starts one). */
-  threadTs: string;
-  isDM: boolean;
-  teamId?: string;
-}
+export { accessOf, type ActionInput, type Origin, type ServiceDeps } from './context.js';
+
 
 export interface QuestionInput extends Origin {
   /** Slack's event id, for answering each delivery once; null for slash commands. */
@@ -31,16 +20,6 @@ export interface QuestionInput extends Origin {
   source: 'mention' | 'dm' | 'thread' | 'command';
 }
 
-export interface ActionInput {
-  user: string;
-  channel: string;
-  /** The JSON the button carries: the state key and, for suggestions, the index. */
-  value: string;
-  /** The message the button is on. */
-  messageTs: string | null;
-  ephemeral: boolean;
-  responseUrl: string | null;
-}
 
 /** Times a question is taken up (first try and the sweep's retries, with backoff) before ragask gives up on it. */
 const MAX_ATTEMPTS = 5;
@@ -48,32 +27,24 @@ const GAVE_UP = 'I could not post an answer to your question here: Slack kept re
 
 const cutNote = `_Your question was longer than ${MAX_QUESTION_CHARS} characters; I used its first ${MAX_QUESTION_CHARS}._`;
 
-/** Where a Slack question is asked, as the core's access context (the documents' scopes decide). */
-export function accessOf(origin: Origin): AccessContext {
-  return { kind: 'slack', channel: origin.channel, user: origin.user, isDM: origin.isDM };
-}
 
-export interface ServiceDeps {
-  core: Core;
-  config: Config;
-  api: SlackApi;
-  store: SlackStore;
-  log: Logger;
-  queue?: EngineQueue;
-}
 
 
 /**
- * Everything the Slack listeners do, in one place and free of Bolt: listeners parse a payload and
- * call one method here; this calls the core (through the bounded engine queue), keeps thread and
- * button state in SQLite, and posts through the rate-limited API.
+ * What the Slack listeners call, free of Bolt: listeners parse a payload and call one method here.
+ * Questions (mentions, DMs, follow-ups, recovered deliveries) and /ragask are answered here,
+ * through the bounded engine queue, with thread state in SQLite and every post through the
+ * rate-limited API; the buttons' flows live in button-flow.ts. Shutdown waits for what is tracked.
  */
 export class SlackService {
   readonly queue: EngineQueue;
   private botUserId: string | null = null;
 
+  private readonly buttons: ButtonFlow;
+
   constructor(private readonly deps: ServiceDeps) {
     this.queue = deps.queue ?? new EngineQueue({ concurrency: deps.config.engineConcurrency, limit: deps.config.queueLimit });
+    this.buttons = new ButtonFlow(deps, this.queue);
   }
 
   /** Handlers still working: a shutdown waits for them, so no answer is left half-published. */
@@ -201,8 +172,8 @@ export class SlackService {
       } else if (input.eventId && attempts >= MAX_ATTEMPTS) {
         // nothing could be posted, time after time: tell the asker plainly, and stop trying
         log.warn({ eventId: input.eventId, attempts }, 'slack: giving up on a question nothing could be posted for');
-        await api.postEphemeral({ channel: input.channel, user: input.user, ...(input.isDM ? {} : { thread_ts: input.threadTs }), ...noticeMessage(GAVE_UP) }).catch(() => undefined);
         store.finishEvent(input.eventId, 'answered', null);
+        await api.postEphemeral({ channel: input.channel, user: input.user, ...(input.isDM ? {} : { thread_ts: input.threadTs }), ...noticeMessage(GAVE_UP) }).catch(() => undefined);
       } else if (input.eventId) {
         // nothing was posted: the recovery sweep (with backoff), a redelivery or a restart answers it
         store.releaseEvent(input.eventId);
@@ -372,161 +343,20 @@ export class SlackService {
     };
   }
 
-  private parseValue(value: string): { k: string; i?: number } | null {
-    try {
-      const v = JSON.parse(value) as { k?: unknown; i?: unknown };
-      if (typeof v.k !== 'string') return null;
-      return typeof v.i === 'number' ? { k: v.k, i: v.i } : { k: v.k };
-    } catch {
-      return null;
-    }
-  }
-
-  /** Tells only the clicker, in the channel (or through the response URL for ephemeral messages). */
-  private async tell(input: ActionInput, text: string, threadTs?: string, mrkdwn = false): Promise<void> {
-    const msg = noticeMessage(text, { mrkdwn });
-    if (input.ephemeral && input.responseUrl) {
-      await this.deps.api.respond(input.responseUrl, { response_type: 'ephemeral', replace_original: false, ...msg });
-      return;
-    }
-    await this.deps.api.postEphemeral({ channel: input.channel, user: input.user, ...(threadTs && threadTs !== 'ephemeral' && threadTs !== input.messageTs ? { thread_ts: threadTs } : {}), ...msg });
-  }
-
-  /** The state behind a button, or a polite reason why it is gone. */
-  private async stateFor(input: ActionInput): Promise<{ state: StoredState; index: number | undefined } | null> {
-    const v = this.parseValue(input.value);
-    const state = v ? this.deps.store.getState(v.k) : null;
-    if (!v || !state || state.channel !== input.channel) {
-      await this.tell(input, 'This button no longer works (its answer was not found). Please ask again.');
-      return null;
-    }
-    if (state.expired) {
-      await this.tell(input, `This answer's buttons have expired (they last ${humanDuration(this.deps.config.slack.stateTtlMs)}). Please ask again.`, state.threadTs);
-      return null;
-    }
-    return { state, index: v.i };
-  }
-
-  /** Whether `user` took part in the thread of `state` (asked in it). */
-  private isParticipant(state: StoredState, user: string): boolean {
-    const thread = state.threadTs === 'ephemeral' ? null : this.deps.store.getThread(state.channel, state.threadTs);
-    const people = new Set([state.owner, ...(thread?.participants ?? [])]);
-    return people.has(user);
-  }
-
-  private async replace(input: ActionInput, state: StoredState, msg: Message): Promise<void> {
-    if (input.ephemeral && input.responseUrl) {
-      await this.deps.api.respond(input.responseUrl, { response_type: 'ephemeral', replace_original: true, ...msg });
-    } else {
-      await this.deps.api.update({ channel: state.channel, ts: state.messageTs, text: msg.text, blocks: msg.blocks });
-    }
-  }
-
-  /** A suggested-hop button: resume the chain from the stored state and update the message. */
+  /** The button flows (continue, stop, trace, feedback): see button-flow.ts. */
   handleContinue(input: ActionInput): Promise<void> {
-    return this.track(this.continueNow(input));
+    return this.track(this.buttons.continue(input));
   }
 
-  private async continueNow(input: ActionInput): Promise<void> {
-    const found = await this.stateFor(input);
-    if (!found) return;
-    const { state, index } = found;
-    if (!this.isParticipant(state, input.user)) {
-      await this.tell(input, 'Only the people who asked in this thread can choose how it continues. Ask your own question with `/ragask`, or mention me.', state.threadTs);
-      return;
-    }
-    const suggestion = index === undefined ? undefined : state.result.suggestions[index];
-    if (!suggestion) {
-      await this.tell(input, 'That suggestion is not part of this answer any more.', state.threadTs);
-      return;
-    }
-    if (!this.deps.store.useState(state.key, input.user)) {
-      const again = this.deps.store.getState(state.key);
-      await this.tell(input, `This answer was already continued${again?.usedBy ? ` by <@${escapeMrkdwn(again.usedBy)}>` : ''}; see the updated message.`, state.threadTs, true);
-      return;
-    }
-    const origin: Origin = { channel: state.channel, user: input.user, threadTs: state.threadTs, isDM: input.channel.startsWith('D') };
-    await this.replace(input, state, workingMessage(`continuing with ${suggestion.entity}`));
-    // a /ragask answer in the channel keeps showing who asked what
-    const header = state.threadTs === state.messageTs ? { echoQuestion: true, askedBy: state.owner } : {};
-    try {
-      const result = await this.queue.run(() => this.deps.core.engine.resume(state.result, index!, this.access(origin)));
-      const key = this.deps.store.saveState({ channel: state.channel, threadTs: state.threadTs, messageTs: state.messageTs, owner: state.owner, result });
-      await this.replace(input, state, answerMessage(result, { stateKey: key, ...header }));
-      if (state.threadTs !== 'ephemeral') this.deps.store.addTurn(state.channel, state.threadTs, { user: input.user, question: result.question, messageTs: state.messageTs, result });
-    } catch (e) {
-      this.deps.log.error({ err: e }, 'slack: resuming failed');
-      // the answer stays as it was, buttons and all, so someone can try again
-      this.deps.store.unuseState(state.key);
-      await this.replace(input, state, answerMessage(state.result, { stateKey: state.key, ...header, notes: [':warning: _Continuing failed; the error was logged. Try again in a moment._'] })).catch(() => undefined);
-    }
-  }
-
-  /** "Stop here": keep the answer as it is, without the suggestions. */
   handleStop(input: ActionInput): Promise<void> {
-    return this.track(this.stopNow(input));
+    return this.track(this.buttons.stop(input));
   }
 
-  private async stopNow(input: ActionInput): Promise<void> {
-    const found = await this.stateFor(input);
-    if (!found) return;
-    const { state } = found;
-    if (!this.isParticipant(state, input.user)) {
-      await this.tell(input, 'Only the people who asked in this thread can stop it.', state.threadTs);
-      return;
-    }
-    if (!this.deps.store.useState(state.key, input.user)) {
-      await this.tell(input, 'This answer was already continued or stopped.', state.threadTs);
-      return;
-    }
-    const key = this.deps.store.saveState({ channel: state.channel, threadTs: state.threadTs, messageTs: state.messageTs, owner: state.owner, result: { ...state.result, suggestions: [] } });
-    const header = state.threadTs === state.messageTs ? { echoQuestion: true, askedBy: state.owner } : {};
-    await this.replace(input, state, answerMessage({ ...state.result, suggestions: [] }, { stateKey: key, ...header, footer: `Stopped here by <@${escapeMrkdwn(input.user)}>` }));
-  }
-
-  /** "Show trace": every hop's state, shown only to whoever asked for it. */
   handleTrace(input: ActionInput): Promise<void> {
-    return this.track(this.traceNow(input));
-  }
-
-  private async traceNow(input: ActionInput): Promise<void> {
-    const found = await this.stateFor(input);
-    if (!found) return;
-    const msg = traceMessage(this.visibleTo(found.state.result, { channel: input.channel, user: input.user, threadTs: found.state.threadTs, isDM: input.channel.startsWith('D') }));
-    if (input.ephemeral && input.responseUrl) await this.deps.api.respond(input.responseUrl, { response_type: 'ephemeral', replace_original: false, ...msg });
-    else
-      await this.deps.api.postEphemeral({
-        channel: input.channel,
-        user: input.user,
-        ...(found.state.threadTs !== 'ephemeral' && found.state.threadTs !== found.state.messageTs ? { thread_ts: found.state.threadTs } : {}),
-        ...msg,
-      });
-  }
-
-  /** A stored result as a given person, where they are, may see it. */
-  visibleTo(result: EngineResult, origin: Origin): EngineResult {
-    return redactResult(result, this.deps.core.access.resolve(this.access(origin)));
+    return this.track(this.buttons.trace(input));
   }
 
   handleFeedback(input: ActionInput, value: 'helpful' | 'not_helpful'): Promise<void> {
-    return this.track(this.feedbackNow(input, value));
-  }
-
-  private async feedbackNow(input: ActionInput, value: 'helpful' | 'not_helpful'): Promise<void> {
-    const found = await this.stateFor(input);
-    if (!found) return;
-    const r = found.state.result;
-    this.deps.store.addFeedback({
-      stateKey: found.state.key,
-      channel: found.state.channel,
-      threadTs: found.state.threadTs,
-      messageTs: found.state.messageTs,
-      user: input.user,
-      value,
-      question: r.asked ?? r.question,
-      answer: r.answer.value ?? r.answer.sentence ?? '(no answer)',
-      evidence: r.evidence.slice(0, 10).map((s) => s.chunkId),
-    });
-    await this.tell(input, value === 'helpful' ? 'Thanks — noted as helpful.' : 'Thanks — noted as not helpful; it helps improve the answers.', found.state.threadTs);
+    return this.track(this.buttons.feedback(input, value));
   }
 }

@@ -1,0 +1,44 @@
+import type { Config } from '../config.js';
+import type { Core } from '../core.js';
+import type { EngineQueue } from '../engine/queue.js';
+import type { Logger } from '../log.js';
+import type { AccessContext } from '../store/access.js';
+import type { SlackApi } from './api.js';
+import type { SlackStore } from './state-store.js';
+
+// What the Slack flows (questions and commands in service.ts, buttons in button-flow.ts) share.
+
+/** Where a question was asked and by whom: what the answer may see and where it goes. */
+export interface Origin {
+  channel: string;
+  user: string;
+  /** The thread the answer goes in (the question's ts when it starts one). */
+  threadTs: string;
+  isDM: boolean;
+  teamId?: string;
+}
+
+export interface ActionInput {
+  user: string;
+  channel: string;
+  /** The JSON the button carries: the state key and, for suggestions, the index. */
+  value: string;
+  /** The message the button is on. */
+  messageTs: string | null;
+  ephemeral: boolean;
+  responseUrl: string | null;
+}
+
+/** Where a Slack question is asked, as the core's access context (the documents' scopes decide). */
+export function accessOf(origin: Origin): AccessContext {
+  return { kind: 'slack', channel: origin.channel, user: origin.user, isDM: origin.isDM };
+}
+
+export interface ServiceDeps {
+  core: Core;
+  config: Config;
+  api: SlackApi;
+  store: SlackStore;
+  log: Logger;
+  queue?: EngineQueue;
+}
