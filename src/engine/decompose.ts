@@ -3,7 +3,7 @@ import { dot } from '../models/encoder.js';
 import type { MaskedLM } from '../models/masked-lm.js';
 import { MASK } from '../models/masked-lm.js';
 import { analyze, isStopword, type Analysis, type Mention } from '../models/nlp.js';
-import { docIdsJson, type Store } from '../store/store.js';
+import type { Store } from '../store/store.js';
 import { ftsQuery } from './fts-query.js';
 import type { Candidate } from './retrieve.js';
 import type { CandidateRef } from './types.js';
@@ -138,7 +138,6 @@ export class Decomposer {
     const all = ftsQuery(entity).split(' OR ').join(' ');
     const result: EntityLinks = { df: 0, targets: [] };
     if (terms.length && all) {
-      const db = this.deps.store.db;
       const want = new Set(terms);
       const jaccard = (text: string) => {
         const have = termSet(text);
@@ -147,33 +146,26 @@ export class Decomposer {
         return inter < want.size ? 0 : inter / (want.size + have.size - inter);
       };
       // Only documents the asker may see count, for the frequency behind IDF and for link targets.
-      const only = allowed ? ' AND c.doc_id IN (SELECT value FROM json_each(?))' : '';
-      const params: unknown[] = allowed ? [all, docIdsJson(allowed)] : [all];
-      result.df = (db.prepare(`SELECT count(*) AS n FROM chunks_fts f JOIN chunks c ON c.id = f.rowid WHERE chunks_fts MATCH ?${only}`).get(...params) as { n: number }).n;
-      const rows = db
-        .prepare(
-          `SELECT f.rowid AS chunk_id, d.id AS doc_id, d.title, c.heading_path FROM chunks_fts f JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.doc_id
-           WHERE chunks_fts MATCH ?${only} ORDER BY bm25(chunks_fts, 4.0, 2.0, 1.0) LIMIT 60`,
-        )
-        .all(...params) as { chunk_id: number; doc_id: number; title: string; heading_path: string }[];
+      const mentions = this.deps.store.textMentions(all, 60, allowed);
+      result.df = mentions.df;
       const byDoc = new Map<number, LinkTarget>();
       const mentionChunks = new Map<number, number[]>();
-      for (const r of rows) {
+      for (const r of mentions.hits) {
         const titleLink = jaccard(r.title.replace(/\s*\([^)]*\)\s*$/, ''));
-        const headings = JSON.parse(r.heading_path) as string[];
+        const headings = r.headingPath;
         const headingLink = HEADING_LINK * Math.max(0, ...headings.map(jaccard));
         let t: LinkTarget;
-        if (titleLink > 0 && titleLink >= headingLink) t = { docId: r.doc_id, title: r.title, link: titleLink, via: 'title', chunkIds: null };
-        else if (headingLink > 0) t = { docId: r.doc_id, title: r.title, link: headingLink, via: 'heading', chunkIds: [r.chunk_id] };
+        if (titleLink > 0 && titleLink >= headingLink) t = { docId: r.docId, title: r.title, link: titleLink, via: 'title', chunkIds: null };
+        else if (headingLink > 0) t = { docId: r.docId, title: r.title, link: headingLink, via: 'heading', chunkIds: [r.chunkId] };
         else {
-          const list = mentionChunks.get(r.doc_id) ?? [];
-          list.push(r.chunk_id);
-          mentionChunks.set(r.doc_id, list);
-          t = { docId: r.doc_id, title: r.title, link: MENTION_LINK, via: 'mention', chunkIds: list };
+          const list = mentionChunks.get(r.docId) ?? [];
+          list.push(r.chunkId);
+          mentionChunks.set(r.docId, list);
+          t = { docId: r.docId, title: r.title, link: MENTION_LINK, via: 'mention', chunkIds: list };
         }
-        const prev = byDoc.get(r.doc_id);
-        if (!prev || t.link > prev.link) byDoc.set(r.doc_id, t);
-        else if (prev.via === 'heading' && t.via === 'heading') prev.chunkIds!.push(r.chunk_id);
+        const prev = byDoc.get(r.docId);
+        if (!prev || t.link > prev.link) byDoc.set(r.docId, t);
+        else if (prev.via === 'heading' && t.via === 'heading') prev.chunkIds!.push(r.chunkId);
       }
       result.targets = [...byDoc.values()].sort((a, b) => b.link - a.link);
     }

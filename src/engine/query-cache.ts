@@ -39,10 +39,10 @@ export class QueryCache {
 
   get(key: string): CachedRetrieval | null {
     if (this.ttlSeconds <= 0) return null;
-    const row = this.store.db.prepare('SELECT value, created_at FROM query_cache WHERE key = ?').get(key) as { value: string; created_at: number } | undefined;
+    const row = this.store.cachedQuery(key);
     if (!row) return null;
-    if (Date.now() / 1000 - row.created_at > this.ttlSeconds) {
-      this.store.db.prepare('DELETE FROM query_cache WHERE key = ?').run(key);
+    if (Date.now() / 1000 - row.createdAt > this.ttlSeconds) {
+      this.store.dropCachedQueries({ key });
       return null;
     }
     const v = JSON.parse(row.value) as { qv: string; c: CachedCandidate[]; t: CachedRetrieval['timings'] };
@@ -63,13 +63,11 @@ export class QueryCache {
     if (this.ttlSeconds <= 0) return;
     const c: CachedCandidate[] = value.candidates.map(({ chunk, ...rest }) => ({ ...rest, chunkId: chunk.id }));
     const qv = Buffer.from(value.queryVector.buffer, value.queryVector.byteOffset, value.queryVector.byteLength).toString('base64');
-    this.store.db
-      .prepare('INSERT INTO query_cache (key, value, created_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, created_at = excluded.created_at')
-      .run(key, JSON.stringify({ qv, c, t: value.timings }), Math.floor(Date.now() / 1000));
+    this.store.cacheQuery(key, JSON.stringify({ qv, c, t: value.timings }), Math.floor(Date.now() / 1000));
   }
 
   /** Removes expired entries; returns how many. */
   prune(): number {
-    return this.store.db.prepare('DELETE FROM query_cache WHERE created_at < ?').run(Math.floor(Date.now() / 1000) - this.ttlSeconds).changes;
+    return this.store.dropCachedQueries({ before: Math.floor(Date.now() / 1000) - this.ttlSeconds });
   }
 }

@@ -1,7 +1,6 @@
 import type { Encoder } from '../models/encoder.js';
 import { sentencesOf } from '../models/nlp.js';
 import type { Store } from '../store/store.js';
-import { blobToVector } from '../store/vectors.js';
 import { rng } from './reranker-head.js';
 
 export interface TrainingPair {
@@ -27,23 +26,21 @@ function shuffled<T>(xs: T[], seed: number): T[] {
  * what a question about that sentence should find.
  */
 export async function makeTrainingPairs(store: Store, encoder: Encoder, maxPairs: number, seed = 7, onProgress?: (done: number, total: number) => void): Promise<TrainingPair[]> {
-  const rows = store.db
-    .prepare(`SELECT c.id, c.text, (SELECT count(*) FROM windows w WHERE w.chunk_id = c.id) AS n FROM chunks c WHERE c.token_count >= 30`)
-    .all() as { id: number; text: string; n: number }[];
+  const rows = store.chunksWithWindowCounts(30);
   const picked: { query: string; d: Float32Array }[] = [];
   for (const r of shuffled(rows, seed)) {
     if (picked.length >= maxPairs) break;
     const sentences = sentencesOf(r.text).filter((s) => s.text.split(/\s+/).length >= 5);
     if (sentences.length < 2) continue;
     const s = sentences[(r.id * 7919) % sentences.length]!;
-    const windows = store.db.prepare('SELECT char_start, char_end, vector FROM windows WHERE chunk_id = ? ORDER BY ord').all(r.id) as { char_start: number; char_end: number; vector: Buffer }[];
-    let best: { overlap: number; vector: Buffer } | null = null;
+    const windows = store.windowsOfChunks([r.id]);
+    let best: { overlap: number; vector: Float32Array } | null = null;
     for (const w of windows) {
-      const overlap = Math.max(0, Math.min(w.char_end, s.end) - Math.max(w.char_start, s.start)) / Math.max(1, s.end - s.start);
+      const overlap = Math.max(0, Math.min(w.charEnd, s.end) - Math.max(w.charStart, s.start)) / Math.max(1, s.end - s.start);
       if (!best || overlap < best.overlap) best = { overlap, vector: w.vector };
     }
     if (!best || best.overlap > 0.5) continue;
-    picked.push({ query: s.text, d: blobToVector(best.vector) });
+    picked.push({ query: s.text, d: best.vector });
   }
   const vectors = await encoder.encode(
     picked.map((p) => p.query),

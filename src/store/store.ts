@@ -391,6 +391,51 @@ export class Store {
     return rows.map((r) => ({ chunkId: r.id, score: r.score }));
   }
 
+  /**
+   * Chunks that mention a phrase (an FTS5 query), for entity links: how many there are among the
+   * given documents (the frequency behind IDF), and the best `limit` by BM25 (title weighted
+   * highest) with their document's title and heading path.
+   */
+  textMentions(match: string, limit: number, docIds: ReadonlySet<number> | null = null): { df: number; hits: { chunkId: number; docId: number; title: string; headingPath: string[] }[] } {
+    if (!match) return { df: 0, hits: [] };
+    const only = docIds ? ' AND c.doc_id IN (SELECT value FROM json_each(?))' : '';
+    const params: unknown[] = docIds ? [match, docIdsJson(docIds)] : [match];
+    const df = (this.db.prepare(`SELECT count(*) AS n FROM chunks_fts f JOIN chunks c ON c.id = f.rowid WHERE chunks_fts MATCH ?${only}`).get(...params) as { n: number }).n;
+    const rows = this.db
+      .prepare(
+        `SELECT f.rowid AS chunk_id, d.id AS doc_id, d.title, c.heading_path FROM chunks_fts f JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.doc_id
+         WHERE chunks_fts MATCH ?${only} ORDER BY bm25(chunks_fts, 4.0, 2.0, 1.0) LIMIT ?`,
+      )
+      .all(...params, limit) as { chunk_id: number; doc_id: number; title: string; heading_path: string }[];
+    return { df, hits: rows.map((r) => ({ chunkId: r.chunk_id, docId: r.doc_id, title: r.title, headingPath: JSON.parse(r.heading_path) as string[] })) };
+  }
+
+  /** Chunks of at least `minTokens` tokens, with how many windows each has (the reranker's training pairs). */
+  chunksWithWindowCounts(minTokens: number): { id: number; text: string; windows: number }[] {
+    return this.db
+      .prepare('SELECT c.id, c.text, (SELECT count(*) FROM windows w WHERE w.chunk_id = c.id) AS windows FROM chunks c WHERE c.token_count >= ?')
+      .all(minTokens) as { id: number; text: string; windows: number }[];
+  }
+
+  /** The query cache's entry for a key (JSON and when it was written, in seconds), if any. */
+  cachedQuery(key: string): { value: string; createdAt: number } | null {
+    const row = this.db.prepare('SELECT value, created_at FROM query_cache WHERE key = ?').get(key) as { value: string; created_at: number } | undefined;
+    return row ? { value: row.value, createdAt: row.created_at } : null;
+  }
+
+  cacheQuery(key: string, value: string, createdAt: number): void {
+    this.db
+      .prepare('INSERT INTO query_cache (key, value, created_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, created_at = excluded.created_at')
+      .run(key, value, createdAt);
+  }
+
+  /** Drops one cached query (a key), or every entry written before `before` seconds; returns how many. */
+  dropCachedQueries(which: { key: string } | { before: number }): number {
+    return 'key' in which
+      ? this.db.prepare('DELETE FROM query_cache WHERE key = ?').run(which.key).changes
+      : this.db.prepare('DELETE FROM query_cache WHERE created_at < ?').run(which.before).changes;
+  }
+
   counts(): { documents: number; chunks: number; windows: number } {
     const c = (t: string) => (this.db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n;
     return { documents: c('documents'), chunks: c('chunks'), windows: c('windows') };
