@@ -239,9 +239,9 @@ export async function ingest(deps: IngestDeps, inputs: readonly string[], opts: 
     const vectors = await encoder.encode(texts);
     let k = 0;
     for (const p of batch) for (const c of p.chunks) for (const w of c.windows) w.vector = vectors[k++]!;
-    store.db.transaction(() => {
+    store.inTransaction(() => {
       for (const p of batch) store.replaceDocument(opts.scope ? { ...p.doc, scope: opts.scope } : p.doc, p.chunks, config.defaultScope ?? PUBLIC_SCOPE);
-    })();
+    });
     for (const p of batch) {
       if (p.existed) report.updated++;
       else report.added++;

@@ -10,7 +10,7 @@ import { boltLogger } from './bolt-logger.js';
 import { questionDelivery } from './delivery.js';
 import { registerListeners } from './listeners/index.js';
 import { SlackService } from './service.js';
-import { SlackStore } from './state-store.js';
+import { SlackStore } from '../store/slack-state.js';
 
 /** How often unanswered events are swept up, and how long one must sit untouched to count. */
 const ORPHAN_SWEEP_MS = 60_000;

@@ -4,7 +4,7 @@ import type { EngineResult } from '../engine/types.js';
 import { answerMessage, escapeMrkdwn, noticeMessage, traceMessage, workingMessage, type Message } from './blocks/answer.js';
 import { humanDuration } from './blocks/text.js';
 import { accessOf, type ActionInput, type Origin, type ServiceDeps } from './context.js';
-import type { StoredState } from './state-store.js';
+import type { StoredState } from '../store/slack-state.js';
 
 /**
  * The buttons on an answer: continue with a suggested hop, stop here, show the trace, and

@@ -4,7 +4,7 @@ import type { EngineQueue } from '../engine/queue.js';
 import type { Logger } from '../log.js';
 import type { AccessContext } from '../store/access.js';
 import type { SlackApi } from './api.js';
-import type { SlackStore } from './state-store.js';
+import type { SlackStore } from '../store/slack-state.js';
 
 // What the Slack flows (questions and commands in service.ts, buttons in button-flow.ts) share.
 

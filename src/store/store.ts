@@ -436,6 +436,50 @@ export class Store {
       : this.db.prepare('DELETE FROM query_cache WHERE created_at < ?').run(which.before).changes;
   }
 
+  /** Every window's own text with its document title and headings, in id order (for re-embedding). */
+  windowTexts(): { id: number; title: string; headingPath: string[]; text: string }[] {
+    // window offsets are JavaScript (UTF-16) offsets: the text is cut here, not by SQLite's substr
+    const rows = this.db
+      .prepare(
+        `SELECT w.id, w.char_start, w.char_end, c.text AS chunk, d.title, c.heading_path
+         FROM windows w JOIN chunks c ON c.id = w.chunk_id JOIN documents d ON d.id = c.doc_id ORDER BY w.id`,
+      )
+      .all() as { id: number; char_start: number; char_end: number; chunk: string; title: string; heading_path: string }[];
+    return rows.map((r) => ({ id: r.id, title: r.title, headingPath: JSON.parse(r.heading_path) as string[], text: r.chunk.slice(r.char_start, r.char_end) }));
+  }
+
+  /**
+   * Re-embedding with another model: `begin` marks the store as holding two models' vectors (it
+   * refuses to open meanwhile), `setVectors` replaces a batch in one transaction, and `finish`
+   * records the model, drops cached retrievals and rebuilds the index from the new vectors.
+   */
+  beginReembedding(model: string): void {
+    setMeta(this.db, 'reindexing', model);
+  }
+
+  setVectors(batch: readonly { id: number; vector: Float32Array }[]): void {
+    const update = this.db.prepare('UPDATE windows SET vector = ? WHERE id = ?');
+    this.db.transaction(() => {
+      for (const w of batch) update.run(vectorToBlob(w.vector), w.id);
+    })();
+  }
+
+  finishReembedding(model: string, dimension: number): void {
+    this.db.transaction(() => {
+      setMeta(this.db, 'embedding_model', model);
+      setMeta(this.db, 'embedding_dimension', String(dimension));
+      this.db.prepare("DELETE FROM meta WHERE key = 'reindexing'").run();
+    })();
+    this.db.prepare('DELETE FROM query_cache').run();
+    this.index.rebuild();
+    this.index.save();
+  }
+
+  /** Runs `work` in one transaction (a batch of whole documents at ingest). */
+  inTransaction<T>(work: () => T): T {
+    return this.db.transaction(work)();
+  }
+
   counts(): { documents: number; chunks: number; windows: number } {
     const c = (t: string) => (this.db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n;
     return { documents: c('documents'), chunks: c('chunks'), windows: c('windows') };

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import Database from 'better-sqlite3';
 import { main } from '../../src/cli/program.js';
 import { openDatabase } from '../../src/store/db.js';
-import { SlackStore } from '../../src/slack/state-store.js';
+import { SlackStore } from '../../src/store/slack-state.js';
 import { ROOT, SAMPLE_DIR, tempDir } from '../helpers.js';
 
 let dir: string;

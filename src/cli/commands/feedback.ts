@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { openDatabase } from '../../store/db.js';
-import { SlackStore, type FeedbackContext } from '../../slack/state-store.js';
+import { SlackStore, type FeedbackContext } from '../../store/slack-state.js';
 import { chunkScopes } from '../../store/store.js';
 import { UserError } from '../../errors.js';
 import { allows, type AccessContext } from '../../store/access.js';

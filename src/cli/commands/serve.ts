@@ -17,11 +17,8 @@ export function register(program: Command, ctx: CliContext): void {
       const config = configFrom(ctx, cmd, {}, ['slack']);
       checkSlackConfig(config);
       const log = createLogger({ level: config.logLevel, secrets: secretsOf(config) });
-      const core = await openCore(config, log);
-      if (core.store.counts().documents === 0) log.warn('the store is empty: ingest documents with `npx ragask ingest <paths>` (or `npm run demo` for the sample corpus)');
-      const slack = createSlackApp(core, config, log);
-      // A stop signal is obeyed in every state, starting included (a Slack API that does not answer
-      // must not hold the process): what is in flight gets DRAIN_MS to finish, then the process ends.
+      // A stop signal is obeyed in every state, loading and starting included (a Slack API that
+      // does not answer must not hold the process): what is in flight gets DRAIN_MS, then it ends.
       let signalled = false;
       const stopSignal = new Promise<void>((resolve) => {
         const stop = () => {
@@ -37,12 +34,19 @@ export function register(program: Command, ctx: CliContext): void {
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);
       });
-      const started = await Promise.race([slack.start().then((r) => ({ port: r.port })), stopSignal.then(() => null)]);
-      if (started) {
-        process.stderr.write(`ragask: serving Slack (${config.slack.mode === 'http' ? `HTTP on ${config.slack.host}:${started.port}` : 'Socket Mode'}); store ${config.dataDir}; Ctrl-C to stop\n`);
-        await stopSignal;
+      const core = await openCore(config, log);
+      try {
+        if (signalled) return;
+        if (core.store.counts().documents === 0) log.warn('the store is empty: ingest documents with `npx ragask ingest <paths>` (or `npm run demo` for the sample corpus)');
+        const slack = createSlackApp(core, config, log);
+        const started = await Promise.race([slack.start().then((r) => ({ port: r.port })), stopSignal.then(() => null)]);
+        if (started) {
+          process.stderr.write(`ragask: serving Slack (${config.slack.mode === 'http' ? `HTTP on ${config.slack.host}:${started.port}` : 'Socket Mode'}); store ${config.dataDir}; Ctrl-C to stop\n`);
+          await stopSignal;
+        }
+        await slack.stop();
+      } finally {
+        await core.close();
       }
-      await slack.stop();
-      await core.close();
     });
 }

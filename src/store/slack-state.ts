@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { EngineResult } from '../engine/types.js';
-import { getMeta, setMeta, type DB } from '../store/db.js';
+import { getMeta, setMeta, type DB } from './db.js';
 
 /**
  * What the Slack app remembers, in the same SQLite file as the stores (so it survives restarts and

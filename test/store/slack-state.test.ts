@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SLACK_MIGRATIONS, SlackStore } from '../../src/slack/state-store.js';
+import { SLACK_MIGRATIONS, SlackStore } from '../../src/store/slack-state.js';
 import { openDatabase, setMeta } from '../../src/store/db.js';
 import { tempDir } from '../helpers.js';
 
