@@ -170,6 +170,26 @@ export function chunkScopes(db: DB, chunkIds: readonly number[]): Map<number, Sc
   return new Map(rows.map((r) => [r.chunk, scopeFromJson(r.scope)]));
 }
 
+/**
+ * A read-only health check of a store's database (for `ragask doctor`, before anything opens it
+ * for writing): SQLite's integrity check and schema version, rows without their parent, documents without chunks, chunks missing from the
+ * full-text index, and the counts.
+ */
+export function storeHealth(db: DB): { schemaVersion: number; integrity: string[]; orphanChunks: number; orphanWindows: number; emptyDocs: number; ftsGap: number; documents: number; windows: number } {
+  const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
+  return {
+    schemaVersion: db.pragma('user_version', { simple: true }) as number,
+    // SQLite's own check of the file: ["ok"], or what it found wrong
+    integrity: (db.pragma('quick_check') as { quick_check: string }[]).map((r) => r.quick_check),
+    orphanChunks: count('SELECT count(*) AS n FROM chunks c LEFT JOIN documents d ON d.id = c.doc_id WHERE d.id IS NULL'),
+    orphanWindows: count('SELECT count(*) AS n FROM windows w LEFT JOIN chunks c ON c.id = w.chunk_id WHERE c.id IS NULL'),
+    emptyDocs: count('SELECT count(*) AS n FROM documents d WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.doc_id = d.id)'),
+    ftsGap: count('SELECT count(*) AS n FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM chunks_fts f WHERE f.rowid = c.id)'),
+    documents: count('SELECT count(*) AS n FROM documents'),
+    windows: count('SELECT count(*) AS n FROM windows'),
+  };
+}
+
 export class Store {
   readonly db: DB;
   readonly index: VectorIndex;
@@ -473,6 +493,11 @@ export class Store {
     this.db.prepare('DELETE FROM query_cache').run();
     this.index.rebuild();
     this.index.save();
+  }
+
+  /** Every window's id and vector (exact search, for measuring the HNSW index's recall). */
+  allWindowVectors(): { id: number; vector: Float32Array }[] {
+    return (this.db.prepare('SELECT id, vector FROM windows').all() as { id: number; vector: Buffer }[]).map((w) => ({ id: w.id, vector: blobToVector(w.vector) }));
   }
 
   /** Runs `work` in one transaction (a batch of whole documents at ingest). */

@@ -15,7 +15,6 @@ import { SAMPLE_DIR } from './demo.js';
 import { configFrom } from './shared.js';
 import { VectorIndex } from '../../store/hnsw.js';
 import { LOCAL } from '../../store/access.js';
-import { blobToVector } from '../../store/vectors.js';
 
 const ms = (xs: number[]) => ({ p50: +percentile(xs, 50).toFixed(2), p95: +percentile(xs, 95).toFixed(2) });
 
@@ -66,11 +65,11 @@ async function benchVariant(base: Config, variant: 'fp32' | 'int8', dataset: Eva
       engine.push(performance.now() - a);
     }
     // HNSW against exact (brute-force) search over every window vector, per efSearch.
-    const all = core.store.db.prepare('SELECT id, vector FROM windows').all() as { id: number; vector: Buffer }[];
+    const all = core.store.allWindowVectors();
     const exact = vectors.map((v) =>
       all
         .map((w) => {
-          const x = blobToVector(w.vector);
+          const x = w.vector;
           let d = 0;
           for (let i = 0; i < x.length; i++) d += x[i]! * v[i]!;
           return { id: w.id, d };

@@ -8,6 +8,7 @@ import { errorMessage } from '../../errors.js';
 import { readManifest, resolveModel } from '../../models/registry.js';
 import { getMeta, openDatabase, SCHEMA_VERSION } from '../../store/db.js';
 import { VectorIndex } from '../../store/hnsw.js';
+import { storeHealth } from '../../store/store.js';
 import type { CliContext } from '../program.js';
 
 interface Check {
@@ -54,21 +55,13 @@ function checkStore(config: Config, checks: Check[]): void {
     return;
   }
   try {
-    const version = db.pragma('user_version', { simple: true }) as number;
-    const integrity = (db.pragma('quick_check') as { quick_check: string }[]).map((r) => r.quick_check);
+    const { schemaVersion: version, integrity, orphanChunks, orphanWindows, emptyDocs, ftsGap, documents: docs, windows } = storeHealth(db);
     const problems: string[] = [];
     if (integrity.join() !== 'ok') problems.push(`SQLite quick_check: ${integrity.slice(0, 3).join('; ')}`);
     if (version !== SCHEMA_VERSION) problems.push(`schema version ${version}, this ragask expects ${SCHEMA_VERSION} (opening it for writing migrates it)`);
-    const count = (sql: string) => (db!.prepare(sql).get() as { n: number }).n;
-    const orphanChunks = count('SELECT count(*) AS n FROM chunks c LEFT JOIN documents d ON d.id = c.doc_id WHERE d.id IS NULL');
-    const orphanWindows = count('SELECT count(*) AS n FROM windows w LEFT JOIN chunks c ON c.id = w.chunk_id WHERE c.id IS NULL');
-    const emptyDocs = count('SELECT count(*) AS n FROM documents d WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.doc_id = d.id)');
-    const ftsGap = count('SELECT count(*) AS n FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM chunks_fts f WHERE f.rowid = c.id)');
     if (orphanChunks + orphanWindows) problems.push(`${orphanChunks} chunks and ${orphanWindows} windows without a parent`);
     if (emptyDocs) problems.push(`${emptyDocs} documents without chunks`);
     if (ftsGap) problems.push(`${ftsGap} chunks missing from the full-text index`);
-    const docs = count('SELECT count(*) AS n FROM documents');
-    const windows = count('SELECT count(*) AS n FROM windows');
     checks.push(problems.length ? { name: 'store', ok: false, detail: problems.join('; '), fix: rebuild } : { name: 'store', ok: true, detail: `${dbFile}: integrity ok, schema ${version}, ${docs} documents, ${windows} windows` });
 
     const model = getMeta(db, 'embedding_model');
