@@ -13,7 +13,7 @@ import path from 'node:path';
 import { Encoder } from './models/encoder.js';
 import { MaskedLM } from './models/masked-lm.js';
 import { Reader } from './models/reader.js';
-import { Store } from './store/store.js';
+import { SqliteStore, type Store } from './store/store.js';
 
 /**
  * The core, assembled from a config: encoder, stores, retriever and the multi-hop engine.
@@ -61,7 +61,7 @@ export async function openCore(config: Config, log: Logger = silentLogger): Prom
   try {
     if (config.mlmModel) mlm = await MaskedLM.load({ modelsDir: config.modelsDir, model: config.mlmModel, threads: config.threads });
     reader = await Reader.load({ modelsDir: config.modelsDir, model: config.readerModel, variant: config.readerVariant, threads: config.threads });
-    store = Store.open({ dataDir: config.dataDir, model: encoder.id, dimension: encoder.dimension, hnsw: config.hnsw, log });
+    store = SqliteStore.open({ dataDir: config.dataDir, model: encoder.id, dimension: encoder.dimension, hnsw: config.hnsw, log });
   } catch (e) {
     await releaseModels();
     throw e;

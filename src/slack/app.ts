@@ -10,7 +10,7 @@ import { boltLogger } from './bolt-logger.js';
 import { questionDelivery } from './delivery.js';
 import { registerListeners } from './listeners/index.js';
 import { SlackService } from './service.js';
-import { SlackStore } from '../store/slack-state.js';
+import type { SlackStore } from '../store/slack-state.js';
 
 /** How often unanswered events are swept up, and how long one must sit untouched to count. */
 const ORPHAN_SWEEP_MS = 60_000;
@@ -106,7 +106,7 @@ export function createSlackApp(core: Core, config: Config, log: Logger, opts: Sl
   // would fail later as an unhandled rejection with a raw stack trace
   const app = new App({ token: s.botToken!, receiver, logger, clientOptions: { slackApiUrl: s.apiUrl }, ignoreSelf: true, deferInitialization: true });
   const api = new SlackApi({ token: s.botToken!, apiUrl: s.apiUrl, log, tiers: opts.tiers ?? (s.rateLimits === 'off' ? NO_TIERS : SLACK_TIERS) });
-  const store = new SlackStore(core.store.db, s.stateTtlMs);
+  const store = core.store.slackState(s.stateTtlMs);
   const service = new SlackService({ core, config, api, store, log });
   registerListeners(app, service);
   // Persist first, ack second: both receivers hand every delivery to app.processEvent, which acks

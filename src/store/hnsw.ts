@@ -5,6 +5,7 @@ import hnswlib from 'hnswlib-node';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
 import type { DB } from './db.js';
+import type { VectorIndex } from './interfaces.js';
 import { blobToVector } from './vectors.js';
 
 export interface HnswParams {
@@ -74,7 +75,8 @@ function fsyncFile(file: string): void {
  * the same transaction, and the index replays the log from the last entry it saw. A missing,
  * corrupt, foreign or torn index file is rebuilt from the vectors in SQLite.
  */
-export class VectorIndex {
+/** The HNSW backend of the VectorIndex: hnswlib, saved beside the SQLite file and replayed from its index log. */
+export class HnswIndex implements VectorIndex {
   private index: hnswlib.HierarchicalNSW;
   private seq = 0;
   private deleted = 0;
@@ -123,7 +125,7 @@ export class VectorIndex {
    * SQLite: for `ragask doctor`. `problem` is null when it does.
    */
   static inspect(db: DB, file: string, opts: { dimension: number; model: string; params: HnswParams }): { problem: string | null; size: number; behind: number } {
-    const vi = new VectorIndex(db, file, opts.dimension, opts.model, opts.params, silentLogger);
+    const vi = new HnswIndex(db, file, opts.dimension, opts.model, opts.params, silentLogger);
     const problem = vi.tryLoad();
     if (problem) return { problem, size: 0, behind: 0 };
     const behind = (db.prepare('SELECT count(*) AS n FROM index_log WHERE seq > ?').get(vi.seq) as { n: number }).n;
@@ -131,8 +133,8 @@ export class VectorIndex {
   }
 
   /** Loads the index file if it matches SQLite, else rebuilds it; then replays newer log entries. */
-  static open(db: DB, file: string, opts: { dimension: number; model: string; params: HnswParams; log?: Logger }): VectorIndex {
-    const vi = new VectorIndex(db, file, opts.dimension, opts.model, opts.params, opts.log ?? silentLogger);
+  static open(db: DB, file: string, opts: { dimension: number; model: string; params: HnswParams; log?: Logger }): HnswIndex {
+    const vi = new HnswIndex(db, file, opts.dimension, opts.model, opts.params, opts.log ?? silentLogger);
     vi.removeStaleTemporaries();
     const reason = vi.tryLoad();
     if (reason) {

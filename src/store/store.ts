@@ -5,7 +5,11 @@ import { silentLogger } from '../log.js';
 import { UserError } from '../errors.js';
 import { getMeta, openDatabase, setMeta, type DB } from './db.js';
 import { PUBLIC_SCOPE, scopeFromJson, scopeToJson, type Scope } from './access.js';
-import { VectorIndex, type HnswParams } from './hnsw.js';
+import { HnswIndex, type HnswParams } from './hnsw.js';
+import type { Store } from './interfaces.js';
+import { SlackStore } from './slack-state.js';
+
+export type { Store, VectorIndex, SlackStateStore } from './interfaces.js';
 import { blobToVector, vectorToBlob } from './vectors.js';
 
 export type DocumentKind = 'markdown' | 'text' | 'html' | 'pdf' | 'jsonl';
@@ -190,14 +194,15 @@ export function storeHealth(db: DB): { schemaVersion: number; integrity: string[
   };
 }
 
-export class Store {
+/** The SQLite (+ FTS5) backend of the Store, with its HNSW index. */
+export class SqliteStore implements Store {
   readonly db: DB;
-  readonly index: VectorIndex;
+  readonly index: HnswIndex;
   readonly dbFile: string;
   readonly model: string;
   private readonly log: Logger;
 
-  private constructor(db: DB, index: VectorIndex, dbFile: string, model: string, log: Logger) {
+  private constructor(db: DB, index: HnswIndex, dbFile: string, model: string, log: Logger) {
     this.db = db;
     this.index = index;
     this.dbFile = dbFile;
@@ -205,15 +210,15 @@ export class Store {
     this.log = log;
   }
 
-  static open(opts: StoreOptions): Store {
+  static open(opts: StoreOptions): SqliteStore {
     fs.mkdirSync(opts.dataDir, { recursive: true });
     const dbFile = path.join(opts.dataDir, 'ragask.db');
     const db = openDatabase(dbFile);
     const log = opts.log ?? silentLogger;
     try {
-      if (!opts.allowModelMismatch) Store.checkModel(db, dbFile, opts.model, opts.dimension);
-      const index = VectorIndex.open(db, path.join(opts.dataDir, 'index.hnsw'), { dimension: opts.dimension, model: opts.model, params: opts.hnsw, log });
-      return new Store(db, index, dbFile, opts.model, log);
+      if (!opts.allowModelMismatch) SqliteStore.checkModel(db, dbFile, opts.model, opts.dimension);
+      const index = HnswIndex.open(db, path.join(opts.dataDir, 'index.hnsw'), { dimension: opts.dimension, model: opts.model, params: opts.hnsw, log });
+      return new SqliteStore(db, index, dbFile, opts.model, log);
     } catch (e) {
       db.close();
       throw e;
@@ -525,6 +530,10 @@ export class Store {
   /** Brings the in-memory index up to date with writes made since (by this or another process). */
   syncIndex(): number {
     return this.index.catchUp();
+  }
+
+  slackState(ttlMs: number): SlackStore {
+    return new SlackStore(this.db, ttlMs);
   }
 
   close(): void {

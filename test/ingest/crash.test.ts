@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Store } from '../../src/store/store.js';
+import { SqliteStore, type Store } from '../../src/store/store.js';
 import { ROOT, tempDir } from '../helpers.js';
 
 const dir = tempDir();
@@ -106,7 +106,7 @@ describe('ingest killed with SIGKILL at random points', () => {
       for (const [source, n] of seen) expect(n).toBe(full.get(source));
       if (seen.size > 0 && seen.size < DOCS) partials++;
       // and the index, replayed from the log, holds exactly the stored windows
-      const store = Store.open({ dataDir: data, model: 'all-MiniLM-L6-v2/int8', dimension: 384, hnsw: { m: 16, efConstruction: 200, efSearch: 128 } });
+      const store = SqliteStore.open({ dataDir: data, model: 'all-MiniLM-L6-v2/int8', dimension: 384, hnsw: { m: 16, efConstruction: 200, efSearch: 128 } });
       try {
         expect(store.index.size).toBe(store.counts().windows);
       } finally {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
 import { ingest } from '../../src/ingest/ingest.js';
 import { Encoder } from '../../src/models/encoder.js';
-import { Store } from '../../src/store/store.js';
+import { SqliteStore, type Store } from '../../src/store/store.js';
 import { SAMPLE_DIR, tempDir, testConfig } from '../helpers.js';
 
 let encoder: Encoder;
@@ -14,7 +14,7 @@ let dir: string;
 let docs: string;
 
 function openStore(): Store {
-  return Store.open({ dataDir: config.dataDir, model: encoder.id, dimension: encoder.dimension, hnsw: config.hnsw });
+  return SqliteStore.open({ dataDir: config.dataDir, model: encoder.id, dimension: encoder.dimension, hnsw: config.hnsw });
 }
 
 beforeAll(async () => {

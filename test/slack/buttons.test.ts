@@ -81,7 +81,7 @@ describe('suggested-hop buttons', () => {
   it('says so politely when a button has expired', async () => {
     const r = await ask('Who leads the project whose drone lost telemetry on 2024-03-14?', '2000.0002');
     const b = buttonsOf(r.update)[0]!;
-    h.core.store.db.prepare('UPDATE slack_states SET expires_at = 0 WHERE key = ?').run((JSON.parse(b.value) as { k: string }).k);
+    h.slack.store.db.prepare('UPDATE slack_states SET expires_at = 0 WHERE key = ?').run((JSON.parse(b.value) as { k: string }).k);
     await click('U1', r.messageTs, '2000.0002', b);
     await h.fake.waitFor(ephemeralTo('U1', /expired/));
   });

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Store } from '../../src/store/store.js';
+import { SqliteStore, type Store } from '../../src/store/store.js';
 import { ROOT, tempDir } from '../helpers.js';
 
 const dir = tempDir();
@@ -33,7 +33,7 @@ describe('killed while saving the index', () => {
       const out = await runAndKill(afterMs);
       const lines = out.trim().split('\n');
       if (lines.at(-1)!.startsWith('saving')) midSave++;
-      const store = Store.open({ dataDir: dir, model: 'crash/fp32', dimension: 64, hnsw: { m: 16, efConstruction: 64, efSearch: 32 } });
+      const store = SqliteStore.open({ dataDir: dir, model: 'crash/fp32', dimension: 64, hnsw: { m: 16, efConstruction: 64, efSearch: 32 } });
       try {
         expect(store.index.size).toBe(store.counts().windows);
         expect(store.counts().windows).toBe(20000);

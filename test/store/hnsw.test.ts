@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { normalize } from '../../src/models/encoder.js';
-import { Store, type ChunkInput } from '../../src/store/store.js';
+import { SqliteStore, type ChunkInput, type Store } from '../../src/store/store.js';
 import { tempDir } from '../helpers.js';
 
 const params = { m: 16, efConstruction: 100, efSearch: 64 };
@@ -31,8 +31,8 @@ function chunk(ord: number, seeds: number[]): ChunkInput {
   };
 }
 
-function open(dir: string): Store {
-  return Store.open({ dataDir: dir, model: 'test-model/fp32', dimension: 8, hnsw: params });
+function open(dir: string): SqliteStore {
+  return SqliteStore.open({ dataDir: dir, model: 'test-model/fp32', dimension: 8, hnsw: params });
 }
 
 function addDoc(store: Store, name: string, seeds: number[]): number {
@@ -113,6 +113,6 @@ describe('HNSW index beside SQLite', () => {
     const store = open(dir);
     addDoc(store, 'a', [1]);
     store.close();
-    expect(() => Store.open({ dataDir: dir, model: 'other-model/int8', dimension: 8, hnsw: params })).toThrow(/ragask reindex/);
+    expect(() => SqliteStore.open({ dataDir: dir, model: 'other-model/int8', dimension: 8, hnsw: params })).toThrow(/ragask reindex/);
   });
 });

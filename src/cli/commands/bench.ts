@@ -13,7 +13,8 @@ import type { CliContext } from '../program.js';
 import { progressBar } from '../progress.js';
 import { SAMPLE_DIR } from './demo.js';
 import { configFrom } from './shared.js';
-import { VectorIndex } from '../../store/hnsw.js';
+import { HnswIndex } from '../../store/hnsw.js';
+import { SqliteStore } from '../../store/store.js';
 import { LOCAL } from '../../store/access.js';
 
 const ms = (xs: number[]) => ({ p50: +percentile(xs, 50).toFixed(2), p95: +percentile(xs, 95).toFixed(2) });
@@ -79,8 +80,10 @@ async function benchVariant(base: Config, variant: 'fp32' | 'int8', dataset: Eva
         .map((w) => w.id),
     );
     const hnsw: VariantResult['hnsw'] = [];
-    for (const efSearch of [16, 32, 64, 128, 256]) {
-      const idx = VectorIndex.open(core.store.db, path.join(dir, 'index.hnsw'), { dimension: core.encoder.dimension, model: core.encoder.id, params: { ...config.hnsw, efSearch } });
+    // the efSearch sweep opens more HNSW indexes on the same SQLite index log: that backend only
+    const sqlite = core.store instanceof SqliteStore ? core.store : null;
+    for (const efSearch of sqlite ? [16, 32, 64, 128, 256] : []) {
+      const idx = HnswIndex.open(sqlite!.db, path.join(dir, 'index.hnsw'), { dimension: core.encoder.dimension, model: core.encoder.id, params: { ...config.hnsw, efSearch } });
       const times: number[] = [];
       let hit = 0;
       vectors.forEach((v, i) => {

@@ -7,7 +7,7 @@ import { checkSlackConfig, ConfigError, loadConfig, type Config, type SettingNam
 import { errorMessage } from '../../errors.js';
 import { readManifest, resolveModel } from '../../models/registry.js';
 import { getMeta, openDatabase, SCHEMA_VERSION } from '../../store/db.js';
-import { VectorIndex } from '../../store/hnsw.js';
+import { HnswIndex } from '../../store/hnsw.js';
 import { storeHealth } from '../../store/store.js';
 import type { CliContext } from '../program.js';
 
@@ -68,7 +68,7 @@ function checkStore(config: Config, checks: Check[]): void {
     const want = `${config.model}/${config.modelVariant}`;
     if (model && windows > 0 && model !== want) checks.push({ name: 'model ↔ store', ok: false, detail: `store embedded with ${model}, settings select ${want}`, fix: 'run `npx ragask reindex`, or set RAGASK_MODEL / RAGASK_MODEL_VARIANT back' });
     const dim = Number(getMeta(db, 'embedding_dimension') ?? 384);
-    const idx = VectorIndex.inspect(db, path.join(config.dataDir, 'index.hnsw'), { dimension: dim, model: model ?? want, params: config.hnsw });
+    const idx = HnswIndex.inspect(db, path.join(config.dataDir, 'index.hnsw'), { dimension: dim, model: model ?? want, params: config.hnsw });
     if (idx.problem) checks.push({ name: 'index ↔ store', ok: windows === 0, detail: `${idx.problem}; it is rebuilt from SQLite on the next start`, fix: 'nothing to do, or run `npx ragask stats` to rebuild it now' });
     else if (idx.size + idx.behind < windows && idx.behind === 0) checks.push({ name: 'index ↔ store', ok: false, detail: `index holds ${idx.size} vectors, store ${windows} windows`, fix: 'delete data/index.hnsw*; it is rebuilt from SQLite on the next start' });
     else checks.push({ name: 'index ↔ store', ok: true, detail: `index loads; ${idx.size} vectors${idx.behind ? `, ${idx.behind} store changes to replay on next open` : ', in step with the store'}` });

@@ -1,0 +1,81 @@
+/**
+ * What the rest of ragask needs of storage, as interfaces: the core (engine, ingest, CLI) and the
+ * Slack app depend on these, never on a database. The SQLite + hnswlib backend implements them
+ * (SqliteStore in store.ts, HnswIndex in hnsw.ts, SlackStore in slack-state.ts); a second backend
+ * is another file implementing the same interfaces.
+ */
+import type { Scope } from './access.js';
+import type { VectorHit } from './hnsw.js';
+import type { SlackStore } from './slack-state.js';
+import type { ChunkInput, ChunkRow, DocumentInput, DocumentRow, StoreStats, WindowRow } from './store.js';
+
+/** Approximate nearest neighbours over window vectors, kept in step with the store's index log. */
+export interface VectorIndex {
+  /** The k best windows for a unit vector, cosine similarity, optionally only those `filter` admits. */
+  search(vector: Float32Array, k: number, filter?: (windowId: number) => boolean): VectorHit[];
+  readonly size: number;
+  /** The last change of the store that the index holds (for cache keys). */
+  readonly appliedSeq: number;
+  /** Why the index was rebuilt when it was opened, or null. */
+  rebuiltBecause: string | null;
+  rebuild(onProgress?: (done: number, total: number) => void): void;
+  save(): void;
+  flush(): void;
+}
+
+/** The Slack app's state (events ledger, threads, button states, feedback), in the store's database. */
+export type SlackStateStore = SlackStore;
+
+/** Documents, chunks and windows, text search, entity mentions, access scopes, the query cache and the index. */
+export interface Store {
+  readonly index: VectorIndex;
+  /** The embedding model the windows were encoded with. */
+  readonly model: string;
+
+  // documents
+  getDocumentBySource(source: string): DocumentRow | undefined;
+  listDocuments(): DocumentRow[];
+  sourcesUnder(prefix: string): { id: number; source: string }[];
+  replaceDocument(doc: DocumentInput, chunks: ChunkInput[], defaultScope?: Scope): number;
+  deleteDocument(docId: number): void;
+  /** Runs `work` in one transaction (a batch of whole documents at ingest). */
+  inTransaction<T>(work: () => T): T;
+
+  // access scopes
+  setScope(docIds: readonly number[], scope: Scope): number;
+  accessVersion(): number;
+  scopes(): Map<number, Scope | null>;
+
+  // chunks and windows
+  getChunks(ids: readonly number[]): Map<number, ChunkRow>;
+  chunksOfDocument(docId: number): ChunkRow[];
+  chunkIdsOfDocument(docId: number): number[];
+  windowDocs(): Int32Array;
+  windowChunks(windowIds: readonly number[]): Map<number, number>;
+  windowsOfChunks(chunkIds: readonly number[]): WindowRow[];
+  windowTexts(): { id: number; title: string; headingPath: string[]; text: string }[];
+  allWindowVectors(): { id: number; vector: Float32Array }[];
+  chunksWithWindowCounts(minTokens: number): { id: number; text: string; windows: number }[];
+
+  // text search and entity mentions
+  searchText(match: string, limit: number, weights?: [number, number, number], docIds?: ReadonlySet<number> | null): { chunkId: number; score: number }[];
+  textMentions(match: string, limit: number, docIds?: ReadonlySet<number> | null): { df: number; hits: { chunkId: number; docId: number; title: string; headingPath: string[] }[] };
+
+  // query cache
+  cachedQuery(key: string): { value: string; createdAt: number } | null;
+  cacheQuery(key: string, value: string, createdAt: number): void;
+  dropCachedQueries(which: { key: string } | { before: number }): number;
+
+  // re-embedding with another model
+  beginReembedding(model: string): void;
+  setVectors(batch: readonly { id: number; vector: Float32Array }[]): void;
+  finishReembedding(model: string, dimension: number): void;
+
+  // the index log, state and lifecycle
+  syncIndex(): number;
+  counts(): { documents: number; chunks: number; windows: number };
+  stats(): StoreStats;
+  /** The Slack app's state in this store (`ttlMs`: how long button states and threads last). */
+  slackState(ttlMs: number): SlackStateStore;
+  close(): void;
+}
