@@ -10,7 +10,7 @@ import { boltLogger } from './bolt-logger.js';
 import { questionDelivery } from './delivery.js';
 import { registerListeners } from './listeners/index.js';
 import { SlackService } from './service.js';
-import type { SlackStore } from '../store/slack-state.js';
+import type { SlackStateStore } from '../store/interfaces.js';
 
 /** How often unanswered events are swept up, and how long one must sit untouched to count. */
 const ORPHAN_SWEEP_MS = 60_000;
@@ -81,7 +81,7 @@ export interface SlackAppHandle {
   app: App;
   service: SlackService;
   api: SlackApi;
-  store: SlackStore;
+  store: SlackStateStore;
   /** Starts the receiver; in HTTP mode returns the port it listens on. */
   start(): Promise<{ port: number | null }>;
   stop(): Promise<void>;

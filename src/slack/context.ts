@@ -4,7 +4,7 @@ import type { EngineQueue } from '../engine/queue.js';
 import type { Logger } from '../log.js';
 import type { AccessContext } from '../store/access.js';
 import type { SlackApi } from './api.js';
-import type { SlackStore } from '../store/slack-state.js';
+import type { SlackStateStore } from '../store/interfaces.js';
 
 // What the Slack flows (questions and commands in service.ts, buttons in button-flow.ts) share.
 
@@ -38,7 +38,7 @@ export interface ServiceDeps {
   core: Core;
   config: Config;
   api: SlackApi;
-  store: SlackStore;
+  store: SlackStateStore;
   log: Logger;
   queue?: EngineQueue;
 }

@@ -1,12 +1,13 @@
 /**
  * What the rest of ragask needs of storage, as interfaces: the core (engine, ingest, CLI) and the
  * Slack app depend on these, never on a database. The SQLite + hnswlib backend implements them
- * (SqliteStore in store.ts, HnswIndex in hnsw.ts, SlackStore in slack-state.ts); a second backend
+ * (SqliteStore in store.ts, HnswIndex in hnsw.ts, SqliteSlackState in slack-state.ts); a second backend
  * is another file implementing the same interfaces.
  */
 import type { Scope } from './access.js';
 import type { VectorHit } from './hnsw.js';
-import type { SlackStore } from './slack-state.js';
+import type { EngineResult } from '../engine/types.js';
+import type { EventClaim, FeedbackContext, FeedbackRow, StoredState, ThreadState, Turn } from './slack-state.js';
 import type { ChunkInput, ChunkRow, DocumentInput, DocumentRow, StoreStats, WindowRow } from './store.js';
 
 /** Approximate nearest neighbours over window vectors, kept in step with the store's index log. */
@@ -23,8 +24,36 @@ export interface VectorIndex {
   flush(): void;
 }
 
-/** The Slack app's state (events ledger, threads, button states, feedback), in the store's database. */
-export type SlackStateStore = SlackStore;
+/**
+ * The Slack app's state, in the store's database: the events ledger (each delivery answered once,
+ * recovered when its process died), threads (follow-ups), button states (used once, with a TTL)
+ * and feedback.
+ */
+export interface SlackStateStore {
+  // events ledger
+  recordDelivery(eventId: string, channel: string | null, raw: unknown): void;
+  claimEvent(eventId: string, channel: string | null, payload?: unknown, staleMs?: number): EventClaim;
+  ignoreEvent(eventId: string): void;
+  setEventMessage(eventId: string, ts: string): void;
+  finishEvent(eventId: string, status: 'answered' | 'ignored', answerTs?: string | null): void;
+  releaseEvent(eventId: string): void;
+  orphanedEvents(maxAgeMs?: number, minIdleMs?: number): { eventId: string; payload: unknown }[];
+  eventStatus(eventId: string): string | null;
+  // threads
+  getThread(channel: string, threadTs: string): ThreadState | null;
+  addTurn(channel: string, threadTs: string, turn: Omit<Turn, 'at'>): ThreadState;
+  // button states
+  saveState(s: { channel: string; threadTs: string; messageTs: string; owner: string; result: EngineResult }): string;
+  setStateMessage(key: string, messageTs: string): void;
+  getState(key: string): (StoredState & { expired: boolean }) | null;
+  useState(key: string, user: string): boolean;
+  unuseState(key: string): void;
+  // feedback
+  addFeedback(f: Omit<FeedbackRow, 'id' | 'createdAt'>): boolean;
+  listFeedback(limit?: number, givenIn?: FeedbackContext | null): FeedbackRow[];
+  /** Drops expired threads and states, and events older than the retention; returns how many. */
+  prune(eventRetentionMs?: number): number;
+}
 
 /** Documents, chunks and windows, text search, entity mentions, access scopes, the query cache and the index. */
 export interface Store {

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { EngineResult } from '../engine/types.js';
 import { getMeta, setMeta, type DB } from './db.js';
+import type { SlackStateStore } from './interfaces.js';
 
 /**
  * What the Slack app remembers, in the same SQLite file as the stores (so it survives restarts and
@@ -116,7 +117,8 @@ function ownerAlive(owner: string | null): boolean {
 /** A thread keeps its last few turns: enough context for follow-ups, bounded in size. */
 const MAX_TURNS = 5;
 
-export class SlackStore {
+/** The SQLite backend of the SlackStateStore: its own tables and schema version in the store's file. */
+export class SqliteSlackState implements SlackStateStore {
   /** Events being answered by this process right now (a redelivery meanwhile is a duplicate). */
   private readonly inflight = new Set<string>();
 
@@ -225,7 +227,7 @@ export class SlackStore {
   }
 
   getThread(channel: string, threadTs: string): ThreadState | null {
-    const row = this.db.prepare('SELECT participants, turns, expires_at FROM slack_threads WHERE key = ?').get(SlackStore.threadKey(channel, threadTs)) as
+    const row = this.db.prepare('SELECT participants, turns, expires_at FROM slack_threads WHERE key = ?').get(SqliteSlackState.threadKey(channel, threadTs)) as
       | { participants: string; turns: string; expires_at: number }
       | undefined;
     if (!row || row.expires_at < this.now()) return null;
@@ -243,7 +245,7 @@ export class SlackStore {
         `INSERT INTO slack_threads (key, channel, thread_ts, participants, turns, created_at, updated_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT(key) DO UPDATE SET participants = excluded.participants, turns = excluded.turns, updated_at = excluded.updated_at, expires_at = excluded.expires_at`,
       )
-      .run(SlackStore.threadKey(channel, threadTs), channel, threadTs, JSON.stringify(participants), JSON.stringify(turns), t, t, t + this.ttlMs);
+      .run(SqliteSlackState.threadKey(channel, threadTs), channel, threadTs, JSON.stringify(participants), JSON.stringify(turns), t, t, t + this.ttlMs);
     return { channel, threadTs, participants, turns };
   }
 
@@ -251,7 +253,7 @@ export class SlackStore {
   saveState(s: { channel: string; threadTs: string; messageTs: string; owner: string; result: EngineResult }): string {
     const t = this.now();
     // channel + thread + message, plus a random part so a key cannot be guessed from public ids
-    const key = `${SlackStore.threadKey(s.channel, s.threadTs)}:${s.messageTs}:${randomBytes(6).toString('hex')}`;
+    const key = `${SqliteSlackState.threadKey(s.channel, s.threadTs)}:${s.messageTs}:${randomBytes(6).toString('hex')}`;
     this.db
       .prepare('INSERT INTO slack_states (key, channel, thread_ts, message_ts, owner, result, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
       .run(key, s.channel, s.threadTs, s.messageTs, s.owner, JSON.stringify(s.result), t, t + this.ttlMs);

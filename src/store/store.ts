@@ -7,7 +7,7 @@ import { getMeta, openDatabase, setMeta, type DB } from './db.js';
 import { PUBLIC_SCOPE, scopeFromJson, scopeToJson, type Scope } from './access.js';
 import { HnswIndex, type HnswParams } from './hnsw.js';
 import type { Store } from './interfaces.js';
-import { SlackStore } from './slack-state.js';
+import { SqliteSlackState } from './slack-state.js';
 
 export type { Store, VectorIndex, SlackStateStore } from './interfaces.js';
 import { blobToVector, vectorToBlob } from './vectors.js';
@@ -532,8 +532,8 @@ export class SqliteStore implements Store {
     return this.index.catchUp();
   }
 
-  slackState(ttlMs: number): SlackStore {
-    return new SlackStore(this.db, ttlMs);
+  slackState(ttlMs: number): SqliteSlackState {
+    return new SqliteSlackState(this.db, ttlMs);
   }
 
   close(): void {

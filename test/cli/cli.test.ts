@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import Database from 'better-sqlite3';
 import { main } from '../../src/cli/program.js';
 import { openDatabase } from '../../src/store/db.js';
-import { SlackStore } from '../../src/store/slack-state.js';
+import { SqliteSlackState } from '../../src/store/slack-state.js';
 import { ROOT, SAMPLE_DIR, tempDir } from '../helpers.js';
 
 let dir: string;
@@ -131,7 +131,7 @@ describe('ragask CLI', () => {
 
   it('feedback lists what was given in a context, to that context only; everything only with --all', async () => {
     const db = openDatabase(path.join(dir, 'data', 'ragask.db'));
-    const store = new SlackStore(db, 3600_000);
+    const store = new SqliteSlackState(db, 3600_000);
     store.addFeedback({ stateKey: 'C1:1.1:1.2:x', channel: 'C1', threadTs: '1.1', messageTs: '1.2', user: 'U1', value: 'not_helpful', question: 'Who leads Falcon?', answer: 'Mirela Ostrowski', evidence: [3, 4] });
     store.addFeedback({ stateKey: 'D9:2.1:2.2:y', channel: 'D9', threadTs: '2.1', messageTs: '2.2', user: 'U9', value: 'helpful', question: 'What is my private salary band?', answer: 'B4', evidence: [3] });
     db.close();

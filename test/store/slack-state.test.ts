@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SLACK_MIGRATIONS, SlackStore } from '../../src/store/slack-state.js';
+import { SLACK_MIGRATIONS, SqliteSlackState } from '../../src/store/slack-state.js';
 import { openDatabase, setMeta } from '../../src/store/db.js';
 import { tempDir } from '../helpers.js';
 
@@ -29,9 +29,9 @@ const feedback = (stateKey: string, user: string, value: 'helpful' | 'not_helpfu
   evidence: [1, 2],
 });
 
-describe('SlackStore', () => {
+describe('SqliteSlackState', () => {
   it('keeps one feedback entry per answer and person: clicking again changes it', () => {
-    const store = new SlackStore(freshDb(), 3600_000);
+    const store = new SqliteSlackState(freshDb(), 3600_000);
     store.addFeedback(feedback('C1:1.1:1.2:a', 'U1', 'helpful'));
     store.addFeedback(feedback('C1:1.1:1.2:a', 'U1', 'not_helpful'));
     store.addFeedback(feedback('C1:1.1:1.2:a', 'U2', 'helpful'));
@@ -51,7 +51,7 @@ describe('SlackStore', () => {
       "INSERT INTO feedback (channel, thread_ts, message_ts, user, value, question, answer, evidence, created_at) VALUES ('C9', '9.1', '9.2', 'U9', 'helpful', 'q?', 'a', '[7]', 5)",
     ).run();
     db.prepare("INSERT INTO slack_events (event_id, status, channel, owner, created_at, updated_at) VALUES ('EvOld', 'answered', 'C9', NULL, 1, 1)").run();
-    const store = new SlackStore(db, 3600_000);
+    const store = new SqliteSlackState(db, 3600_000);
     expect(store.listFeedback()).toMatchObject([{ channel: 'C9', messageTs: '9.2', user: 'U9', value: 'helpful', evidence: [7] }]);
     expect(store.eventStatus('EvOld')).toBe('answered');
     // and the upgraded tables take the new kinds of rows
@@ -62,7 +62,7 @@ describe('SlackStore', () => {
 
   it('lists as orphaned only the unanswered events of processes that are gone', () => {
     const db = freshDb();
-    const store = new SlackStore(db, 3600_000);
+    const store = new SqliteSlackState(db, 3600_000);
     const payload = (id: string) => ({ channel: 'C1', user: 'U1', text: `question ${id}` });
     for (const id of ['EvDead', 'EvAlive', 'EvMine', 'EvDone']) store.claimEvent(id, 'C1', payload(id));
     store.finishEvent('EvDone', 'answered', '3.3');
@@ -73,9 +73,9 @@ describe('SlackStore', () => {
     expect(store.orphanedEvents()).toEqual([]);
     // a store started afresh sees the dead process's event only: EvAlive's owner runs, EvMine is
     // this (live) process's, EvDone was answered
-    expect(new SlackStore(db, 3600_000).orphanedEvents()).toEqual([{ eventId: 'EvDead', payload: payload('EvDead') }]);
+    expect(new SqliteSlackState(db, 3600_000).orphanedEvents()).toEqual([{ eventId: 'EvDead', payload: payload('EvDead') }]);
     // hours later it is no longer answered, and a week later it is pruned
-    const later = (ms: number) => new SlackStore(db, 3600_000, () => Date.now() + ms);
+    const later = (ms: number) => new SqliteSlackState(db, 3600_000, () => Date.now() + ms);
     expect(later(2 * 3600_000).orphanedEvents()).toEqual([]);
     later(8 * 86400_000).prune();
     expect(store.eventStatus('EvDead')).toBeNull();

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { openDatabase } from '../../store/db.js';
-import { SlackStore, type FeedbackContext } from '../../store/slack-state.js';
+import { SqliteSlackState, type FeedbackContext } from '../../store/slack-state.js';
 import { chunkScopes } from '../../store/store.js';
 import { UserError } from '../../errors.js';
 import { allows, type AccessContext } from '../../store/access.js';
@@ -25,7 +25,7 @@ export function register(program: Command, ctx: CliContext): void {
       const db = openDatabase(path.join(config.dataDir, 'ragask.db'));
       try {
         const givenIn: FeedbackContext | null = opts.channel ? { channel: opts.channel } : opts.user ? { dmOf: opts.user } : null;
-        let rows = new SlackStore(db, config.slack.stateTtlMs).listFeedback(opts.limit, givenIn);
+        let rows = new SqliteSlackState(db, config.slack.stateTtlMs).listFeedback(opts.limit, givenIn);
         if (givenIn) {
           // and, listed for a context, only entries whose evidence is all visible there
           const context: AccessContext = { kind: 'slack', channel: opts.channel ?? `D-${opts.user}`, user: opts.user ?? 'U-cli', isDM: !opts.channel };
