@@ -12,8 +12,13 @@ export function tempDir(prefix = 'ragask-test-'): string {
 }
 
 /** A config on the real models with the data in `dataDir`, plus setting overrides. */
+/**
+ * The settings of an in-process test. Wall-clock budgets are generous: behaviour must not depend on
+ * how fast this CPU (or an emulated one, under qemu) is; the budget tests set their own budgets on
+ * a fake clock.
+ */
 export function testConfig(dataDir: string, overrides: Partial<Record<SettingName, unknown>> = {}): Config {
-  return loadConfig({}, { RAGASK_DATA_DIR: dataDir, RAGASK_MODELS_DIR: path.join(ROOT, 'models'), RAGASK_THREADS: 1, ...overrides });
+  return loadConfig({}, { RAGASK_DATA_DIR: dataDir, RAGASK_MODELS_DIR: path.join(ROOT, 'models'), RAGASK_THREADS: 1, RAGASK_HOP_BUDGET_MS: 60_000, RAGASK_TOTAL_BUDGET_MS: 600_000, ...overrides });
 }
 
 import { openCore, type Core } from '../src/core.js';
