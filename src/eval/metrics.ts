@@ -1,16 +1,7 @@
-/** SQuAD-style answer normalisation, plus Unicode folding (accents, minus signs, degree spacing). */
-export function normalizeAnswer(s: string): string {
-  return s
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/[\u2212\u2012\u2013\u2014]/g, '-')
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}\s.+-]/gu, ' ')
-    .replace(/(?<![\p{N}])[.]|[.](?![\p{N}])/gu, ' ')
-    .replace(/\b(a|an|the)\b/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-}
+import { answerEM, hotpotNormalize, normalizeAnswer, tokenF1 } from '../engine/answer/normalize.js';
+
+// the answer comparisons live with the engine, which compares readings with them too
+export { answerEM, hotpotNormalize, normalizeAnswer, tokenF1 };
 
 /** Whether any gold answer, normalised, appears in the normalised text (as whole words). */
 export function containsAnswer(text: string, answers: readonly string[]): boolean {
@@ -40,48 +31,6 @@ export function percentile(values: readonly number[], p: number): number {
 }
 
 export const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
-
-const ASCII_PUNCTUATION = /[!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]/g;
-
-/** HotpotQA's answer normalisation, exactly: lower case, ASCII punctuation out, articles out, spaces collapsed. */
-export function hotpotNormalize(s: string): string {
-  return s
-    .toLowerCase()
-    .replace(ASCII_PUNCTUATION, '')
-    .replace(/\b(a|an|the)\b/g, ' ')
-    .split(/\s+/)
-    .filter(Boolean)
-    .join(' ');
-}
-
-/** Exact match after HotpotQA normalisation. */
-export function answerEM(pred: string, gold: string): number {
-  return hotpotNormalize(pred) === hotpotNormalize(gold) ? 1 : 0;
-}
-
-/** HotpotQA's token F1 (yes / no / noanswer only match themselves). */
-export function tokenF1(pred: string, gold: string): number {
-  const p = hotpotNormalize(pred);
-  const g = hotpotNormalize(gold);
-  const special = new Set(['yes', 'no', 'noanswer']);
-  if ((special.has(p) || special.has(g)) && p !== g) return 0;
-  const pt = p.split(' ').filter(Boolean);
-  const gt = g.split(' ').filter(Boolean);
-  const counts = new Map<string, number>();
-  for (const t of gt) counts.set(t, (counts.get(t) ?? 0) + 1);
-  let same = 0;
-  for (const t of pt) {
-    const n = counts.get(t) ?? 0;
-    if (n > 0) {
-      same++;
-      counts.set(t, n - 1);
-    }
-  }
-  if (same === 0) return 0;
-  const precision = same / pt.length;
-  const recall = same / gt.length;
-  return (2 * precision * recall) / (precision + recall);
-}
 
 /** The best EM and F1 of a prediction over the gold answers; a declined answer (null) scores 0. */
 export function scoreAnswer(pred: string | null, golds: readonly string[]): { em: number; f1: number } {

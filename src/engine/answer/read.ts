@@ -1,5 +1,5 @@
 import type { ReaderPassage, ReaderResult, SpanCandidate } from '../../models/reader.js';
-import { normalizeAnswer, tokenF1 } from '../../eval/metrics.js';
+import { normalizeAnswer, tokenF1 } from './normalize.js';
 import { contentTerms, termSet } from '../text.js';
 import type { HopState } from '../types.js';
 import { parseComparison, pickByValue, type ComparisonQuestion } from './comparison.js';
