@@ -19,6 +19,11 @@ interface EventBody {
 /** Message subtypes that still ask something (a reply also sent to the channel, a message with a file). */
 const ASKING_SUBTYPES = new Set(['thread_broadcast', 'file_share']);
 
+/** A message a person wrote that may ask something: not the bot's, not an edit or a join, with text. */
+export function isPersonMessage(m: { subtype?: string; bot_id?: string; user?: string; text?: string }): boolean {
+  return !(m.subtype && !ASKING_SUBTYPES.has(m.subtype)) && !m.bot_id && !!m.user && !!m.text;
+}
+
 /** The event a delivery may be a question in (an @-mention, a DM, a reply in a thread), or null. */
 export function questionDelivery(body: unknown): Delivery | null {
   const b = body as EventBody | null;
@@ -26,8 +31,7 @@ export function questionDelivery(body: unknown): Delivery | null {
   const e = b.event;
   const channel = e.channel ?? null;
   if (e.type === 'app_mention') return e.user ? { eventId: b.event_id, channel } : null;
-  if (e.type !== 'message') return null;
-  if ((e.subtype && !ASKING_SUBTYPES.has(e.subtype)) || e.bot_id || !e.user || !e.text) return null;
+  if (e.type !== 'message' || !isPersonMessage(e)) return null;
   return e.channel_type === 'im' || e.thread_ts ? { eventId: b.event_id, channel } : null;
 }
 

@@ -1,4 +1,5 @@
 import type { App } from '@slack/bolt';
+import { isPersonMessage } from '../../delivery.js';
 import type { SlackService } from '../../service.js';
 
 interface PlainMessage {
@@ -22,7 +23,7 @@ export function register(app: App, service: SlackService): void {
     service.setBotUserId(context.botUserId);
     const m = event as unknown as PlainMessage;
     // a reply also sent to the channel, or a message with a file, still asks something
-    if ((m.subtype && m.subtype !== 'thread_broadcast' && m.subtype !== 'file_share') || m.bot_id || !m.user || !m.text) return service.ignoreEvent(body.event_id);
+    if (!isPersonMessage(m) || !m.user || !m.text) return service.ignoreEvent(body.event_id);
     const isDM = m.channel_type === 'im';
     if (!isDM && service.mentionsBot(m.text)) return service.ignoreEvent(body.event_id);
     const threadTs = m.thread_ts ?? m.ts;
