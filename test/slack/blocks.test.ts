@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { textObjects } from './text-objects.js';
+import { richTextKinds, richTextOf, textObjects } from './text-objects.js';
 import type { EngineResult, HopState, Snippet } from '../../src/engine/types.js';
 import { ACTIONS, answerMessage, fit, traceMessage, usageMessage } from '../../src/slack/blocks/answer.js';
 import { LIMITS, escapeMrkdwn, humanDuration, link, safeText } from '../../src/slack/blocks/text.js';
@@ -57,9 +57,10 @@ function result(over: Partial<EngineResult> = {}, answer: Partial<EngineResult['
   };
 }
 
+/** What each block shows, as text: mrkdwn as written, rich text with its marks (see richTextOf). */
 function sections(blocks: unknown[]): string[] {
   return (blocks as { type: string; text?: { text: string }; elements?: { text?: string | { text: string } }[] }[]).flatMap((b) =>
-    b.type === 'section' ? [b.text!.text] : b.type === 'context' ? (b.elements ?? []).map((e) => String(e.text)) : [],
+    b.type === 'section' ? [b.text!.text] : b.type === 'context' ? (b.elements ?? []).map((e) => String(e.text)) : b.type === 'rich_text' ? [richTextOf(b)] : [],
   );
 }
 
@@ -71,6 +72,7 @@ describe('Block Kit builders', () => {
     expect(text).toContain('*+0.35 °C*');
     expect(text).toContain('<https://wiki.example/ts40|Doc 1 › Section>');
     expect(text).toContain('*Hop 2* via _Entity 2_');
+    expect(text).toContain('> Project Falcon uses the Vantor TS-40.');
     expect(text).toMatch(/Confidence: \*high\* \(P\(right\) 0\.80\)/);
     // the sentence the answer comes from is quoted under it
     expect(text).toContain('> The Vantor TS-40 offset at −20 °C is +0.35 °C.');
@@ -99,15 +101,16 @@ describe('Block Kit builders', () => {
     const t = sections(conflict.blocks).join('\n');
     expect(t).toContain('*+0.35 °C*');
     expect(t).toMatch(/Another source reads this differently/);
-    expect(t).toContain('*+0.30 °C* — ');
+    expect(t).toContain('• *+0.30 °C*\n> notes say +0.30');
     expect(t).toContain('Doc 4');
     expect(t).toContain('Doc 5');
     // and one below the threshold: no short answer, the sources side by side
     const declined = answerMessage(result({}, { status: 'conflicting', kind: null, value: null, sentence: null, source: null, conflicts: [{ attribute: 'the answer', values }] }), { stateKey: null });
     const d = sections(declined.blocks).join('\n');
     expect(d).toMatch(/could not find a definite answer: the sources read this differently/);
-    expect(d).toContain('*+0.30 °C* — ');
-    expect(d).not.toContain('*+0.35 °C*\n>');
+    expect(d).toContain('• *+0.30 °C*\n> notes say +0.30');
+    // no headline value read from a sentence: only the sources, side by side
+    expect(d).not.toContain('*+0.35 °C*\n> The Vantor');
   });
 
   it('shows what a comparison read for each compared thing, with its citation', () => {
@@ -117,8 +120,8 @@ describe('Block Kit builders', () => {
     );
     const t = sections(m.blocks).join('\n');
     expect(t).toContain('Compared (When was … born?)');
-    expect(t).toContain('*Ada Brook*: 1950');
-    expect(t).toContain('*Carl Dunn*: 1961');
+    expect(t).toContain('• *Ada Brook*: 1950\n> Ada Brook (born 1950)');
+    expect(t).toContain('• *Carl Dunn*: 1961');
     expect(t).toContain('Doc 7');
   });
 
@@ -136,6 +139,23 @@ describe('Block Kit builders', () => {
     expect(plain).toContain(`${hostile} *bold* https://bare.example`);
     expect(escapeMrkdwn(hostile)).toBe('Hi &lt;!channel&gt; and &lt;@U123&gt; see &lt;https://evil.example|click&gt; &amp; more');
     expect(link('javascript:alert(1)', 'x')).toBe('x');
+  });
+
+  it('shows document text literally: markup, mentions and bare URLs in a document stay as written', () => {
+    const doc = 'Set *MODE* to _fast_ ~now~ and see https://bare.example or <!here> & <@U9>';
+    const s = snippet(3, doc);
+    const m = answerMessage(result({ hops: [hop(1, [s])], evidence: [s] }, { value: '*MODE*', sentence: doc, source: s, alternatives: [{ value: '_fast_', p: 0.3, snippet: s }] as never }), { stateKey: null });
+    const t = traceMessage(result({ hops: [hop(1, [s], { bridge: '*Bold* bridge' })] }));
+    for (const blocks of [m.blocks, t.blocks]) {
+      // no mrkdwn object carries the document's text: Slack would render or link it
+      expect(JSON.stringify(textObjects(blocks).mrkdwn)).not.toMatch(/MODE|fast|bare\.example|<!here>|<@U9>|Bold\* bridge/);
+      // it is in rich text, as text elements (no link, mention or broadcast element made of it)
+      const shown = (blocks as { type: string }[]).filter((b) => b.type === 'rich_text').map((b) => richTextOf(b as never)).join('\n');
+      expect(shown).toContain('https://bare.example or <!here> & <@U9>');
+      expect([...richTextKinds(blocks)].filter((k) => !/^(rich_text_(section|quote|list)|text|link)$/.test(k))).toEqual([]);
+      expect(JSON.stringify(blocks)).not.toContain('"url":"https://bare.example');
+    }
+    expect(sections(m.blocks).join('\n')).toContain('*\*MODE\**');
   });
 
   it('keeps every section within 3,000 characters and a huge answer within 50 blocks and the size budget', () => {
@@ -158,6 +178,7 @@ describe('Block Kit builders', () => {
     expect(text).toContain('*Hop 1*');
     expect(text).toContain('coherence 0.910');
     expect(text).toContain('• E 2.50');
+    expect(text).toContain('query: _query 1_');
     expect(t.blocks.length).toBeLessThanOrEqual(LIMITS.blocks);
   });
 

@@ -10,6 +10,7 @@ import type { SettingName } from '../../src/config.js';
 import { answerMessage } from '../../src/slack/blocks/answer.js';
 import type { EngineResult } from '../../src/engine/types.js';
 import { LOCAL } from '../../src/store/access.js';
+import { richTextOf } from './text-objects.js';
 
 export const SECRET = '0123456789abcdef0123456789abcdef';
 export const BOT = 'xoxb-1-test-bot-token';
@@ -67,8 +68,11 @@ export async function startHarness(opts: { mode?: 'http' | 'socket'; overrides?:
 }
 
 /** The final text of a message: every section and context text of its last update. */
+/** Everything the blocks hold, as JSON, then their rich text as a person reads it (see richTextOf). */
 export function blocksText(blocks: unknown): string {
-  return JSON.stringify(blocks ?? []);
+  const list = Array.isArray(blocks) ? (blocks as { type: string; elements?: unknown[] }[]) : [];
+  const rich = list.filter((b) => b.type === 'rich_text').map(richTextOf);
+  return [JSON.stringify(blocks ?? []), ...rich].join('\n');
 }
 
 /**

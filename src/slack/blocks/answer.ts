@@ -1,6 +1,6 @@
-import type { KnownBlock, Button, ActionsBlock, SectionBlock, ContextBlock } from '@slack/types';
+import type { KnownBlock, Button, ActionsBlock, SectionBlock, ContextBlock, RichTextBlock, RichTextElement, RichTextSection } from '@slack/types';
 import type { Citation, EngineResult, HopState, Snippet } from '../../engine/types.js';
-import { LIMITS, escapeMrkdwn, link, safeText, truncate } from './text.js';
+import { LIMITS, escapeMrkdwn, safeText, truncate } from './text.js';
 
 export const ACTIONS = {
   continue: 'ragask_continue',
@@ -23,11 +23,6 @@ const STOP_TEXT: Record<EngineResult['stopReason'], string> = {
   budget: 'time budget reached; the last hop is incomplete',
   low_coherence: 'the next hop is likely wrong, so you choose it',
 };
-
-function citationText(c: Citation): string {
-  const where = [c.document, ...c.heading_path].join(' › ');
-  return `${link(c.url, where)}${c.page ? ` (p. ${c.page})` : ''}`;
-}
 
 // verbatim: Slack must not turn a bare URL or #channel in the text into a link; the links ragask
 // means are written out as <url|label>, which verbatim keeps.
@@ -63,9 +58,35 @@ function button(text: string, actionId: string, value: string, style?: 'primary'
   };
 }
 
-/** A snippet as a quote with its citation; snippet text is escaped and cut to fit a section. */
-function quote(s: Snippet, max = 600): string {
-  return `> ${safeText(s.text, max).replace(/\n/g, '\n> ')}\n${citationText(s.citation)}`;
+// Document text in rich text: text elements are shown literally (mrkdwn would render "*bold*" in a
+// datasheet as bold, and a bare URL as a link), and links are explicit elements.
+
+const plain = (text: string, bold = false): RichTextElement => ({ type: 'text', text, ...(bold ? { style: { bold: true } } : {}) });
+
+/** A citation as rich-text elements: the document (and headings) linked where it has an http(s) URL. */
+function citationElements(c: Citation): RichTextElement[] {
+  const where = [c.document, ...c.heading_path].join(' › ');
+  const page = c.page ? [plain(` (p. ${c.page})`)] : [];
+  if (c.url && /^https?:\/\/[^\s<>|]+$/.test(c.url)) return [{ type: 'link', url: c.url, text: where }, ...page];
+  return [plain(where), ...page];
+}
+
+/**
+ * Quoted document text, literally, with its citation under it: a lead line first when given (a
+ * value or a row label, `bold` for the value), a quote (the sentence or snippet) and the citation.
+ */
+export function quoteBlock(parts: { lead?: RichTextElement[]; text?: string | null; citation?: Citation | null; max?: number }): RichTextBlock {
+  const elements: RichTextBlock['elements'] = [];
+  if (parts.lead?.length) elements.push({ type: 'rich_text_section', elements: parts.lead } satisfies RichTextSection);
+  const text = parts.text?.trim();
+  if (text) elements.push({ type: 'rich_text_quote', elements: [plain(truncate(text, parts.max ?? 600))] });
+  if (parts.citation) elements.push({ type: 'rich_text_section', elements: citationElements(parts.citation) });
+  return { type: 'rich_text', elements };
+}
+
+/** A snippet quoted with its citation (see quoteBlock). */
+function snippetBlock(s: Snippet, max = 600, lead?: RichTextElement[]): RichTextBlock {
+  return quoteBlock({ ...(lead ? { lead } : {}), text: s.text, citation: s.citation, max });
 }
 
 export interface AnswerOptions {
@@ -95,21 +116,27 @@ export function answerMessage(r: EngineResult, opts: AnswerOptions): Message {
       ? 'I could not find a definite answer: the sources read this differently.'
       : `I could not find a definite answer.${a.leads.length ? ' The closest the evidence comes:' : ''}`;
     blocks.push(section(`:grey_question: ${headline}`));
-    for (const s of a.leads.slice(0, 3)) blocks.push(section(quote(s)));
+    for (const s of a.leads.slice(0, 3)) blocks.push(snippetBlock(s));
   } else {
     headline = a.value;
-    const warn = a.status === 'conflicting' ? '\n:warning: Another source reads this differently — both are below; check which applies.' : '';
-    blocks.push(section(`*${safeText(headline, 2000)}*${a.sentence ? `\n> ${safeText(a.sentence, 800)}` : ''}${a.source ? `\n${citationText(a.source.citation)}` : ''}${warn}`));
+    // the value, the sentence it was read from and its citation: all document text, shown literally
+    blocks.push(quoteBlock({ lead: [plain(truncate(headline, 2000), true)], text: a.sentence ? truncate(a.sentence, 800) : null, citation: a.source?.citation ?? null }));
+    if (a.status === 'conflicting') blocks.push(section(':warning: Another source reads this differently — both are below; check which applies.'));
   }
   if (a.comparison) {
-    const rows = a.comparison.options.map((o) => `• *${safeText(o.entity, 150)}*${o.value ? `: ${safeText(o.value, 150)}` : ''}${o.snippet ? ` — ${citationText(o.snippet.citation)}\n> ${safeText(o.snippet.text, 400)}` : ''}`);
-    blocks.push(section(`Compared${a.comparison.attribute ? ` (${safeText(a.comparison.attribute.replace('{}', '…'), 100)})` : ''}:\n${rows.join('\n')}`));
+    blocks.push(section(`Compared${a.comparison.attribute ? ` (${safeText(a.comparison.attribute.replace('{}', '…'), 100)})` : ''}:`));
+    for (const o of a.comparison.options) {
+      const lead = [plain('• '), plain(truncate(o.entity, 150), true), ...(o.value ? [plain(`: ${truncate(o.value, 150)}`)] : [])];
+      blocks.push(o.snippet ? snippetBlock(o.snippet, 400, lead) : quoteBlock({ lead }));
+    }
   }
   for (const c of a.conflicts) {
-    for (const v of c.values.slice(0, 4)) blocks.push(section(`• *${safeText(v.value, 200)}* — ${citationText(v.snippet.citation)}\n> ${safeText(v.snippet.text, 500)}`));
+    for (const v of c.values.slice(0, 4)) blocks.push(snippetBlock(v.snippet, 500, [plain('• '), plain(truncate(v.value, 200), true)]));
   }
   if (a.alternatives.length) {
-    blocks.push(context(`Other readings close behind: ${a.alternatives.map((x) => `*${safeText(x.value, 100)}* (${citationText(x.snippet.citation)})`).join('; ')}`));
+    const elements: RichTextElement[] = [plain('Other readings close behind: ')];
+    a.alternatives.forEach((x, i) => elements.push(...(i ? [plain('; ')] : []), plain(truncate(x.value, 100), true), plain(' ('), ...citationElements(x.snippet.citation), plain(')')));
+    blocks.push({ type: 'rich_text', elements: [{ type: 'rich_text_section', elements }] });
   }
   blocks.push(context(`Confidence: *${a.confidence.label}* (P(right) ${a.confidence.score.toFixed(2)}) — ${safeText(a.confidence.reasons.join('; '), 2500)}`));
 
@@ -119,7 +146,7 @@ export function answerMessage(r: EngineResult, opts: AnswerOptions): Message {
     blocks.push({ type: 'divider' });
     blocks.push(section(`*Chain of evidence* (${r.hops.length} hop${r.hops.length === 1 ? '' : 's'}; ${STOP_TEXT[r.stopReason]})`));
     for (const h of chainHops.slice(0, 5)) {
-      blocks.push(section(`*Hop ${h.hop}*${h.bridge ? ` via _${safeText(h.bridge, 100)}_` : ''}\n${quote(h.snippets[0]!)}`));
+      blocks.push(snippetBlock(h.snippets[0]!, 600, [plain(`Hop ${h.hop}`, true), ...(h.bridge ? [plain(' via '), { type: 'text', text: truncate(h.bridge, 100), style: { italic: true } } satisfies RichTextElement] : [])]));
     }
   }
 
@@ -146,37 +173,70 @@ export function answerMessage(r: EngineResult, opts: AnswerOptions): Message {
   return fit({ text: safeText(headline, LIMITS.fallbackText), blocks });
 }
 
-/** Every hop's state, readably: the "show trace" view. */
+/** Every hop's state, readably: the "show trace" view. Queries, bridges and snippets are shown literally. */
 export function traceMessage(r: EngineResult): Message {
-  const blocks: KnownBlock[] = [section(`*Trace* of _${safeText(r.asked ?? r.question, 500)}_ — stopped: ${STOP_TEXT[r.stopReason]}, ${Math.round(r.timings.totalMs)} ms`)];
+  const header: RichTextElement[] = [plain('Trace', true), plain(' of '), italic(truncate(r.asked ?? r.question, 500)), plain(` — stopped: ${STOP_TEXT[r.stopReason]}, ${Math.round(r.timings.totalMs)} ms`)];
+  const blocks: KnownBlock[] = [richText([header])];
   for (const h of r.hops) blocks.push(...traceHop(h));
   if (r.suggestions.length) {
-    blocks.push(section(`*Suggested next hops*\n${r.suggestions.map((s) => `• ${safeText(s.entity, 100)} — score ${s.score.toFixed(2)}, coherence ${s.coherence.cosine.toFixed(2)}: _${safeText(s.query, 300)}_`).join('\n')}`));
+    blocks.push(
+      richText(
+        [[plain('Suggested next hops', true)]],
+        r.suggestions.map((s) => [plain(`${truncate(s.entity, 100)} — score ${s.score.toFixed(2)}, coherence ${s.coherence.cosine.toFixed(2)}: `), italic(truncate(s.query, 300))]),
+      ),
+    );
   }
   return fit({ text: `Trace: ${safeText(r.asked ?? r.question, 200)}`, blocks });
 }
 
+const italic = (text: string): RichTextElement => ({ type: 'text', text, style: { italic: true } });
+
+/** A rich-text block of lines (sections), then a bulleted list of items. */
+function richText(lines: RichTextElement[][], items: RichTextElement[][] = [], style: 'bullet' | 'ordered' = 'bullet'): RichTextBlock {
+  const elements: RichTextBlock['elements'] = lines.map((l) => ({ type: 'rich_text_section', elements: l }));
+  if (items.length) elements.push({ type: 'rich_text_list', style, elements: items.map((i) => ({ type: 'rich_text_section', elements: i })) });
+  return { type: 'rich_text', elements };
+}
+
 function traceHop(h: HopState): KnownBlock[] {
   const t = h.timings;
-  const lines = [
-    `*Hop ${h.hop}*${h.incomplete ? ' :hourglass: _incomplete (over budget)_' : ''} [${h.formedBy}${h.bridge ? `, bridge _${safeText(h.bridge, 100)}_` : ''}, weight ${h.weight.toFixed(2)}]`,
-    `query: _${safeText(h.query, 500)}_`,
-    `retrieve ${t.retrieveMs.toFixed(0)} ms (encode ${t.encodeMs.toFixed(0)}, dense ${t.denseMs.toFixed(1)}, bm25 ${t.bm25Ms.toFixed(1)}, rerank ${t.rerankMs.toFixed(1)}${t.cached ? ', cached' : ''}) · decompose ${t.decomposeMs.toFixed(0)} ms · ${h.retrieved.length} retrieved`,
+  const lines: RichTextElement[][] = [
+    [
+      plain(`Hop ${h.hop}`, true),
+      plain(`${h.incomplete ? ' ⌛ incomplete (over budget)' : ''} [${h.formedBy}`),
+      ...(h.bridge ? [plain(', bridge '), italic(truncate(h.bridge, 100))] : []),
+      plain(`, weight ${h.weight.toFixed(2)}]`),
+    ],
+    [plain('query: '), italic(truncate(h.query, 500))],
+    [
+      plain(
+        `retrieve ${t.retrieveMs.toFixed(0)} ms (encode ${t.encodeMs.toFixed(0)}, dense ${t.denseMs.toFixed(1)}, bm25 ${t.bm25Ms.toFixed(1)}, rerank ${t.rerankMs.toFixed(1)}${t.cached ? ', cached' : ''}) · decompose ${t.decomposeMs.toFixed(0)} ms · ${h.retrieved.length} retrieved`,
+      ),
+    ],
   ];
-  const snippets = h.snippets.map((s, i) => {
+  const snippets = h.snippets.map((s): RichTextElement[] => {
     const ref = h.retrieved.find((x) => x.chunkId === s.chunkId);
     const scores = ref ? `${ref.score.toFixed(3)} (rerank ${ref.rerank.toFixed(3)}, dense ${ref.dense?.toFixed(3) ?? '—'}, bm25 ${ref.bm25?.toFixed(1) ?? '—'})` : s.score.toFixed(3);
-    return `${i + 1}. ${scores} ${citationText(s.citation)}: ${safeText(s.text, 160)}`;
+    return [plain(`${scores} `), ...citationElements(s.citation), plain(`: ${truncate(s.text, 160)}`)];
   });
-  const cands = h.candidates.slice(0, 5).map((c) => `• ${safeText(c.entity, 80)} ${c.score.toFixed(2)} (p ${c.confidence.toFixed(2)}; link ${c.features.link.toFixed(2)}, lookahead ${c.features.lookahead.toFixed(2)}, idf ${c.features.idf.toFixed(2)})`);
-  const next = h.nextQuery
-    ? `next: _${safeText(h.nextQuery, 400)}_ — coherence ${h.coherence!.cosine.toFixed(3)} (≥ ${h.coherence!.threshold}?), P(next hop right) ${h.coherence!.pRight === null ? '—' : h.coherence!.pRight.toFixed(2)} → ${h.coherence!.passed ? 'continue' : 'stop and suggest'}`
-    : '';
-  return [
-    section(lines.join('\n')),
-    ...(snippets.length ? [section(snippets.join('\n'))] : []),
-    ...(cands.length || next ? [context([cands.length ? `candidates:\n${cands.join('\n')}` : '', next].filter(Boolean).join('\n'))] : []),
-  ];
+  const cands = h.candidates
+    .slice(0, 5)
+    .map((c): RichTextElement[] => [plain(`${truncate(c.entity, 80)} ${c.score.toFixed(2)} (p ${c.confidence.toFixed(2)}; link ${c.features.link.toFixed(2)}, lookahead ${c.features.lookahead.toFixed(2)}, idf ${c.features.idf.toFixed(2)})`)]);
+  const out: KnownBlock[] = [richText(lines, snippets, 'ordered')];
+  if (cands.length) out.push(richText([[plain('candidates:')]], cands));
+  if (h.nextQuery) {
+    const c = h.coherence!;
+    out.push(
+      richText([
+        [
+          plain('next: '),
+          italic(truncate(h.nextQuery, 400)),
+          plain(` — coherence ${c.cosine.toFixed(3)} (≥ ${c.threshold}?), P(next hop right) ${c.pRight === null ? '—' : c.pRight.toFixed(2)} → ${c.passed ? 'continue' : 'stop and suggest'}`),
+        ],
+      ]),
+    );
+  }
+  return out;
 }
 
 /** Keeps a message within Slack's limits: at most 50 blocks and a bounded total size. */
