@@ -108,6 +108,15 @@ interface EntityLinks {
 /** Link strengths of the weaker kinds: a heading names the entity; a body merely mentions it. */
 const HEADING_LINK = 0.8;
 const MENTION_LINK = 0.35;
+/** Chunks read per entity for its links: titled or headed by it, and merely mentioning it. */
+const LABELLED_LINKS = 40;
+const MENTION_LINKS = 60;
+/**
+ * An entity's frequency (for IDF) is counted up to here. Past it the entity is simply common: at
+ * 25k chunks its IDF feature is at most 0.32 of 1 (weight 0.3), so an exact count would change a
+ * candidate's score by at most 0.1, and counting would read the whole posting list of a common name.
+ */
+export const ENTITY_DF_CAP = 1000;
 
 export class Decomposer {
   private readonly linkCache = new LRUCache<string, EntityLinks>({ max: 20_000 });
@@ -115,21 +124,27 @@ export class Decomposer {
 
   constructor(private readonly deps: DecomposerDeps) {}
 
-  private corpusSize(): number {
-    return Math.max(1, this.deps.store.counts().chunks);
+  /** Chunks in the corpus (the N of IDF), kept until the store changes. */
+  private chunkCount = 1;
+
+  /** Drops what the cache holds when the store has changed since it was filled. */
+  private refresh(): void {
+    const gen = `${this.deps.store.index.appliedSeq}:${this.deps.store.accessVersion()}`;
+    if (gen === this.cacheGeneration) return;
+    this.linkCache.clear();
+    this.chunkCount = Math.max(1, this.deps.store.counts().chunks);
+    this.cacheGeneration = gen;
   }
 
   /**
    * Where an entity can lead, strongest first: documents titled by it (Jaccard of the title's terms,
    * a "(disambiguation)" aside; "Rocky" → "ASAP Rocky" is 0.5), sections headed by it, and other
-   * chunks that mention it. Cached until the store changes.
+   * chunks that mention it. The work is bounded whatever the corpus size: titles and headings are
+   * searched on their own (see Store.entityMentions), mentions are read up to MENTION_LINKS, and the
+   * frequency is counted up to ENTITY_DF_CAP. Cached until the store changes.
    */
   private linksOf(entity: string, access: ResolvedAccess | undefined): EntityLinks {
-    const gen = `${this.deps.store.index.appliedSeq}:${this.deps.store.accessVersion()}`;
-    if (gen !== this.cacheGeneration) {
-      this.linkCache.clear();
-      this.cacheGeneration = gen;
-    }
+    this.refresh();
     const allowed = access?.allowedDocs ?? null;
     const key = `${access?.scopeKey ?? 'local'}\u0000${normalize(entity)}`;
     const hit = this.linkCache.get(key);
@@ -146,11 +161,12 @@ export class Decomposer {
         return inter < want.size ? 0 : inter / (want.size + have.size - inter);
       };
       // Only documents the asker may see count, for the frequency behind IDF and for link targets.
-      const mentions = this.deps.store.textMentions(all, 60, allowed);
-      result.df = mentions.df;
+      const mentions = this.deps.store.entityMentions(all, { labelled: LABELLED_LINKS, mentioned: MENTION_LINKS }, allowed);
+      // every match was read when the mentions did not fill their limit: then that is the frequency
+      result.df = mentions.mentioned.length < MENTION_LINKS ? mentions.labelled.length + mentions.mentioned.length : this.deps.store.countTextMatches(all, ENTITY_DF_CAP, allowed);
       const byDoc = new Map<number, LinkTarget>();
       const mentionChunks = new Map<number, number[]>();
-      for (const r of mentions.hits) {
+      for (const r of [...mentions.labelled, ...mentions.mentioned]) {
         const titleLink = jaccard(r.title.replace(/\s*\([^)]*\)\s*$/, ''));
         const headings = r.headingPath;
         const headingLink = HEADING_LINK * Math.max(0, ...headings.map(jaccard));
@@ -182,7 +198,8 @@ export class Decomposer {
     const { question, questionAnalysis: qa, evidence } = input;
     const qTerms = termSet(question);
     const known = termSet(input.knownText);
-    const n = this.corpusSize();
+    this.refresh();
+    const n = this.chunkCount;
     const seen = new Set<string>();
     const raw: { entity: string; origin: 'evidence' | 'question'; chunk: Candidate | null; rank: number }[] = [];
 
@@ -273,11 +290,12 @@ export class Decomposer {
 
     const w = FEATURE_WEIGHTS;
     const past = new Set((input.pastQueries ?? []).map(normalize));
+    const currentSlot = findSlot(input.currentQuery, analyze(input.currentQuery), known);
     return scored
       .map((s): BridgeCandidate => {
         const f = s.features;
         const score = w.link * f.link + w.lookahead * f.lookahead + w.idf * f.idf + w.relevance * f.relevance + w.question * f.question + w.mlm * (f.mlm ?? 0);
-        const { query, formedBy } = extendQuery(input.currentQuery, s.entity, findSlot(input.currentQuery, analyze(input.currentQuery), known));
+        const { query, formedBy } = extendQuery(input.currentQuery, s.entity, currentSlot);
         return { entity: s.entity, origin: s.origin, chunkId: s.chunk?.chunk.id ?? null, linksTo: s.linksTo, linkDocId: s.linkDocId, features: f, score, confidence: bridgeConfidence(score), query, formedBy };
       })
       .filter((c) => !past.has(normalize(c.query)))

@@ -5,6 +5,11 @@ import { isStopword } from '../models/nlp.js';
  * read as FTS5 syntax), stopwords dropped, terms OR-ed for BM25 ranking.
  */
 export function ftsQuery(text: string, maxTerms = 32): string {
+  return ftsTerms(text, maxTerms).join(' OR ');
+}
+
+/** The quoted FTS5 terms of free text, in order, each once (see ftsQuery). */
+export function ftsTerms(text: string, maxTerms = 32): string[] {
   const terms: string[] = [];
   const seen = new Set<string>();
   for (const raw of text.normalize('NFKC').split(/\s+/)) {
@@ -20,5 +25,5 @@ export function ftsQuery(text: string, maxTerms = 32): string {
     terms.push(`"${phrase.replace(/"/g, '""')}"`);
     if (terms.length >= maxTerms) break;
   }
-  return terms.join(' OR ');
+  return terms;
 }

@@ -12,7 +12,7 @@ import { coherenceOf, stepGeometry } from './coherence.js';
 import { gateProbability, GATE_THRESHOLD } from './gate.js';
 import { redactResult } from './redact.js';
 import { contextualize } from './follow-up.js';
-import { MIN_BRIDGE_SCORE, type Decomposer } from './decompose.js';
+import { MIN_BRIDGE_SCORE, type BridgeCandidate, type Decomposer } from './decompose.js';
 import type { QueryCache } from './query-cache.js';
 import type { Candidate, Retriever } from './retrieve.js';
 import { refFrom, snippetFrom } from './snippet.js';
@@ -140,7 +140,17 @@ function freshChain(question: string): ChainState {
  * guessing. It stops early when the evidence answers the question, when nothing new appears, or at
  * the time budget (the hop keeps its best-so-far, marked incomplete). Every hop is recorded.
  */
-export class HopEngine {
+/**
+ * What a transport asks of the engine: a question, a chain resumed with a person's choice, a
+ * follow-up. HopEngine answers in this thread; EnginePool (worker-pool.ts) in worker threads.
+ */
+export interface EngineApi {
+  run(question: string, access: AccessContext, overrides?: Partial<EngineSettings>): Promise<EngineResult>;
+  resume(previous: EngineResult, choice: number | string, access: AccessContext, overrides?: Partial<EngineSettings>): Promise<EngineResult>;
+  followUp(previous: EngineResult, question: string, access: AccessContext, overrides?: Partial<EngineSettings>): Promise<EngineResult>;
+}
+
+export class HopEngine implements EngineApi {
   private readonly log: Logger;
   private readonly now: () => number;
 
@@ -406,22 +416,29 @@ export class HopEngine {
       return { stop: 'budget', suggestions: [] };
     }
     if (candidates.length === 0 || candidates[0]!.score < MIN_BRIDGE_SCORE) return { stop: 'no_bridge', suggestions: [] };
-    // Coherence of the best candidates' queries with this hop's query (one encoder call), and the
-    // gate's probability that following each one is right.
+    // Coherence of the best candidate's query with this hop's query, and the gate's probability that
+    // following it is right. The best candidate is encoded alone: it decides, and the runners-up are
+    // encoded only when the chain stops for a person and offers them. Alone also keeps its int8
+    // vector free of batch-mates (dynamic quantisation scales activations per batch).
     const options = candidates.slice(0, SUGGESTIONS);
-    const vectors = await this.deps.encoder.encode(options.map((c) => c.query));
     const evidenceVector = this.evidenceVector(top[0]!);
     const coverage = evidenceCoverage(state.question, state.knownText.join(' '));
-    const checks = options.map((c, i) => {
-      const geometry = stepGeometry(run.queryVector, vectors[i]!, evidenceVector);
+    const check = (c: BridgeCandidate, i: number, vector: Float32Array) => {
+      const geometry = stepGeometry(run.queryVector, vector, evidenceVector);
       const gate = gateProbability({ ...geometry, candidate: c, runnerUpScore: candidates[i + 1]?.score ?? null, hop: hop.hop, evidenceRerank: top[0]!.rerank, coverage });
       return coherenceOf(geometry, settings.coherenceThreshold, gate.p, settings.gateThreshold, gate.features);
-    });
+    };
+    const bestVector = await this.deps.encoder.encodeOne(options[0]!.query);
+    const bestCheck = check(options[0]!, 0, bestVector);
     hop.nextQuery = options[0]!.query;
-    hop.coherence = checks[0]!;
+    hop.coherence = bestCheck;
     hop.timings.decomposeMs = this.now() - d0;
     // in shadow mode (measuring the gate) the chain goes on whatever the check says
-    if (!checks[0]!.passed && !settings.gateShadow) {
+    if (!bestCheck.passed && !settings.gateShadow) {
+      const rest = options.slice(1);
+      const restVectors = rest.length ? await this.deps.encoder.encode(rest.map((c) => c.query)) : [];
+      const checks = [bestCheck, ...rest.map((c, i) => check(c, i + 1, restVectors[i]!))];
+      hop.timings.decomposeMs = this.now() - d0;
       const suggestions = options.map((c, i) => ({
         entity: c.entity,
         chunkId: c.chunkId,
@@ -442,7 +459,7 @@ export class HopEngine {
         bridge: next.entity,
         bridgeFrom: { sourceDocId: next.sourceDocId, linkDocId: next.linkDocId },
         weight: hop.weight * next.confidence,
-        vector: vectors[0]!,
+        vector: bestVector,
         confirmed: false,
       },
     };

@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { Encoder } from '../models/encoder.js';
 import type { ChunkRow, Store, WindowRow } from '../store/store.js';
 import type { ResolvedAccess } from './access.js';
-import { ftsQuery } from './fts-query.js';
+import { ftsQuery, ftsTerms } from './fts-query.js';
 import { contentTerms, termSet } from './text.js';
 import { bestWindow, cosineScorer, type WindowScore, type WindowScorer } from './rerank.js';
 
@@ -66,9 +66,13 @@ export interface RetrieverDeps {
   densityWeight?: number;
   /** Decoded windows kept in memory (chunks). */
   windowCacheSize?: number;
+  /** Postings one BM25 search may read (default BM25_POSTINGS; tests set it low). */
+  bm25Postings?: number;
 }
 
 const RRF_K = 60;
+/** Postings (chunks, summed over the query's terms) one BM25 search may read; see bm25Query. */
+export const BM25_POSTINGS = 8000;
 /** Bonus of a chunk whose document title is the focus entity. */
 const FOCUS_WEIGHT = 0.3;
 
@@ -89,6 +93,7 @@ export class Retriever {
   readonly encoder: Encoder;
   scorer: WindowScorer;
   private readonly densityWeight: number;
+  private readonly bm25Postings: number;
   private readonly windowCache: LRUCache<number, WindowRow[]>;
   private cacheGeneration = -1;
 
@@ -97,6 +102,7 @@ export class Retriever {
     this.encoder = deps.encoder;
     this.scorer = deps.scorer ?? cosineScorer;
     this.densityWeight = deps.densityWeight ?? 0;
+    this.bm25Postings = deps.bm25Postings ?? BM25_POSTINGS;
     this.windowCache = new LRUCache({ max: deps.windowCacheSize ?? 20_000 });
   }
 
@@ -140,6 +146,30 @@ export class Retriever {
     this.windowCache.clear();
   }
 
+  /**
+   * The BM25 query: the question's terms, rarest first, as long as the chunks they occur in add up
+   * to at most the budget (BM25_POSTINGS; the rarest term is always kept). FTS5's BM25 reads the whole posting list
+   * of every term to weigh it, so the work of a search is bounded by that budget, not by the corpus;
+   * a term left out is a common one (at 27k chunks, in thousands of them: an IDF under about 2,
+   * against 6 to 10 for the names and numbers a question turns on). Below the budget, as in a corpus
+   * of a few thousand chunks, every term stays and BM25 is exactly what it was.
+   */
+  bm25Query(query: string): string {
+    const budget = this.bm25Postings;
+    const terms = ftsTerms(query).map((t, i) => ({ t, i, df: this.store.countTextMatches(t, budget + 1) }));
+    const kept: typeof terms = [];
+    let postings = 0;
+    for (const x of [...terms].sort((a, b) => a.df - b.df || a.i - b.i)) {
+      if (kept.length > 0 && postings + x.df > budget) continue;
+      kept.push(x);
+      postings += x.df;
+    }
+    return kept
+      .sort((a, b) => a.i - b.i)
+      .map((x) => x.t)
+      .join(' OR ');
+  }
+
   async retrieve(query: string, opts: RetrieveOptions): Promise<RetrieveResult> {
     const t0 = performance.now();
     const mode = opts.mode ?? 'hybrid';
@@ -166,7 +196,7 @@ export class Retriever {
 
     const bm25 = new Map<number, number>();
     if (mode !== 'dense') {
-      for (const r of this.store.searchText(ftsQuery(query), (opts.bm25Chunks ?? 50) + exclude.size, undefined, allowedDocs)) {
+      for (const r of this.store.searchText(this.bm25Query(query), (opts.bm25Chunks ?? 50) + exclude.size, undefined, allowedDocs)) {
         if (!exclude.has(r.chunkId)) bm25.set(r.chunkId, r.score);
       }
     }

@@ -72,6 +72,16 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
       INSERT INTO meta (key, value) VALUES ('access_version', '1') ON CONFLICT(key) DO NOTHING;
     `,
   },
+  {
+    version: 4,
+    name: 'labels (title and headings) of every chunk, for entity links',
+    // An entity's own document is found through its title or a heading: searched here, the work
+    // grows with how many titles name it, not with how many chunks of a large corpus mention it.
+    sql: `
+      CREATE VIRTUAL TABLE chunk_labels_fts USING fts5(title, headings, tokenize = 'porter unicode61 remove_diacritics 2');
+      INSERT INTO chunk_labels_fts (rowid, title, headings) SELECT rowid, title, headings FROM chunks_fts;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

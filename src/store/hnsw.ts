@@ -81,6 +81,8 @@ export class HnswIndex implements VectorIndex {
   private seq = 0;
   private deleted = 0;
   private dirty = false;
+  /** False in a process or thread that only reads (an engine worker): it never writes the file. */
+  private persist = true;
   /** Why the index was rebuilt on open, if it was (for `ragask stats`/doctor and tests). */
   rebuiltBecause: string | null = null;
 
@@ -133,9 +135,10 @@ export class HnswIndex implements VectorIndex {
   }
 
   /** Loads the index file if it matches SQLite, else rebuilds it; then replays newer log entries. */
-  static open(db: DB, file: string, opts: { dimension: number; model: string; params: HnswParams; log?: Logger }): HnswIndex {
+  static open(db: DB, file: string, opts: { dimension: number; model: string; params: HnswParams; log?: Logger; persist?: boolean }): HnswIndex {
     const vi = new HnswIndex(db, file, opts.dimension, opts.model, opts.params, opts.log ?? silentLogger);
-    vi.removeStaleTemporaries();
+    vi.persist = opts.persist ?? true;
+    if (vi.persist) vi.removeStaleTemporaries();
     const reason = vi.tryLoad();
     if (reason) {
       vi.rebuiltBecause = reason;
@@ -144,7 +147,7 @@ export class HnswIndex implements VectorIndex {
     } else {
       vi.catchUp();
     }
-    if (vi.dirty) vi.save();
+    vi.flush();
     return vi;
   }
 
@@ -279,9 +282,9 @@ export class HnswIndex implements VectorIndex {
     this.dirty = false;
   }
 
-  /** Saves if anything changed since the last save. */
+  /** Saves if anything changed since the last save (never where the index only reads). */
   flush(): void {
-    if (this.dirty) this.save();
+    if (this.dirty && this.persist) this.save();
   }
 
   fileBytes(): number {

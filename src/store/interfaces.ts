@@ -8,7 +8,7 @@ import type { Scope } from './access.js';
 import type { VectorHit } from './hnsw.js';
 import type { EngineResult } from '../engine/types.js';
 import type { EventClaim, FeedbackContext, FeedbackRow, StoredState, ThreadState, Turn } from './slack-state.js';
-import type { ChunkInput, ChunkRow, DocumentInput, DocumentRow, StoreStats, WindowRow } from './store.js';
+import type { ChunkInput, ChunkRow, DocumentInput, DocumentRow, MentionHit, StoreStats, WindowRow } from './store.js';
 
 /** Approximate nearest neighbours over window vectors, kept in step with the store's index log. */
 export interface VectorIndex {
@@ -88,7 +88,10 @@ export interface Store {
 
   // text search and entity mentions
   searchText(match: string, limit: number, weights?: [number, number, number], docIds?: ReadonlySet<number> | null): { chunkId: number; score: number }[];
-  textMentions(match: string, limit: number, docIds?: ReadonlySet<number> | null): { df: number; hits: { chunkId: number; docId: number; title: string; headingPath: string[] }[] };
+  /** Chunks (of the given documents) matching an FTS5 query, counted up to `cap` (bounded work). */
+  countTextMatches(match: string, cap: number, docIds?: ReadonlySet<number> | null): number;
+  /** Chunks an entity may link to: titled or headed by it, best first, and some that mention it. */
+  entityMentions(match: string, limits: { labelled: number; mentioned: number }, docIds?: ReadonlySet<number> | null): { labelled: MentionHit[]; mentioned: MentionHit[] };
 
   // query cache
   cachedQuery(key: string): { value: string; createdAt: number } | null;

@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import type Database from 'better-sqlite3';
+import { LRUCache } from 'lru-cache';
 import path from 'node:path';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
@@ -84,6 +86,14 @@ export interface WindowRow {
   vector: Float32Array;
 }
 
+/** A chunk an entity may link to, with its document's title and its heading path. */
+export interface MentionHit {
+  chunkId: number;
+  docId: number;
+  title: string;
+  headingPath: string[];
+}
+
 export interface StoreOptions {
   dataDir: string;
   /** Encoder id ("all-MiniLM-L6-v2/int8") and dimension the vectors come from. */
@@ -93,6 +103,11 @@ export interface StoreOptions {
   log?: Logger;
   /** Open a store embedded with another model anyway (only `ragask reindex` does, to re-embed it). */
   allowModelMismatch?: boolean;
+  /**
+   * False where the HNSW index is only read (engine workers beside a serving process): it is kept
+   * in step with the index log in memory, and the file is left to the process that owns it.
+   */
+  persistIndex?: boolean;
 }
 
 export interface StoreStats {
@@ -201,6 +216,21 @@ export class SqliteStore implements Store {
   readonly dbFile: string;
   readonly model: string;
   private readonly log: Logger;
+  /** countTextMatches' unfiltered counts, until the store changes (see refreshTextCounts). */
+  private readonly textCounts = new LRUCache<string, number>({ max: 50_000 });
+  private textCountsGeneration = '';
+
+  private readonly statements = new Map<string, Database.Statement>();
+
+  /** A statement prepared once per SQL text: preparing costs more than most of these queries. */
+  private sql(text: string): Database.Statement {
+    let st = this.statements.get(text);
+    if (!st) {
+      st = this.db.prepare(text);
+      this.statements.set(text, st);
+    }
+    return st;
+  }
 
   private constructor(db: DB, index: HnswIndex, dbFile: string, model: string, log: Logger) {
     this.db = db;
@@ -217,7 +247,7 @@ export class SqliteStore implements Store {
     const log = opts.log ?? silentLogger;
     try {
       if (!opts.allowModelMismatch) SqliteStore.checkModel(db, dbFile, opts.model, opts.dimension);
-      const index = HnswIndex.open(db, path.join(opts.dataDir, 'index.hnsw'), { dimension: opts.dimension, model: opts.model, params: opts.hnsw, log });
+      const index = HnswIndex.open(db, path.join(opts.dataDir, 'index.hnsw'), { dimension: opts.dimension, model: opts.model, params: opts.hnsw, log, persist: opts.persistIndex ?? true });
       return new SqliteStore(db, index, dbFile, opts.model, log);
     } catch (e) {
       db.close();
@@ -245,7 +275,7 @@ export class SqliteStore implements Store {
   }
 
   getDocumentBySource(source: string): DocumentRow | undefined {
-    const r = this.db.prepare('SELECT * FROM documents WHERE source = ?').get(source) as Record<string, unknown> | undefined;
+    const r = this.sql('SELECT * FROM documents WHERE source = ?').get(source) as Record<string, unknown> | undefined;
     return r ? this.toDocument(r) : undefined;
   }
 
@@ -265,18 +295,18 @@ export class SqliteStore implements Store {
   }
 
   listDocuments(): DocumentRow[] {
-    return (this.db.prepare('SELECT * FROM documents ORDER BY source').all() as Record<string, unknown>[]).map((r) => this.toDocument(r));
+    return (this.sql('SELECT * FROM documents ORDER BY source').all() as Record<string, unknown>[]).map((r) => this.toDocument(r));
   }
 
   /** Sources whose key starts with `prefix` (the records of one .jsonl file, or the files under a folder). */
   sourcesUnder(prefix: string): { id: number; source: string }[] {
-    return this.db.prepare("SELECT id, source FROM documents WHERE substr(source, 1, length(?)) = ?").all(prefix, prefix) as { id: number; source: string }[];
+    return this.sql("SELECT id, source FROM documents WHERE substr(source, 1, length(?)) = ?").all(prefix, prefix) as { id: number; source: string }[];
   }
 
   /** Inserts a document (replacing any earlier version with the same source) in one transaction. */
   replaceDocument(doc: DocumentInput, chunks: ChunkInput[], defaultScope: Scope = PUBLIC_SCOPE): number {
     const tx = this.db.transaction(() => {
-      const old = this.db.prepare('SELECT id, scope FROM documents WHERE source = ?').get(doc.source) as { id: number; scope: string } | undefined;
+      const old = this.sql('SELECT id, scope FROM documents WHERE source = ?').get(doc.source) as { id: number; scope: string } | undefined;
       if (old) this.deleteDocumentNow(old.id);
       // a new version of a document keeps the scope it was given, unless a scope comes with it
       const scope = doc.scope ? scopeToJson(doc.scope) : (old?.scope ?? scopeToJson(defaultScope));
@@ -285,17 +315,19 @@ export class SqliteStore implements Store {
         .run(doc.source, doc.path, doc.title, doc.kind, doc.url, doc.contentHash, doc.bytes, new Date().toISOString(), scope);
       this.bumpAccessVersion();
       const docId = Number(lastInsertRowid);
-      const insChunk = this.db.prepare(
+      const insChunk = this.sql(
         'INSERT INTO chunks (doc_id, ord, kind, heading_path, page, text, token_count, density, entities) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
       );
-      const insFts = this.db.prepare('INSERT INTO chunks_fts (rowid, title, headings, body) VALUES (?, ?, ?, ?)');
-      const insWin = this.db.prepare('INSERT INTO windows (chunk_id, ord, char_start, char_end, token_count, vector) VALUES (?, ?, ?, ?, ?, ?)');
-      const insLog = this.db.prepare("INSERT INTO index_log (window_id, op) VALUES (?, 'add')");
+      const insFts = this.sql('INSERT INTO chunks_fts (rowid, title, headings, body) VALUES (?, ?, ?, ?)');
+      const insLabels = this.sql('INSERT INTO chunk_labels_fts (rowid, title, headings) VALUES (?, ?, ?)');
+      const insWin = this.sql('INSERT INTO windows (chunk_id, ord, char_start, char_end, token_count, vector) VALUES (?, ?, ?, ?, ?, ?)');
+      const insLog = this.sql("INSERT INTO index_log (window_id, op) VALUES (?, 'add')");
       for (const c of chunks) {
         const chunkId = Number(
           insChunk.run(docId, c.ord, c.kind, JSON.stringify(c.headingPath), c.page, c.text, c.tokenCount, c.density, JSON.stringify(c.entities)).lastInsertRowid,
         );
         insFts.run(chunkId, doc.title, c.headingPath.join(' '), c.text);
+        insLabels.run(chunkId, doc.title, c.headingPath.join(' '));
         for (const w of c.windows) {
           const wid = Number(insWin.run(chunkId, w.ord, w.charStart, w.charEnd, w.tokenCount, vectorToBlob(w.vector)).lastInsertRowid);
           insLog.run(wid);
@@ -316,27 +348,27 @@ export class SqliteStore implements Store {
   /** Changes who may see documents; returns how many changed. */
   setScope(docIds: readonly number[], scope: Scope): number {
     return this.db.transaction(() => {
-      const n = this.db.prepare('UPDATE documents SET scope = ? WHERE id IN (SELECT value FROM json_each(?))').run(scopeToJson(scope), JSON.stringify(docIds)).changes;
+      const n = this.sql('UPDATE documents SET scope = ? WHERE id IN (SELECT value FROM json_each(?))').run(scopeToJson(scope), JSON.stringify(docIds)).changes;
       this.bumpAccessVersion();
       // cached retrieval results were computed under the old scopes
-      this.db.prepare('DELETE FROM query_cache').run();
+      this.sql('DELETE FROM query_cache').run();
       return n;
     })();
   }
 
   private bumpAccessVersion(): void {
-    this.db.prepare("INSERT INTO meta (key, value) VALUES ('access_version', '1') ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1").run();
+    this.sql("INSERT INTO meta (key, value) VALUES ('access_version', '1') ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1").run();
   }
 
   /** Changes whenever a document is added, removed or re-scoped: the key of access caches. */
   accessVersion(): number {
-    return Number(getMeta(this.db, 'access_version') ?? '0');
+    return Number((this.sql('SELECT value FROM meta WHERE key = ?').get('access_version') as { value: string } | undefined)?.value ?? '0');
   }
 
   /** Every document's scope (null: unreadable). */
   scopes(): Map<number, Scope | null> {
     const out = new Map<number, Scope | null>();
-    for (const r of this.db.prepare('SELECT id, scope FROM documents').all() as { id: number; scope: string }[]) out.set(r.id, scopeFromJson(r.scope));
+    for (const r of this.sql('SELECT id, scope FROM documents').all() as { id: number; scope: string }[]) out.set(r.id, scopeFromJson(r.scope));
     return out;
   }
 
@@ -346,42 +378,43 @@ export class SqliteStore implements Store {
   windowDocs(): Int32Array {
     const version = this.index.appliedSeq;
     if (this.windowDocCache?.version === version) return this.windowDocCache.map;
-    const max = (this.db.prepare('SELECT coalesce(max(id), 0) AS m FROM windows').get() as { m: number }).m;
+    const max = (this.sql('SELECT coalesce(max(id), 0) AS m FROM windows').get() as { m: number }).m;
     const map = new Int32Array(max + 1);
-    for (const r of this.db.prepare('SELECT w.id, c.doc_id FROM windows w JOIN chunks c ON c.id = w.chunk_id').iterate() as Iterable<{ id: number; doc_id: number }>) map[r.id] = r.doc_id;
+    for (const r of this.sql('SELECT w.id, c.doc_id FROM windows w JOIN chunks c ON c.id = w.chunk_id').iterate() as Iterable<{ id: number; doc_id: number }>) map[r.id] = r.doc_id;
     this.windowDocCache = { version, map };
     return map;
   }
 
   private deleteDocumentNow(docId: number): void {
-    this.db.prepare("INSERT INTO index_log (window_id, op) SELECT w.id, 'del' FROM windows w JOIN chunks c ON c.id = w.chunk_id WHERE c.doc_id = ?").run(docId);
-    this.db.prepare('DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE doc_id = ?)').run(docId);
-    this.db.prepare('DELETE FROM windows WHERE chunk_id IN (SELECT id FROM chunks WHERE doc_id = ?)').run(docId);
-    this.db.prepare('DELETE FROM chunks WHERE doc_id = ?').run(docId);
-    this.db.prepare('DELETE FROM documents WHERE id = ?').run(docId);
+    this.sql("INSERT INTO index_log (window_id, op) SELECT w.id, 'del' FROM windows w JOIN chunks c ON c.id = w.chunk_id WHERE c.doc_id = ?").run(docId);
+    this.sql('DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE doc_id = ?)').run(docId);
+    this.sql('DELETE FROM chunk_labels_fts WHERE rowid IN (SELECT id FROM chunks WHERE doc_id = ?)').run(docId);
+    this.sql('DELETE FROM windows WHERE chunk_id IN (SELECT id FROM chunks WHERE doc_id = ?)').run(docId);
+    this.sql('DELETE FROM chunks WHERE doc_id = ?').run(docId);
+    this.sql('DELETE FROM documents WHERE id = ?').run(docId);
   }
 
   getChunks(ids: readonly number[]): Map<number, ChunkRow> {
     const out = new Map<number, ChunkRow>();
     if (ids.length === 0) return out;
-    const stmt = this.db.prepare(`${CHUNK_SELECT} WHERE c.id IN (SELECT value FROM json_each(?))`);
+    const stmt = this.sql(`${CHUNK_SELECT} WHERE c.id IN (SELECT value FROM json_each(?))`);
     for (const r of stmt.all(JSON.stringify(ids)) as RawChunk[]) out.set(r.id, toChunk(r));
     return out;
   }
 
   chunksOfDocument(docId: number): ChunkRow[] {
-    return (this.db.prepare(`${CHUNK_SELECT} WHERE c.doc_id = ? ORDER BY c.ord`).all(docId) as RawChunk[]).map(toChunk);
+    return (this.sql(`${CHUNK_SELECT} WHERE c.doc_id = ? ORDER BY c.ord`).all(docId) as RawChunk[]).map(toChunk);
   }
 
   chunkIdsOfDocument(docId: number): number[] {
-    return (this.db.prepare('SELECT id FROM chunks WHERE doc_id = ? ORDER BY ord').all(docId) as { id: number }[]).map((r) => r.id);
+    return (this.sql('SELECT id FROM chunks WHERE doc_id = ? ORDER BY ord').all(docId) as { id: number }[]).map((r) => r.id);
   }
 
   /** Window id → chunk id for the given windows (dropping any no longer in SQLite). */
   windowChunks(windowIds: readonly number[]): Map<number, number> {
     const out = new Map<number, number>();
     if (windowIds.length === 0) return out;
-    const rows = this.db.prepare('SELECT id, chunk_id FROM windows WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(windowIds)) as { id: number; chunk_id: number }[];
+    const rows = this.sql('SELECT id, chunk_id FROM windows WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(windowIds)) as { id: number; chunk_id: number }[];
     for (const r of rows) out.set(r.id, r.chunk_id);
     return out;
   }
@@ -417,22 +450,57 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Chunks that mention a phrase (an FTS5 query), for entity links: how many there are among the
-   * given documents (the frequency behind IDF), and the best `limit` by BM25 (title weighted
-   * highest) with their document's title and heading path.
+   * How many chunks (of the given documents) match an FTS5 query, counted up to `cap`: the work is
+   * bounded by the cap, not by the corpus. Unfiltered counts are kept until the store changes.
    */
-  textMentions(match: string, limit: number, docIds: ReadonlySet<number> | null = null): { df: number; hits: { chunkId: number; docId: number; title: string; headingPath: string[] }[] } {
-    if (!match) return { df: 0, hits: [] };
+  countTextMatches(match: string, cap: number, docIds: ReadonlySet<number> | null = null): number {
+    if (!match) return 0;
+    const key = `${cap}\u0000${match}`;
+    if (!docIds) {
+      this.refreshTextCounts();
+      const hit = this.textCounts.get(key);
+      if (hit !== undefined) return hit;
+    }
+    const only = docIds ? ' AND rowid IN (SELECT id FROM chunks WHERE doc_id IN (SELECT value FROM json_each(?)))' : '';
+    const params: unknown[] = docIds ? [match, docIdsJson(docIds), cap] : [match, cap];
+    const n = (this.sql(`SELECT count(*) AS n FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?${only} LIMIT ?)`).get(...params) as { n: number }).n;
+    if (!docIds) this.textCounts.set(key, n);
+    return n;
+  }
+
+  private refreshTextCounts(): void {
+    const generation = `${this.index.appliedSeq}:${this.accessVersion()}`;
+    if (generation === this.textCountsGeneration) return;
+    this.textCounts.clear();
+    this.textCountsGeneration = generation;
+  }
+
+  /**
+   * Chunks an entity (an FTS5 query of all its terms) may link to, in bounded work: those whose
+   * title or headings contain it, best first (BM25 over titles and headings only, so the work grows
+   * with how many titles name it), and up to `mentioned` others that merely mention it (in stored
+   * order: ranking every mention would read the whole posting list of a common name).
+   */
+  entityMentions(match: string, limits: { labelled: number; mentioned: number }, docIds: ReadonlySet<number> | null = null): { labelled: MentionHit[]; mentioned: MentionHit[] } {
+    if (!match) return { labelled: [], mentioned: [] };
     const only = docIds ? ' AND c.doc_id IN (SELECT value FROM json_each(?))' : '';
     const params: unknown[] = docIds ? [match, docIdsJson(docIds)] : [match];
-    const df = (this.db.prepare(`SELECT count(*) AS n FROM chunks_fts f JOIN chunks c ON c.id = f.rowid WHERE chunks_fts MATCH ?${only}`).get(...params) as { n: number }).n;
-    const rows = this.db
+    const hits = (rows: { chunk_id: number; doc_id: number; title: string; heading_path: string }[]): MentionHit[] =>
+      rows.map((r) => ({ chunkId: r.chunk_id, docId: r.doc_id, title: r.title, headingPath: JSON.parse(r.heading_path) as string[] }));
+    const labelled = this.db
+      .prepare(
+        `SELECT l.rowid AS chunk_id, d.id AS doc_id, d.title, c.heading_path FROM chunk_labels_fts l JOIN chunks c ON c.id = l.rowid JOIN documents d ON d.id = c.doc_id
+         WHERE chunk_labels_fts MATCH ?${only} ORDER BY bm25(chunk_labels_fts, 2.0, 1.0) LIMIT ?`,
+      )
+      .all(...params, limits.labelled) as { chunk_id: number; doc_id: number; title: string; heading_path: string }[];
+    const mentioned = this.db
       .prepare(
         `SELECT f.rowid AS chunk_id, d.id AS doc_id, d.title, c.heading_path FROM chunks_fts f JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.doc_id
-         WHERE chunks_fts MATCH ?${only} ORDER BY bm25(chunks_fts, 4.0, 2.0, 1.0) LIMIT ?`,
+         WHERE chunks_fts MATCH ?${only} LIMIT ?`,
       )
-      .all(...params, limit) as { chunk_id: number; doc_id: number; title: string; heading_path: string }[];
-    return { df, hits: rows.map((r) => ({ chunkId: r.chunk_id, docId: r.doc_id, title: r.title, headingPath: JSON.parse(r.heading_path) as string[] })) };
+      .all(...params, limits.mentioned + labelled.length) as { chunk_id: number; doc_id: number; title: string; heading_path: string }[];
+    const seen = new Set(labelled.map((r) => r.chunk_id));
+    return { labelled: hits(labelled), mentioned: hits(mentioned.filter((r) => !seen.has(r.chunk_id)).slice(0, limits.mentioned)) };
   }
 
   /** Chunks of at least `minTokens` tokens, with how many windows each has (the reranker's training pairs). */
@@ -444,7 +512,7 @@ export class SqliteStore implements Store {
 
   /** The query cache's entry for a key (JSON and when it was written, in seconds), if any. */
   cachedQuery(key: string): { value: string; createdAt: number } | null {
-    const row = this.db.prepare('SELECT value, created_at FROM query_cache WHERE key = ?').get(key) as { value: string; created_at: number } | undefined;
+    const row = this.sql('SELECT value, created_at FROM query_cache WHERE key = ?').get(key) as { value: string; created_at: number } | undefined;
     return row ? { value: row.value, createdAt: row.created_at } : null;
   }
 
@@ -457,8 +525,8 @@ export class SqliteStore implements Store {
   /** Drops one cached query (a key), or every entry written before `before` seconds; returns how many. */
   dropCachedQueries(which: { key: string } | { before: number }): number {
     return 'key' in which
-      ? this.db.prepare('DELETE FROM query_cache WHERE key = ?').run(which.key).changes
-      : this.db.prepare('DELETE FROM query_cache WHERE created_at < ?').run(which.before).changes;
+      ? this.sql('DELETE FROM query_cache WHERE key = ?').run(which.key).changes
+      : this.sql('DELETE FROM query_cache WHERE created_at < ?').run(which.before).changes;
   }
 
   /** Every window's own text with its document title and headings, in id order (for re-embedding). */
@@ -483,7 +551,7 @@ export class SqliteStore implements Store {
   }
 
   setVectors(batch: readonly { id: number; vector: Float32Array }[]): void {
-    const update = this.db.prepare('UPDATE windows SET vector = ? WHERE id = ?');
+    const update = this.sql('UPDATE windows SET vector = ? WHERE id = ?');
     this.db.transaction(() => {
       for (const w of batch) update.run(vectorToBlob(w.vector), w.id);
     })();
@@ -493,16 +561,16 @@ export class SqliteStore implements Store {
     this.db.transaction(() => {
       setMeta(this.db, 'embedding_model', model);
       setMeta(this.db, 'embedding_dimension', String(dimension));
-      this.db.prepare("DELETE FROM meta WHERE key = 'reindexing'").run();
+      this.sql("DELETE FROM meta WHERE key = 'reindexing'").run();
     })();
-    this.db.prepare('DELETE FROM query_cache').run();
+    this.sql('DELETE FROM query_cache').run();
     this.index.rebuild();
     this.index.save();
   }
 
   /** Every window's id and vector (exact search, for measuring the HNSW index's recall). */
   allWindowVectors(): { id: number; vector: Float32Array }[] {
-    return (this.db.prepare('SELECT id, vector FROM windows').all() as { id: number; vector: Buffer }[]).map((w) => ({ id: w.id, vector: blobToVector(w.vector) }));
+    return (this.sql('SELECT id, vector FROM windows').all() as { id: number; vector: Buffer }[]).map((w) => ({ id: w.id, vector: blobToVector(w.vector) }));
   }
 
   /** Runs `work` in one transaction (a batch of whole documents at ingest). */
@@ -511,7 +579,7 @@ export class SqliteStore implements Store {
   }
 
   counts(): { documents: number; chunks: number; windows: number } {
-    const c = (t: string) => (this.db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n;
+    const c = (t: string) => (this.sql(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n;
     return { documents: c('documents'), chunks: c('chunks'), windows: c('windows') };
   }
 

@@ -118,6 +118,9 @@ describe('ragask CLI', () => {
     const badFlag = await ragask(['ask', 'x', '--k', 'lots']);
     expect(badFlag.code).not.toBe(0);
     expect(badFlag.err).toMatch(/--k must be an integer/);
+    const badSizes = await ragask(['bench', '--scale', '--sizes', '10k,50k']);
+    expect(badSizes.code).not.toBe(0);
+    expect(badSizes.err).toMatch(/--sizes must be a comma-separated list of window counts from 100 to 10000000 \(got "10k,50k"\)/);
   });
 
   it('names each bad setting, and the command that fetches a missing model', async () => {

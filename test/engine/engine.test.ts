@@ -90,6 +90,45 @@ describe('multi-hop chains on the sample corpus', () => {
   });
 });
 
+describe('encoding only what decides', () => {
+  it('encodes the best candidate query alone, and the runners-up only when it stops to offer them', async () => {
+    const questions = fs
+      .readFileSync(path.join(import.meta.dirname, '..', '..', 'data', 'sample', 'questions.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { question: string }).question);
+    const batches: string[][] = [];
+    const encoder = Object.create(core.encoder) as typeof core.encoder;
+    encoder.encode = (texts, onBatch) => {
+      batches.push([...texts]);
+      return core.encoder.encode(texts, onBatch);
+    };
+    const engine = engineWith({ encoder });
+    let stopped = 0;
+    let went = 0;
+    for (const q of questions) {
+      batches.length = 0;
+      const r = await engine.run(q, LOCAL);
+      const nextQueries = new Set(r.hops.flatMap((h) => h.candidates.map((c) => c.query)));
+      const candidateBatches = batches.filter((b) => b.some((t) => nextQueries.has(t)));
+      // every check encodes its best candidate by itself
+      for (const h of r.hops.filter((x) => x.nextQuery)) expect(candidateBatches).toContainEqual([h.nextQuery]);
+      const many = candidateBatches.filter((b) => b.length > 1);
+      if (r.stopReason === 'low_coherence') {
+        stopped++;
+        // the runners-up, once, for the suggestions offered
+        expect(many).toEqual([r.suggestions.slice(1).map((x) => x.query)].filter((b) => b.length > 1));
+      } else {
+        if (r.hops.length > 1) went++;
+        expect(many).toEqual([]);
+      }
+    }
+    // the sample has chains that go on and chains that stop for a person
+    expect(went).toBeGreaterThan(0);
+    expect(stopped).toBeGreaterThan(0);
+  }, 120_000);
+});
+
 describe('low coherence, suggestions and resuming', () => {
   let stopped: EngineResult;
   beforeAll(async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Core } from '../../src/core.js';
 import { ftsQuery } from '../../src/engine/fts-query.js';
+import { Retriever } from '../../src/engine/retrieve.js';
 import { sampleCore, sampleRel } from '../helpers.js';
 
 let core: Core;
@@ -9,6 +10,29 @@ beforeAll(async () => {
   ({ core, cleanup } = await sampleCore());
 });
 afterAll(() => cleanup());
+
+describe('the BM25 query', () => {
+  it('keeps every term while their postings fit the budget, and the rarest ones when they do not', () => {
+    const q = 'Which frequency band does the Skylink LR-9 radio of Project Heron use?';
+    const all = ftsQuery(q);
+    expect(core.retriever.bm25Query(q)).toBe(all);
+    const count = (t: string) => core.store.countTextMatches(t, 1000);
+    const terms = all.split(' OR ');
+    // a budget that only the rarer terms fit: the commonest ones go, the query keeps its order
+    const sorted = [...terms].sort((a, b) => count(a) - count(b));
+    const budget = count(sorted[0]!) + count(sorted[1]!);
+    expect(count(sorted.at(-1)!)).toBeGreaterThan(budget);
+    const tight = new Retriever({ store: core.store, encoder: core.encoder, bm25Postings: budget });
+    const kept = tight.bm25Query(q).split(' OR ');
+    expect(kept.length).toBeGreaterThanOrEqual(2);
+    expect(kept.length).toBeLessThan(terms.length);
+    expect(kept).not.toContain(sorted.at(-1));
+    expect(kept.reduce((n, t) => n + count(t), 0)).toBeLessThanOrEqual(budget);
+    expect(kept).toEqual(terms.filter((t) => kept.includes(t)));
+    // and one term stays even when it alone is over the budget
+    expect(new Retriever({ store: core.store, encoder: core.encoder, bm25Postings: 0 }).bm25Query(q).split(' OR ')).toHaveLength(1);
+  });
+});
 
 describe('hybrid retrieval with window rerank', () => {
   it('finds the supporting document of a direct question, citing its best window', async () => {

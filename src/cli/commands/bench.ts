@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import type { Config } from '../../config.js';
 import { openCore } from '../../core.js';
 import { loadDataset, type EvalDataset } from '../../eval/dataset.js';
@@ -12,6 +12,7 @@ import { ingest } from '../../ingest/ingest.js';
 import type { CliContext } from '../program.js';
 import { progressBar } from '../progress.js';
 import { SAMPLE_DIR } from './demo.js';
+import { formatScale, scaleBench } from './bench-scale.js';
 import { configFrom } from './shared.js';
 import { HnswIndex } from '../../store/hnsw.js';
 import { SqliteStore } from '../../store/store.js';
@@ -114,17 +115,36 @@ async function benchVariant(base: Config, variant: 'fp32' | 'int8', dataset: Eva
   }
 }
 
+const machineLine = (config: Config) =>
+  `${os.cpus()[0]?.model ?? 'cpu'} × ${os.availableParallelism()} threads, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${process.platform} ${os.release()}, Node ${process.versions.node}, onnxruntime threads ${config.threads}`;
+
+function parseSizes(value: string): number[] {
+  const sizes = value.split(',').map((v) => Number(v.trim()));
+  if (sizes.length === 0 || sizes.some((n) => !Number.isInteger(n) || n < 100 || n > 10_000_000)) throw new InvalidArgumentError(`--sizes must be a comma-separated list of window counts from 100 to 10000000 (got ${JSON.stringify(value)})`);
+  return sizes;
+}
+
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('bench')
     .description('benchmark on this machine: ingest windows/s, query encode, HNSW search, retrieval, engine latency, peak RSS; fp32 vs int8')
     .option('--dataset <dir>', 'corpus to measure on', path.resolve('..', 'shared', 'datasets', 'hotpotqa-train-100'))
     .option('--json <file>', 'also write the figures as JSON')
-    .action(async (opts: { dataset: string; json?: string }, cmd: Command) => {
+    .option('--scale', 'instead: the same questions against stores of growing size (Wikipedia-style filler), multihop latency, bridge-finding and BM25 cost, RSS')
+    .option('--sizes <list>', 'with --scale: store sizes in windows, comma-separated', parseSizes, [10_000, 50_000, 100_000])
+    .option('--shared <dir>', 'with --scale: the shared datasets folder whose reader-* sets give the filler', path.resolve('..', 'shared', 'datasets'))
+    .option('--keep <dir>', 'with --scale: keep the built stores in this folder and reuse them next time')
+    .action(async (opts: { dataset: string; json?: string; scale?: boolean; sizes: number[]; shared: string; keep?: string }, cmd: Command) => {
       const base = configFrom(ctx, cmd);
       const datasetDir = fs.existsSync(opts.dataset) ? opts.dataset : SAMPLE_DIR;
       if (datasetDir !== opts.dataset) process.stderr.write(`ragask: ${opts.dataset} not found; benchmarking on the sample corpus instead\n`);
       const dataset = loadDataset(datasetDir);
+      if (opts.scale) {
+        const rows = await scaleBench(base, dataset, { sizes: opts.sizes, sharedDir: opts.shared, keep: opts.keep ?? null, err: (s) => process.stderr.write(s) });
+        ctx.out(`dataset ${dataset.name} (${dataset.questions.length} questions) plus filler; ${machineLine(base)}\n\n${formatScale(rows)}`);
+        if (opts.json) fs.writeFileSync(opts.json, `${JSON.stringify({ dataset: dataset.name, machine: machineLine(base), rows }, null, 2)}\n`);
+        return;
+      }
       const results: VariantResult[] = [];
       for (const variant of ['int8', 'fp32'] as const) {
         // a fresh store each time: ingest speed is measured from scratch
@@ -135,7 +155,7 @@ export function register(program: Command, ctx: CliContext): void {
           fs.rmSync(dir, { recursive: true, force: true });
         }
       }
-      const machine = `${os.cpus()[0]?.model ?? 'cpu'} × ${os.availableParallelism()} threads, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${process.platform} ${os.release()}, Node ${process.versions.node}, onnxruntime threads ${base.threads}`;
+      const machine = machineLine(base);
       const peakRssMb = +(process.resourceUsage().maxRSS / 1024).toFixed(0);
       const report = { dataset: dataset.name, questions: dataset.questions.length, machine, peakRssMb, results };
       const row = (label: string, f: (r: VariantResult) => string) => `| ${label} | ${results.map(f).join(' | ')} |`;

@@ -1,0 +1,94 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Filler for corpus-scale benchmarks: Wikipedia-style passages that stand beside an evaluation
+ * corpus and make the store 10k, 50k or 100k windows large, so the same questions can be timed
+ * against a growing corpus. Deterministic (a seeded generator), so every run builds the same stores.
+ *
+ * Source: the contexts of the reader training sets (`<shared>/reader-*`; HotpotQA, 2Wiki, SQuAD,
+ * NQ), about 10k distinct passages. Past those, a passage is re-made from the sentences of three
+ * passages (its own first), under its title with a numeral ("Inna (2)"): new windows with the
+ * vocabulary, entities and term statistics of real text, never a copy of an existing window.
+ * Passages whose title names a document of the evaluation corpus are left out, so a filler never
+ * stands for a supporting passage.
+ */
+export interface FillerPassage {
+  id: string;
+  title: string;
+  text: string;
+}
+
+/** Recipe version: part of the key of a kept scale store (a changed recipe builds new stores). */
+export const FILLER_RECIPE = 1;
+
+/** mulberry32: a small seeded PRNG (the filler must be the same on every machine). */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const sentencesOf = (text: string) => text.split(/(?<=[.!?]["”’)]?)\s+(?=["“(]?\p{Lu})/u).filter((s) => s.trim().length > 0);
+
+/** Distinct passages of the reader sets under `sharedDir`, in a seeded order, without the excluded titles. */
+export function loadFillerPool(sharedDir: string, excludeTitles: ReadonlySet<string>, seed = 13): FillerPassage[] {
+  const dirs = fs.existsSync(sharedDir) ? fs.readdirSync(sharedDir).filter((d) => d.startsWith('reader-')).sort() : [];
+  const seen = new Set<string>();
+  const pool: FillerPassage[] = [];
+  for (const d of dirs) {
+    const file = path.join(sharedDir, d, 'reader.jsonl');
+    if (!fs.existsSync(file)) continue;
+    for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+      if (!line.trim()) continue;
+      const row = JSON.parse(line) as { contexts?: { title?: string; text?: string }[] };
+      for (const c of row.contexts ?? []) {
+        const title = (c.title ?? '').replace(/_/g, ' ').trim();
+        const text = (c.text ?? '').trim();
+        if (!title || text.length < 80 || excludeTitles.has(title.toLowerCase())) continue;
+        const key = `${title}\u0000${text.slice(0, 120)}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        pool.push({ id: '', title, text });
+      }
+    }
+  }
+  const rand = seededRandom(seed);
+  for (let i = pool.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [pool[i], pool[j]] = [pool[j]!, pool[i]!];
+  }
+  return pool.map((p, i) => ({ ...p, id: `filler-${i}` }));
+}
+
+/** The k-th filler passage: the pool's own passages first, then re-made ones (see above). */
+export function fillerPassage(pool: readonly FillerPassage[], k: number): FillerPassage {
+  if (pool.length === 0) throw new Error('filler pool is empty');
+  if (k < pool.length) return pool[k]!;
+  const base = pool[k % pool.length]!;
+  const round = Math.floor(k / pool.length);
+  const rand = seededRandom(k * 7919 + 17);
+  const others = [pool[Math.floor(rand() * pool.length)]!, pool[Math.floor(rand() * pool.length)]!];
+  const own = sentencesOf(base.text);
+  const borrowed = others.flatMap((o) => sentencesOf(o.text));
+  const out: string[] = [own[0] ?? base.text];
+  // about as long as the base passage: its own sentences interleaved with borrowed ones
+  for (let i = 1; out.join(' ').length < base.text.length && (i < own.length || borrowed.length); i++) {
+    if (i < own.length && rand() < 0.5) out.push(own[i]!);
+    else if (borrowed.length) out.push(borrowed.splice(Math.floor(rand() * borrowed.length), 1)[0]!);
+    else out.push(own[i]!);
+  }
+  return { id: `filler-${k}`, title: `${base.title} (${round + 1})`, text: out.join(' ') };
+}
+
+/** Writes filler passages [from, to) as a corpus .jsonl ({id, title, text} per line). */
+export function writeFiller(file: string, pool: readonly FillerPassage[], from: number, to: number): void {
+  const lines: string[] = [];
+  for (let k = from; k < to; k++) lines.push(JSON.stringify(fillerPassage(pool, k)));
+  fs.writeFileSync(file, `${lines.join('\n')}\n`);
+}
