@@ -13,6 +13,7 @@
 //                     collection every 250 questions (RSS alone cannot tell lazy GC from a leak)
 //   --sustain S       then S more questions at a steady --qps, paced to Slack's tiers (default 0)
 //   --qps Q           the sustained rate, questions per second (default 1)
+//   --workers W       RAGASK_ENGINE_WORKERS of the server (default: its own default, one per core up to 4)
 //   --json FILE       also write the figures as JSON
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -45,6 +46,7 @@ try {
       soak: { type: 'string', default: '0' },
       sustain: { type: 'string', default: '0' },
       qps: { type: 'string', default: '1' },
+      workers: { type: 'string' },
       corpus: { type: 'string', default: 'both' },
       'rate-limits': { type: 'string', default: 'slack' },
       json: { type: 'string' },
@@ -153,6 +155,7 @@ function serverEnv(dataDir, fake, rateLimits, port) {
     RAGASK_SLACK_RATE_LIMITS: rateLimits,
     // every question does the engine's full work: no answers from the query cache
     RAGASK_QUERY_CACHE_TTL_S: '0',
+    ...(opt.workers !== undefined ? { RAGASK_ENGINE_WORKERS: opt.workers } : {}),
   };
 }
 
@@ -239,7 +242,15 @@ async function burst(kind, prep) {
     const warm = await ask(port, t, prep.questions[0], 'CWARM');
     await until(() => t.answers.has(warm), 60_000, 'warm-up answer');
     const start = Date.now();
-    const threads = await Promise.all(Array.from({ length: N }, (_, i) => ask(port, t, prep.questions[i % prep.questions.length], `CL${i}`)));
+    const acks = [];
+    const threads = await Promise.all(
+      Array.from({ length: N }, async (_, i) => {
+        const t0 = Date.now();
+        const ts = await ask(port, t, prep.questions[i % prep.questions.length], `CL${i}`);
+        acks.push(Date.now() - t0);
+        return ts;
+      }),
+    );
     await until(() => threads.every((ts) => t.answers.has(ts)), 300_000, `${N} answers`);
     await new Promise((r) => setTimeout(r, 1000)); // any duplicate would show up by now
     const end = Math.max(...threads.map((ts) => t.answers.get(ts)[0]));
@@ -255,6 +266,8 @@ async function burst(kind, prep) {
       busyNotices: t.busy(),
       throughputPerS: +(N / ((end - start) / 1000)).toFixed(2),
       latencyMs: { p50: pct(latencies, 50), p95: pct(latencies, 95), p99: pct(latencies, 99) },
+      ackMs: { p50: pct(acks, 50), p99: pct(acks, 99), max: Math.max(...acks) },
+      workers: opt.workers ?? 'default',
       peakRssMb: +Math.max(peak, rssOf(child.pid).hwm).toFixed(0),
       rateLimits: opt['rate-limits'],
     };
@@ -392,9 +405,12 @@ for (const kind of corpora) {
 const lines = [
   `machine: ${results.machine}`,
   '',
-  '| corpus | documents / windows | questions | answered exactly once | busy notices | throughput q/s | latency p50 / p95 / p99 ms | peak RSS MB |',
-  '| --- | --- | --- | --- | --- | --- | --- | --- |',
-  ...results.bursts.map((b) => `| ${b.corpus} | ${b.documents} / ${b.windows} | ${b.questions} | ${b.exactlyOnce ? 'yes' : 'NO'} (${b.answered}) | ${b.busyNotices} | ${b.throughputPerS} | ${b.latencyMs.p50} / ${b.latencyMs.p95} / ${b.latencyMs.p99} | ${b.peakRssMb} |`),
+  '| corpus | documents / windows | engine workers | questions | answered exactly once | busy notices | throughput q/s | latency p50 / p95 / p99 ms | ack p50 / p99 / max ms | peak RSS MB |',
+  '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  ...results.bursts.map(
+    (b) =>
+      `| ${b.corpus} | ${b.documents} / ${b.windows} | ${b.workers} | ${b.questions} | ${b.exactlyOnce ? 'yes' : 'NO'} (${b.answered}) | ${b.busyNotices} | ${b.throughputPerS} | ${b.latencyMs.p50} / ${b.latencyMs.p95} / ${b.latencyMs.p99} | ${b.ackMs.p50} / ${b.ackMs.p99} / ${b.ackMs.max} | ${b.peakRssMb} |`,
+  ),
 ];
 if (results.sustained.length) {
   lines.push('', '| sustained corpus | questions | rate q/s | answered exactly once | answers as new messages | latency p50 / p95 / p99 ms | ack p50 / p99 / max ms |', '| --- | --- | --- | --- | --- | --- | --- |');

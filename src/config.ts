@@ -63,7 +63,12 @@ export const SETTINGS = {
     'public, channel:<id>[,<id>…] or user:<id>',
     'Who may see a newly ingested source when `ragask ingest` is not given --scope.',
   ),
-  RAGASK_ENGINE_CONCURRENCY: setting(int(1, 64).default(2), 'an integer from 1 to 64', 'Questions the engine answers at the same time; more wait in the queue.'),
+  RAGASK_ENGINE_CONCURRENCY: setting(int(1, 64).default(2), 'an integer from 1 to 64', 'Questions the engine answers at the same time in one thread (RAGASK_ENGINE_WORKERS=0, and the CLI); more wait in the queue.'),
+  RAGASK_ENGINE_WORKERS: setting(
+    int(0, 64).default(Math.min(4, os.availableParallelism())),
+    'an integer from 0 to 64',
+    '`ragask serve`: worker threads that answer questions (each with its own models and store handles, sharing RAGASK_THREADS), so acknowledging and talking to Slack never wait behind the engine; 0 answers in the main thread with RAGASK_ENGINE_CONCURRENCY. Default: one per CPU core, at most 4.',
+  ),
   RAGASK_QUEUE_LIMIT: setting(int(1, 100_000).default(32), 'an integer from 1 to 100000', 'Questions waiting or running beyond which askers are told ragask is busy (their questions are still answered).'),
   SLACK_BOT_TOKEN: setting(z.string().regex(/^xoxb-[A-Za-z0-9-]+$/).optional(), 'a bot token starting with xoxb-', 'Bot User OAuth Token of the Slack app (OAuth & Permissions page).', 'slack'),
   SLACK_APP_TOKEN: setting(z.string().regex(/^xapp-[A-Za-z0-9-]+$/).optional(), 'an app-level token starting with xapp-', 'App-level token with connections:write (Basic Information page); needed for Socket Mode.', 'slack'),
@@ -109,6 +114,7 @@ export interface Config {
   queryCacheTtlS: number;
   defaultScope: Scope;
   engineConcurrency: number;
+  engineWorkers: number;
   queueLimit: number;
   logLevel: string;
   slack: SlackConfig;
@@ -194,6 +200,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     queryCacheTtlS: s.RAGASK_QUERY_CACHE_TTL_S,
     defaultScope: parseScope(s.RAGASK_DEFAULT_SCOPE, 'RAGASK_DEFAULT_SCOPE'),
     engineConcurrency: s.RAGASK_ENGINE_CONCURRENCY,
+    engineWorkers: s.RAGASK_ENGINE_WORKERS,
     queueLimit: s.RAGASK_QUEUE_LIMIT,
     logLevel: s.RAGASK_LOG_LEVEL,
     slack: {

@@ -27,6 +27,7 @@ export interface Core {
   reader: Reader;
   store: Store;
   retriever: Retriever;
+  /** The engine in this thread (`ragask serve` answers Slack from a pool of them: EnginePool). */
   engine: HopEngine;
   access: AccessResolver;
   queryCache: QueryCache;
@@ -47,7 +48,12 @@ export function engineSettings(config: Config): EngineSettings {
   };
 }
 
-export async function openCore(config: Config, log: Logger = silentLogger): Promise<Core> {
+export interface OpenCoreOptions {
+  /** False in an engine worker: its HNSW index follows the store's index log in memory only. */
+  persistIndex?: boolean;
+}
+
+export async function openCore(config: Config, log: Logger = silentLogger, opts: OpenCoreOptions = {}): Promise<Core> {
   const encoder = await Encoder.load({ modelsDir: config.modelsDir, model: config.model, variant: config.modelVariant, threads: config.threads });
   let store: Store;
   let mlm: MaskedLM | null = null;
@@ -61,7 +67,7 @@ export async function openCore(config: Config, log: Logger = silentLogger): Prom
   try {
     if (config.mlmModel) mlm = await MaskedLM.load({ modelsDir: config.modelsDir, model: config.mlmModel, threads: config.threads });
     reader = await Reader.load({ modelsDir: config.modelsDir, model: config.readerModel, variant: config.readerVariant, threads: config.threads });
-    store = SqliteStore.open({ dataDir: config.dataDir, model: encoder.id, dimension: encoder.dimension, hnsw: config.hnsw, log });
+    store = SqliteStore.open({ dataDir: config.dataDir, model: encoder.id, dimension: encoder.dimension, hnsw: config.hnsw, log, persistIndex: opts.persistIndex ?? true });
   } catch (e) {
     await releaseModels();
     throw e;

@@ -54,6 +54,7 @@ describe('configuration', () => {
       RAGASK_QUERY_CACHE_TTL_S: '-5',
       RAGASK_DEFAULT_SCOPE: 'everyone',
       RAGASK_ENGINE_CONCURRENCY: '0',
+      RAGASK_ENGINE_WORKERS: '-1',
       RAGASK_QUEUE_LIMIT: '1.5',
       SLACK_BOT_TOKEN: 'xoxp-not-a-bot',
       SLACK_APP_TOKEN: 'xoxb-not-an-app-token',

@@ -3,6 +3,8 @@ import type { Server } from 'node:http';
 import { App, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
 import { checkSlackConfig, type Config } from '../config.js';
 import type { Core } from '../core.js';
+import type { EngineApi } from '../engine/hops.js';
+import { EngineQueue } from '../engine/queue.js';
 import { errorMessage, UserError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { NO_TIERS, SLACK_TIERS, SlackApi, type TierLimits } from './api.js';
@@ -75,6 +77,13 @@ export interface SlackAppOptions {
   endpoint?: string;
   /** The recovery sweep's period and the idle time that makes an event an orphan (tests shorten them). */
   orphanSweep?: { everyMs: number; idleMs: number };
+  /**
+   * Who answers questions: `ragask serve` passes its EnginePool (worker threads), so this thread
+   * only acknowledges, records and talks to Slack; absent, the core's engine answers in this thread.
+   */
+  engine?: EngineApi;
+  /** Questions answered at the same time (default RAGASK_ENGINE_CONCURRENCY). */
+  concurrency?: number;
 }
 
 export interface SlackAppHandle {
@@ -107,7 +116,8 @@ export function createSlackApp(core: Core, config: Config, log: Logger, opts: Sl
   const app = new App({ token: s.botToken!, receiver, logger, clientOptions: { slackApiUrl: s.apiUrl }, ignoreSelf: true, deferInitialization: true });
   const api = new SlackApi({ token: s.botToken!, apiUrl: s.apiUrl, log, tiers: opts.tiers ?? (s.rateLimits === 'off' ? NO_TIERS : SLACK_TIERS) });
   const store = core.store.slackState(s.stateTtlMs);
-  const service = new SlackService({ core, config, api, store, log });
+  const queue = new EngineQueue({ concurrency: opts.concurrency ?? config.engineConcurrency, limit: config.queueLimit });
+  const service = new SlackService({ core, engine: opts.engine ?? core.engine, config, api, store, log, queue });
   registerListeners(app, service);
   // Persist first, ack second: both receivers hand every delivery to app.processEvent, which acks
   // an event before any middleware runs; a question is in the ledger before that.

@@ -91,7 +91,7 @@ export class ButtonFlow {
     // a /ragask answer in the channel keeps showing who asked what
     const header = state.threadTs === state.messageTs ? { echoQuestion: true, askedBy: state.owner } : {};
     try {
-      const result = await this.queue.run(() => this.deps.core.engine.resume(state.result, index!, accessOf(origin)));
+      const result = await this.queue.run(() => this.deps.engine.resume(state.result, index!, accessOf(origin)));
       const key = this.deps.store.saveState({ channel: state.channel, threadTs: state.threadTs, messageTs: state.messageTs, owner: state.owner, result });
       await this.replace(input, state, answerMessage(result, { stateKey: key, ...header }));
       if (state.threadTs !== 'ephemeral') this.deps.store.addTurn(state.channel, state.threadTs, { user: input.user, question: result.question, messageTs: state.messageTs, result });

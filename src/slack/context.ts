@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import type { Core } from '../core.js';
+import type { EngineApi } from '../engine/hops.js';
 import type { EngineQueue } from '../engine/queue.js';
 import type { Logger } from '../log.js';
 import type { AccessContext } from '../store/access.js';
@@ -36,6 +37,8 @@ export function accessOf(origin: Origin): AccessContext {
 
 export interface ServiceDeps {
   core: Core;
+  /** Who answers: a pool of worker threads when serving, else the core's own engine. */
+  engine: EngineApi;
   config: Config;
   api: SlackApi;
   store: SlackStateStore;

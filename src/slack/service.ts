@@ -156,7 +156,7 @@ export class SlackService {
       const t0 = performance.now();
       const ctx = this.access(input);
       const result = await this.queue.run(
-        () => (previous ? this.deps.core.engine.followUp(previous, question, ctx) : this.deps.core.engine.run(question, ctx)),
+        () => (previous ? this.deps.engine.followUp(previous, question, ctx) : this.deps.engine.run(question, ctx)),
         () => this.tellBusy(input),
       );
       this.logHops(log, result, performance.now() - t0);
@@ -298,7 +298,7 @@ export class SlackService {
         const origin: Origin = { channel: input.channel, user: input.user, threadTs: ts, isDM: input.isDM, ...(input.teamId ? { teamId: input.teamId } : {}) };
         try {
           const result = await this.queue.run(
-            () => this.deps.core.engine.run(question, this.access(origin)),
+            () => this.deps.engine.run(question, this.access(origin)),
             () => this.tellBusy({ ...origin, threadTs: ts! }),
           );
           const key = this.deps.store.saveState({ channel: input.channel, threadTs: ts, messageTs: ts, owner: input.user, result });
@@ -316,7 +316,7 @@ export class SlackService {
     await api.respond(input.responseUrl, { response_type: 'ephemeral', ...workingMessage(question) });
     const origin: Origin = { channel: input.channel, user: input.user, threadTs: 'ephemeral', isDM: input.isDM, ...(input.teamId ? { teamId: input.teamId } : {}) };
     try {
-      const result = await this.queue.run(() => this.deps.core.engine.run(question, this.access(origin)));
+      const result = await this.queue.run(() => this.deps.engine.run(question, this.access(origin)));
       const key = this.deps.store.saveState({ channel: input.channel, threadTs: 'ephemeral', messageTs: 'ephemeral', owner: input.user, result });
       const msg = answerMessage(result, { stateKey: key, echoQuestion: true, notes: cut ? [cutNote] : [] });
       await api.respond(input.responseUrl, { response_type: 'ephemeral', replace_original: true, ...msg });

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { checkSlackConfig, secretsOf } from '../../config.js';
 import { openCore } from '../../core.js';
+import { EnginePool } from '../../engine/worker-pool.js';
 import { createLogger } from '../../log.js';
 import { createSlackApp } from '../../slack/app.js';
 import type { CliContext } from '../program.js';
@@ -35,10 +36,16 @@ export function register(program: Command, ctx: CliContext): void {
         process.once('SIGTERM', stop);
       });
       const core = await openCore(config, log);
+      let closePool = () => Promise.resolve();
       try {
         if (signalled) return;
         if (core.store.counts().documents === 0) log.warn('the store is empty: ingest documents with `npx ragask ingest <paths>` (or `npm run demo` for the sample corpus)');
-        const slack = createSlackApp(core, config, log);
+        // the engine answers in worker threads, so this thread stays free to acknowledge within
+        // Slack's 3 s and to talk to Slack; each worker answers one question at a time
+        const pool = config.engineWorkers > 0 ? await EnginePool.start({ config, size: config.engineWorkers, log, secrets: secretsOf(config) }) : null;
+        closePool = () => pool?.close() ?? Promise.resolve();
+        if (signalled) return;
+        const slack = createSlackApp(core, config, log, pool ? { engine: pool, concurrency: pool.size } : {});
         const started = await Promise.race([slack.start().then((r) => ({ port: r.port })), stopSignal.then(() => null)]);
         if (started) {
           process.stderr.write(`ragask: serving Slack (${config.slack.mode === 'http' ? `HTTP on ${config.slack.host}:${started.port}` : 'Socket Mode'}); store ${config.dataDir}; Ctrl-C to stop\n`);
@@ -46,6 +53,7 @@ export function register(program: Command, ctx: CliContext): void {
         }
         await slack.stop();
       } finally {
+        await closePool();
         await core.close();
       }
     });

@@ -1,0 +1,27 @@
+import type { AccessContext } from '../store/access.js';
+import type { EngineSettings } from './hops.js';
+import type { EngineResult } from './types.js';
+
+// The messages between EnginePool (worker-pool.ts) and its engine workers (engine-worker.ts).
+// Everything crosses by structured clone: results and access contexts are plain data.
+
+type Overrides = Partial<EngineSettings> | undefined;
+
+export type EngineRequest = { id: number } & (
+  | { method: 'run'; args: [question: string, access: AccessContext, overrides: Overrides] }
+  | { method: 'resume'; args: [previous: EngineResult, choice: number | string, access: AccessContext, overrides: Overrides] }
+  | { method: 'followUp'; args: [previous: EngineResult, question: string, access: AccessContext, overrides: Overrides] }
+);
+
+export interface SerializedError {
+  name: string;
+  message: string;
+  stack: string | null;
+  code: string | null;
+}
+
+export type EngineWorkerMessage =
+  | { type: 'ready' }
+  | { type: 'failed'; error: SerializedError }
+  | { type: 'result'; id: number; value: unknown }
+  | { type: 'result'; id: number; error: SerializedError };
