@@ -13,9 +13,11 @@
 //                     collection every 250 questions (RSS alone cannot tell lazy GC from a leak)
 //   --sustain S       then S more questions at a steady --qps, paced to Slack's tiers (default 0)
 //   --qps Q           the sustained rate, questions per second (default 1)
+//   --spread MS       the burst's mentions go out evenly over MS milliseconds (default 1000), from a
+//                     sender process of their own; the ack is its time from sending to Slack's 200
 //   --workers W       RAGASK_ENGINE_WORKERS of the server (default: its own default, one per core up to 4)
 //   --json FILE       also write the figures as JSON
-import { spawn } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -31,13 +33,36 @@ if (process.argv.includes('--live-heap') && typeof global.gc !== 'function') {
   process.exit(r.status ?? 1);
 }
 const { FakeSlack, deliver, eventBody, freePort } = await import(path.join(ROOT, 'dist', 'slack', 'stand-in.js'));
+
+// Sender mode (a child of the driver): sends a burst of signed mentions at once and reports when
+// each was sent and how long its ack took. Apart from the driver, which also plays Slack's Web API
+// and is busy during a burst, its own event loop adds nothing to the ack times it measures.
+if (process.env.BENCH_LOAD_SENDER) {
+  const { port, secret, mentions, spreadMs } = JSON.parse(process.env.BENCH_LOAD_SENDER);
+  // warm this process's HTTP client first (a URL verification, which asks no question)
+  await deliver(port, secret, JSON.stringify({ type: 'url_verification', challenge: 'warm', token: 'x' }), 'application/json');
+  const start = performance.now() + 50;
+  const out = await Promise.all(
+    mentions.map(async (m, i) => {
+      const { body } = eventBody({ type: 'app_mention', user: 'UBENCH', text: `<@UBOT> ${m.question}`, ts: m.ts, channel: m.channel, event_ts: m.ts });
+      // evenly over spreadMs: later mentions arrive while earlier ones are being answered
+      await new Promise((r) => setTimeout(r, Math.max(0, start + (i * spreadMs) / mentions.length - performance.now())));
+      const sent = Date.now();
+      const t0 = performance.now();
+      await deliver(port, secret, body, 'application/json');
+      return { ts: m.ts, sent, ackMs: performance.now() - t0 };
+    }),
+  );
+  process.send(out, () => process.exit(0));
+  await new Promise(() => {});
+}
 const { loadConfig } = await import(path.join(ROOT, 'dist', 'config.js'));
 const { openCore } = await import(path.join(ROOT, 'dist', 'core.js'));
 const { ingest } = await import(path.join(ROOT, 'dist', 'ingest', 'ingest.js'));
 const { createSlackApp } = await import(path.join(ROOT, 'dist', 'slack', 'app.js'));
 const { createLogger } = await import(path.join(ROOT, 'dist', 'log.js'));
 
-const usage = fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 16).map((l) => l.replace(/^\/\/ ?/, '')).join('\n');
+const usage = fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 21).map((l) => l.replace(/^\/\/ ?/, '')).join('\n');
 let opt;
 try {
   ({ values: opt } = parseArgs({
@@ -47,6 +72,7 @@ try {
       sustain: { type: 'string', default: '0' },
       qps: { type: 'string', default: '1' },
       workers: { type: 'string' },
+      spread: { type: 'string', default: '1000' },
       corpus: { type: 'string', default: 'both' },
       'rate-limits': { type: 'string', default: 'slack' },
       json: { type: 'string' },
@@ -64,12 +90,14 @@ if (opt.help) {
   process.exit(0);
 }
 const N = Number(opt.questions);
+const SPREAD_MS = Number(opt.spread);
 const SOAK = Number(opt.soak);
 const SUSTAIN = Number(opt.sustain);
 const QPS = Number(opt.qps);
 const badOption = [
   !(Number.isInteger(N) && N > 0) && `--questions must be a whole number above 0 (got "${opt.questions}")`,
   !(Number.isInteger(SOAK) && SOAK >= 0) && `--soak must be a whole number (got "${opt.soak}")`,
+  !(Number.isInteger(SPREAD_MS) && SPREAD_MS >= 0) && `--spread must be a whole number of milliseconds (got "${opt.spread}")`,
   !(Number.isInteger(SUSTAIN) && SUSTAIN >= 0) && `--sustain must be a whole number (got "${opt.sustain}")`,
   !(QPS > 0 && QPS <= 50) && `--qps must be a number above 0, at most 50 (got "${opt.qps}")`,
   !['sample', 'shared', 'both'].includes(opt.corpus) && `--corpus must be sample, shared or both (got "${opt.corpus}")`,
@@ -92,8 +120,10 @@ function readQuestions(file) {
 
 /** A store with the corpus ingested, cached by content so reruns skip the ingest. */
 async function prepare(kind) {
-  const inputs = kind === 'sample' ? [path.join(ROOT, 'data', 'sample')] : fs.readdirSync(sharedDir).map((d) => path.join(sharedDir, d, 'corpus.jsonl')).filter((f) => fs.existsSync(f));
-  const questions = kind === 'sample' ? readQuestions(path.join(ROOT, 'data', 'sample', 'questions.jsonl')) : fs.readdirSync(sharedDir).flatMap((d) => readQuestions(path.join(sharedDir, d, 'questions.jsonl')));
+  // the shared evaluation sets: the folders with both a corpus and questions (reader-* sets have neither)
+  const evalSets = kind === 'sample' ? [] : fs.readdirSync(sharedDir).filter((d) => ['corpus.jsonl', 'questions.jsonl'].every((f) => fs.existsSync(path.join(sharedDir, d, f))));
+  const inputs = kind === 'sample' ? [path.join(ROOT, 'data', 'sample')] : evalSets.map((d) => path.join(sharedDir, d, 'corpus.jsonl'));
+  const questions = kind === 'sample' ? readQuestions(path.join(ROOT, 'data', 'sample', 'questions.jsonl')) : evalSets.flatMap((d) => readQuestions(path.join(sharedDir, d, 'questions.jsonl')));
   const key = createHash('sha256').update(inputs.map((f) => `${f}:${fs.statSync(f).mtimeMs}`).join('|')).digest('hex').slice(0, 12);
   const dataDir = path.join(cacheRoot, 'bench-load', `${kind}-${key}`);
   const config = loadConfig({ ...process.env, RAGASK_DATA_DIR: dataDir });
@@ -222,6 +252,15 @@ async function ask(port, t, question, channel) {
   return ts;
 }
 
+/** Sends the mentions at once from a sender process (see sender mode above); resolves with what it measured. */
+function sendBurst(port, mentions) {
+  return new Promise((resolve, reject) => {
+    const sender = fork(fileURLToPath(import.meta.url), [], { env: { ...process.env, BENCH_LOAD_SENDER: JSON.stringify({ port, secret: SECRET, mentions, spreadMs: SPREAD_MS }) }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    sender.once('message', resolve);
+    sender.once('exit', (code) => code !== 0 && reject(new Error(`the burst sender exited with code ${code}`)));
+  });
+}
+
 async function until(check, timeoutMs, what) {
   const end = Date.now() + timeoutMs;
   while (!check()) {
@@ -242,15 +281,13 @@ async function burst(kind, prep) {
     const warm = await ask(port, t, prep.questions[0], 'CWARM');
     await until(() => t.answers.has(warm), 60_000, 'warm-up answer');
     const start = Date.now();
-    const acks = [];
-    const threads = await Promise.all(
-      Array.from({ length: N }, async (_, i) => {
-        const t0 = Date.now();
-        const ts = await ask(port, t, prep.questions[i % prep.questions.length], `CL${i}`);
-        acks.push(Date.now() - t0);
-        return ts;
-      }),
-    );
+    const mentions = Array.from({ length: N }, (_, i) => ({ ts: `${9_000_000 + ++threadSeq}.000100`, channel: `CL${i}`, question: prep.questions[i % prep.questions.length] }));
+    // known to the tracker before they go out (their placeholders come at once); then the sender's send times
+    for (const m of mentions) t.sent.set(m.ts, Date.now());
+    const sent = await sendBurst(port, mentions);
+    for (const m of sent) t.sent.set(m.ts, m.sent);
+    const threads = sent.map((m) => m.ts);
+    const acks = sent.map((m) => Math.round(m.ackMs));
     await until(() => threads.every((ts) => t.answers.has(ts)), 300_000, `${N} answers`);
     await new Promise((r) => setTimeout(r, 1000)); // any duplicate would show up by now
     const end = Math.max(...threads.map((ts) => t.answers.get(ts)[0]));
