@@ -39,11 +39,14 @@ try {
   // ends this thread only
   process.exit(1);
 }
-port.on('message', (req: EngineRequest | { method: 'stop' }) => {
+port.on('message', (req: EngineRequest | { method: 'stop' } | { method: 'exit' }) => {
   if (req.method === 'stop') {
     void core.close().finally(() => port.close());
     return;
   }
+  // ends this worker at once, between two steps of whatever it answers: what a crash does to the
+  // pool (the tests of its recovery send it; terminating a thread inside onnxruntime is not safe)
+  if (req.method === 'exit') process.exit(1);
   answer(core, req).then(
     (value) => send({ type: 'result', id: req.id, value }),
     (e: unknown) => send({ type: 'result', id: req.id, error: serialize(e) }),

@@ -82,10 +82,10 @@ describe('EnginePool', () => {
   }, 120_000);
 
   it('fails only the requests of a worker that dies, and replaces it', async () => {
-    const slots = (pool as unknown as { slots: { worker: { terminate(): Promise<number> }; pending: Map<number, unknown> }[] }).slots;
+    const slots = (pool as unknown as { slots: { worker: { postMessage(m: unknown): void }; pending: Map<number, unknown> }[] }).slots;
     const asked = pool.run(QUESTION, LOCAL);
     const busy = slots.find((s) => s.pending.size > 0)!;
-    await busy.worker.terminate();
+    busy.worker.postMessage({ method: 'exit' });
     await expect(asked).rejects.toThrow(/engine worker .* stopped/);
     const again = await pool.run(QUESTION, LOCAL);
     expect(again.question).toBe(QUESTION);
