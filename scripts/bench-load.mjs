@@ -62,7 +62,12 @@ const { ingest } = await import(path.join(ROOT, 'dist', 'ingest', 'ingest.js'));
 const { createSlackApp } = await import(path.join(ROOT, 'dist', 'slack', 'app.js'));
 const { createLogger } = await import(path.join(ROOT, 'dist', 'log.js'));
 
-const usage = fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 21).map((l) => l.replace(/^\/\/ ?/, '')).join('\n');
+const usage = fs
+  .readFileSync(fileURLToPath(import.meta.url), 'utf8')
+  .split('\n')
+  .slice(1, 21)
+  .map((l) => l.replace(/^\/\/ ?/, ''))
+  .join('\n');
 let opt;
 try {
   ({ values: opt } = parseArgs({
@@ -115,7 +120,11 @@ const cacheRoot = process.env.RAGASK_CACHE_DIR || path.join(process.env.XDG_CACH
 const sharedDir = path.resolve(ROOT, '..', 'shared', 'datasets');
 
 function readQuestions(file) {
-  return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).question);
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l).question);
 }
 
 /** A store with the corpus ingested, cached by content so reruns skip the ingest. */
@@ -124,7 +133,10 @@ async function prepare(kind) {
   const evalSets = kind === 'sample' ? [] : fs.readdirSync(sharedDir).filter((d) => ['corpus.jsonl', 'questions.jsonl'].every((f) => fs.existsSync(path.join(sharedDir, d, f))));
   const inputs = kind === 'sample' ? [path.join(ROOT, 'data', 'sample')] : evalSets.map((d) => path.join(sharedDir, d, 'corpus.jsonl'));
   const questions = kind === 'sample' ? readQuestions(path.join(ROOT, 'data', 'sample', 'questions.jsonl')) : evalSets.flatMap((d) => readQuestions(path.join(sharedDir, d, 'questions.jsonl')));
-  const key = createHash('sha256').update(inputs.map((f) => `${f}:${fs.statSync(f).mtimeMs}`).join('|')).digest('hex').slice(0, 12);
+  const key = createHash('sha256')
+    .update(inputs.map((f) => `${f}:${fs.statSync(f).mtimeMs}`).join('|'))
+    .digest('hex')
+    .slice(0, 12);
   const dataDir = path.join(cacheRoot, 'bench-load', `${kind}-${key}`);
   const config = loadConfig({ ...process.env, RAGASK_DATA_DIR: dataDir });
   const core = await openCore(config);
@@ -255,7 +267,10 @@ async function ask(port, t, question, channel) {
 /** Sends the mentions at once from a sender process (see sender mode above); resolves with what it measured. */
 function sendBurst(port, mentions) {
   return new Promise((resolve, reject) => {
-    const sender = fork(fileURLToPath(import.meta.url), [], { env: { ...process.env, BENCH_LOAD_SENDER: JSON.stringify({ port, secret: SECRET, mentions, spreadMs: SPREAD_MS }) }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const sender = fork(fileURLToPath(import.meta.url), [], {
+      env: { ...process.env, BENCH_LOAD_SENDER: JSON.stringify({ port, secret: SECRET, mentions, spreadMs: SPREAD_MS }) },
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
     sender.once('message', resolve);
     sender.once('exit', (code) => code !== 0 && reject(new Error(`the burst sender exited with code ${code}`)));
   });
@@ -428,7 +443,12 @@ async function soak(kind, prep) {
 }
 
 const corpora = opt.corpus === 'both' ? ['sample', 'shared'] : [opt.corpus];
-const results = { machine: `${os.cpus()[0]?.model ?? 'cpu'} × ${os.availableParallelism()}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.versions.node}`, bursts: [], sustained: [], soaks: [] };
+const results = {
+  machine: `${os.cpus()[0]?.model ?? 'cpu'} × ${os.availableParallelism()}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.versions.node}`,
+  bursts: [],
+  sustained: [],
+  soaks: [],
+};
 for (const kind of corpora) {
   if (kind === 'shared' && !fs.existsSync(sharedDir)) {
     say(`${sharedDir} not found; skipping the shared corpus`);
@@ -450,13 +470,22 @@ const lines = [
   ),
 ];
 if (results.sustained.length) {
-  lines.push('', '| sustained corpus | questions | rate q/s | answered exactly once | answers as new messages | latency p50 / p95 / p99 ms | ack p50 / p99 / max ms |', '| --- | --- | --- | --- | --- | --- | --- |');
-  for (const u of results.sustained) lines.push(`| ${u.corpus} | ${u.questions} | ${u.qps} | ${u.exactlyOnce ? 'yes' : 'NO'} | ${u.answersAsNewMessage} | ${u.latencyMs.p50} / ${u.latencyMs.p95} / ${u.latencyMs.p99} | ${u.ackMs.p50} / ${u.ackMs.p99} / ${u.ackMs.max} |`);
+  lines.push(
+    '',
+    '| sustained corpus | questions | rate q/s | answered exactly once | answers as new messages | latency p50 / p95 / p99 ms | ack p50 / p99 / max ms |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+  );
+  for (const u of results.sustained)
+    lines.push(
+      `| ${u.corpus} | ${u.questions} | ${u.qps} | ${u.exactlyOnce ? 'yes' : 'NO'} | ${u.answersAsNewMessage} | ${u.latencyMs.p50} / ${u.latencyMs.p95} / ${u.latencyMs.p99} | ${u.ackMs.p50} / ${u.ackMs.p99} / ${u.ackMs.max} |`,
+    );
 }
 if (results.soaks.length) {
   lines.push('', '| soak corpus | questions | seconds | answered exactly once | RSS MB at 10% / 50% / 100% | peak RSS MB |', '| --- | --- | --- | --- | --- | --- |');
-  for (const s of results.soaks) lines.push(`| ${s.corpus} | ${s.questions} | ${s.seconds} | ${s.exactlyOnce ? 'yes' : 'NO'} | ${s.rssMb.at10pct} / ${s.rssMb.at50pct} / ${s.rssMb.at100pct} | ${s.rssMb.peak} |`);
-  for (const s of results.soaks.filter((x) => x.liveHeapMb)) lines.push('', `live heap MB after a collection every 250 questions (${s.corpus}, server in-process): ${s.liveHeapMb.map((h) => h.toFixed(0)).join(' ')}`);
+  for (const s of results.soaks)
+    lines.push(`| ${s.corpus} | ${s.questions} | ${s.seconds} | ${s.exactlyOnce ? 'yes' : 'NO'} | ${s.rssMb.at10pct} / ${s.rssMb.at50pct} / ${s.rssMb.at100pct} | ${s.rssMb.peak} |`);
+  for (const s of results.soaks.filter((x) => x.liveHeapMb))
+    lines.push('', `live heap MB after a collection every 250 questions (${s.corpus}, server in-process): ${s.liveHeapMb.map((h) => h.toFixed(0)).join(' ')}`);
 }
 process.stdout.write(`${lines.join('\n')}\n`);
 if (opt.json) fs.writeFileSync(opt.json, `${JSON.stringify(results, null, 2)}\n`);

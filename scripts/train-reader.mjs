@@ -59,10 +59,7 @@ const runPhase = (args, checkpoint) => {
 };
 // Phase 1: every training set as it is (2 epochs). Phase 2: multi-passage reading, from phase 1's weights.
 const phase1 = path.join(out, 'phase1.pt');
-const ship = [
-  '--golden', path.join(ROOT, 'test', 'fixtures', 'reader-golden.json'),
-  '--package', path.join(ROOT, 'models', 'reader-minilm'),
-];
+const ship = ['--golden', path.join(ROOT, 'test', 'fixtures', 'reader-golden.json'), '--package', path.join(ROOT, 'models', 'reader-minilm')];
 runPhase(['--phase', '1', '--epochs', '2', '--lr', '6e-5', ...(withPhase2 ? ['--no-export'] : ship), ...argv], phase1);
 if (withPhase2) {
   runPhase(['--phase', '2', '--init-from', phase1, '--epochs', '1', '--lr', '3e-5', ...ship, ...argv], path.join(out, 'phase2.pt'));

@@ -18,8 +18,7 @@ interface Setting<T extends z.ZodType> {
   feature?: 'slack';
 }
 
-const int = (min: number, max: number) =>
-  z.coerce.number().refine((n) => Number.isInteger(n) && n >= min && n <= max);
+const int = (min: number, max: number) => z.coerce.number().refine((n) => Number.isInteger(n) && n >= min && n <= max);
 const num = (min: number, max: number) => z.coerce.number().refine((n) => Number.isFinite(n) && n >= min && n <= max);
 
 function setting<T extends z.ZodType>(schema: T, form: string, doc: string, feature?: 'slack'): Setting<T> {
@@ -29,10 +28,31 @@ function setting<T extends z.ZodType>(schema: T, form: string, doc: string, feat
 export const SETTINGS = {
   RAGASK_DATA_DIR: setting(z.string().min(1).default('data'), 'a folder path', 'Folder holding the SQLite store (ragask.db) and the HNSW index.'),
   RAGASK_MODELS_DIR: setting(z.string().min(1).default('models'), 'a folder path', 'Folder holding the ONNX models (filled by `npm run models`).'),
-  RAGASK_MODEL: setting(z.string().regex(/^[\w.@-]+$/).default('all-MiniLM-L6-v2'), 'a model folder name under RAGASK_MODELS_DIR', 'Sentence-embedding BERT used for windows and queries.'),
+  RAGASK_MODEL: setting(
+    z
+      .string()
+      .regex(/^[\w.@-]+$/)
+      .default('all-MiniLM-L6-v2'),
+    'a model folder name under RAGASK_MODELS_DIR',
+    'Sentence-embedding BERT used for windows and queries.',
+  ),
   RAGASK_MODEL_VARIANT: setting(z.enum(['fp32', 'int8']).default('int8'), 'fp32 or int8', 'Which ONNX export of the model to run (see BENCHMARKS.md for speed and recall of each).'),
-  RAGASK_MLM_MODEL: setting(z.string().regex(/^[\w.@-]*$/).default(''), 'empty, or a model folder name under RAGASK_MODELS_DIR', 'Optional BertForMaskedLM for fill-mask scoring of bridge entities; empty turns it off.'),
-  RAGASK_READER_MODEL: setting(z.string().regex(/^[\w.@-]+$/).default('reader-minilm'), 'a model folder name under RAGASK_MODELS_DIR', 'Extractive reader that reads the short answer off the evidence (ships with ragask; `npm run train-reader` rebuilds it).'),
+  RAGASK_MLM_MODEL: setting(
+    z
+      .string()
+      .regex(/^[\w.@-]*$/)
+      .default(''),
+    'empty, or a model folder name under RAGASK_MODELS_DIR',
+    'Optional BertForMaskedLM for fill-mask scoring of bridge entities; empty turns it off.',
+  ),
+  RAGASK_READER_MODEL: setting(
+    z
+      .string()
+      .regex(/^[\w.@-]+$/)
+      .default('reader-minilm'),
+    'a model folder name under RAGASK_MODELS_DIR',
+    'Extractive reader that reads the short answer off the evidence (ships with ragask; `npm run train-reader` rebuilds it).',
+  ),
   RAGASK_READER_VARIANT: setting(z.enum(['fp32', 'int8']).default('int8'), 'fp32 or int8', 'Which ONNX export of the reader to run (only int8 ships; fp32 exists after `npm run train-reader`).'),
   RAGASK_READER_PASSAGES: setting(int(1, 20).default(6), 'an integer from 1 to 20', 'Passages of the final evidence the reader reads for the answer.'),
   RAGASK_THREADS: setting(int(1, 256).default(Math.max(1, Math.min(4, os.availableParallelism()))), 'an integer from 1 to 256', 'onnxruntime intra-op threads for the encoder.'),
@@ -46,41 +66,105 @@ export const SETTINGS = {
   RAGASK_MAX_HOPS: setting(int(1, 5).default(3), 'an integer from 1 to 5', 'Most retrieval hops per question.'),
   RAGASK_COHERENCE_THRESHOLD: setting(num(0, 1).default(0.75), 'a number from 0 to 1', 'Below this cosine between consecutive hop queries, ragask stops and suggests next hops.'),
   RAGASK_RERANK_TOP_K: setting(int(1, 50).default(5), 'an integer from 1 to 50', 'Snippets kept per hop after window reranking.'),
-  RAGASK_DENSITY_WEIGHT: setting(num(0, 1).default(0), 'a number from 0 to 1', 'Weight of a chunk\'s evidence density (entities, numbers, dates per word) in retrieval; 0 turns it off.'),
+  RAGASK_DENSITY_WEIGHT: setting(num(0, 1).default(0), 'a number from 0 to 1', "Weight of a chunk's evidence density (entities, numbers, dates per word) in retrieval; 0 turns it off."),
   RAGASK_RERANKER: setting(z.enum(['cosine', 'head']).default('cosine'), 'cosine or head', 'Window rerank score: BERT cosine, or the learned head from `ragask train-reranker`.'),
-  RAGASK_HOP_BUDGET_MS: setting(int(10, 60_000).default(300), 'an integer number of milliseconds from 10 to 60000', 'Time budget of one hop; past it the hop returns its best-so-far marked incomplete.'),
+  RAGASK_HOP_BUDGET_MS: setting(
+    int(10, 60_000).default(300),
+    'an integer number of milliseconds from 10 to 60000',
+    'Time budget of one hop; past it the hop returns its best-so-far marked incomplete.',
+  ),
   RAGASK_TOTAL_BUDGET_MS: setting(int(10, 600_000).default(1200), 'an integer number of milliseconds from 10 to 600000', 'Time budget of a whole question.'),
   RAGASK_QUERY_CACHE_TTL_S: setting(int(0, 30 * 86400).default(3600), 'an integer number of seconds from 0 (off) to 2592000', 'How long a (query, hop) retrieval result is reused.'),
   RAGASK_DEFAULT_SCOPE: setting(
-    z.string().default('public').refine((v) => {
-      try {
-        parseScope(v);
-        return true;
-      } catch {
-        return false;
-      }
-    }),
+    z
+      .string()
+      .default('public')
+      .refine((v) => {
+        try {
+          parseScope(v);
+          return true;
+        } catch {
+          return false;
+        }
+      }),
     'public, channel:<id>[,<id>…] or user:<id>',
     'Who may see a newly ingested source when `ragask ingest` is not given --scope.',
   ),
-  RAGASK_ENGINE_CONCURRENCY: setting(int(1, 64).default(2), 'an integer from 1 to 64', 'Questions the engine answers at the same time in one thread (RAGASK_ENGINE_WORKERS=0, and the CLI); more wait in the queue.'),
+  RAGASK_ENGINE_CONCURRENCY: setting(
+    int(1, 64).default(2),
+    'an integer from 1 to 64',
+    'Questions the engine answers at the same time in one thread (RAGASK_ENGINE_WORKERS=0, and the CLI); more wait in the queue.',
+  ),
   RAGASK_ENGINE_WORKERS: setting(
     int(0, 64).default(Math.min(4, os.availableParallelism())),
     'an integer from 0 to 64',
     '`ragask serve`: worker threads that answer questions (each with its own models and store handles, sharing RAGASK_THREADS), so acknowledging and talking to Slack never wait behind the engine; 0 answers in the main thread with RAGASK_ENGINE_CONCURRENCY. Default: one per CPU core, at most 4.',
   ),
-  RAGASK_QUEUE_LIMIT: setting(int(1, 100_000).default(32), 'an integer from 1 to 100000', 'Questions waiting or running beyond which askers are told ragask is busy (their questions are still answered).'),
-  SLACK_BOT_TOKEN: setting(z.string().regex(/^xoxb-[A-Za-z0-9-]+$/).optional(), 'a bot token starting with xoxb-', 'Bot User OAuth Token of the Slack app (OAuth & Permissions page).', 'slack'),
-  SLACK_APP_TOKEN: setting(z.string().regex(/^xapp-[A-Za-z0-9-]+$/).optional(), 'an app-level token starting with xapp-', 'App-level token with connections:write (Basic Information page); needed for Socket Mode.', 'slack'),
-  SLACK_SIGNING_SECRET: setting(z.string().regex(/^[0-9a-f]{32}$/).optional(), '32 hexadecimal characters', 'Signing secret of the Slack app (Basic Information page); needed for HTTP mode.', 'slack'),
+  RAGASK_QUEUE_LIMIT: setting(
+    int(1, 100_000).default(32),
+    'an integer from 1 to 100000',
+    'Questions waiting or running beyond which askers are told ragask is busy (their questions are still answered).',
+  ),
+  SLACK_BOT_TOKEN: setting(
+    z
+      .string()
+      .regex(/^xoxb-[A-Za-z0-9-]+$/)
+      .optional(),
+    'a bot token starting with xoxb-',
+    'Bot User OAuth Token of the Slack app (OAuth & Permissions page).',
+    'slack',
+  ),
+  SLACK_APP_TOKEN: setting(
+    z
+      .string()
+      .regex(/^xapp-[A-Za-z0-9-]+$/)
+      .optional(),
+    'an app-level token starting with xapp-',
+    'App-level token with connections:write (Basic Information page); needed for Socket Mode.',
+    'slack',
+  ),
+  SLACK_SIGNING_SECRET: setting(
+    z
+      .string()
+      .regex(/^[0-9a-f]{32}$/)
+      .optional(),
+    '32 hexadecimal characters',
+    'Signing secret of the Slack app (Basic Information page); needed for HTTP mode.',
+    'slack',
+  ),
   RAGASK_SLACK_MODE: setting(z.enum(['socket', 'http']).default('socket'), 'socket or http', 'Socket Mode (no public URL; default) or HTTP Events API (behind a load balancer).', 'slack'),
   RAGASK_SLACK_PORT: setting(int(0, 65535).default(3000), 'a port number from 0 to 65535', 'Port of the HTTP receiver (HTTP mode).', 'slack'),
   RAGASK_SLACK_HOST: setting(z.string().min(1).default('0.0.0.0'), 'a host name or IP address to listen on', 'Address the HTTP receiver listens on (HTTP mode).', 'slack'),
-  RAGASK_SLACK_API_URL: setting(z.string().regex(/^https?:\/\/[^\s/]+(\/[^\s]*)?\/api\/?$/).default('https://slack.com/api/'), 'an http(s) URL ending in /api/', 'Slack Web API base URL (change only for a proxy or a test stand-in).', 'slack'),
-  RAGASK_SLACK_EPHEMERAL: setting(z.enum(['true', 'false']).default('false').transform((v) => v === 'true'), 'true or false', '/ragask answers only the asker (ephemeral) unless the command says otherwise.', 'slack'),
-  RAGASK_SLACK_RATE_LIMITS: setting(z.enum(['slack', 'off']).default('slack'), 'slack or off', "Pace Web API calls to Slack's method tiers (slack), or not at all (off: only for a local stand-in, e.g. the load benchmark).", 'slack'),
+  RAGASK_SLACK_API_URL: setting(
+    z
+      .string()
+      .regex(/^https?:\/\/[^\s/]+(\/[^\s]*)?\/api\/?$/)
+      .default('https://slack.com/api/'),
+    'an http(s) URL ending in /api/',
+    'Slack Web API base URL (change only for a proxy or a test stand-in).',
+    'slack',
+  ),
+  RAGASK_SLACK_EPHEMERAL: setting(
+    z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((v) => v === 'true'),
+    'true or false',
+    '/ragask answers only the asker (ephemeral) unless the command says otherwise.',
+    'slack',
+  ),
+  RAGASK_SLACK_RATE_LIMITS: setting(
+    z.enum(['slack', 'off']).default('slack'),
+    'slack or off',
+    "Pace Web API calls to Slack's method tiers (slack), or not at all (off: only for a local stand-in, e.g. the load benchmark).",
+    'slack',
+  ),
   RAGASK_STATE_TTL_H: setting(num(0.01, 24 * 90).default(24), 'a number of hours from 0.01 to 2160', 'How long suggested-hop buttons and thread context stay usable.', 'slack'),
-  RAGASK_LOG_LEVEL: setting(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), 'one of fatal, error, warn, info, debug, trace, silent', 'Log level of the JSON logs on stderr.'),
+  RAGASK_LOG_LEVEL: setting(
+    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    'one of fatal, error, warn, info, debug, trace, silent',
+    'Log level of the JSON logs on stderr.',
+  ),
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -168,10 +252,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   if (lines.length === 0) {
     const s = values as Settings;
-    if (s.RAGASK_WINDOW_OVERLAP >= s.RAGASK_WINDOW_TOKENS)
-      lines.push(`RAGASK_WINDOW_OVERLAP: must be below RAGASK_WINDOW_TOKENS (${s.RAGASK_WINDOW_TOKENS}) (got ${s.RAGASK_WINDOW_OVERLAP})`);
-    if (s.RAGASK_TOTAL_BUDGET_MS < s.RAGASK_HOP_BUDGET_MS)
-      lines.push(`RAGASK_TOTAL_BUDGET_MS: must be at least RAGASK_HOP_BUDGET_MS (${s.RAGASK_HOP_BUDGET_MS}) (got ${s.RAGASK_TOTAL_BUDGET_MS})`);
+    if (s.RAGASK_WINDOW_OVERLAP >= s.RAGASK_WINDOW_TOKENS) lines.push(`RAGASK_WINDOW_OVERLAP: must be below RAGASK_WINDOW_TOKENS (${s.RAGASK_WINDOW_TOKENS}) (got ${s.RAGASK_WINDOW_OVERLAP})`);
+    if (s.RAGASK_TOTAL_BUDGET_MS < s.RAGASK_HOP_BUDGET_MS) lines.push(`RAGASK_TOTAL_BUDGET_MS: must be at least RAGASK_HOP_BUDGET_MS (${s.RAGASK_HOP_BUDGET_MS}) (got ${s.RAGASK_TOTAL_BUDGET_MS})`);
   }
   if (lines.length) throw new ConfigError(lines);
   const s = values as Settings;
@@ -230,8 +312,9 @@ export function checkSlackConfig(config: Config): void {
   const need = (name: SettingName, present: boolean, where: string) => {
     if (!present) lines.push(`${name}: missing; ${where}; ${CREATE_APP_HINT}`);
   };
-  need('SLACK_BOT_TOKEN', !!config.slack.botToken, 'the Bot User OAuth Token (xoxb-…) from the app\'s OAuth & Permissions page');
-  if (config.slack.mode === 'socket') need('SLACK_APP_TOKEN', !!config.slack.appToken, 'an app-level token (xapp-…) with connections:write from Basic Information → App-Level Tokens (or set RAGASK_SLACK_MODE=http)');
+  need('SLACK_BOT_TOKEN', !!config.slack.botToken, "the Bot User OAuth Token (xoxb-…) from the app's OAuth & Permissions page");
+  if (config.slack.mode === 'socket')
+    need('SLACK_APP_TOKEN', !!config.slack.appToken, 'an app-level token (xapp-…) with connections:write from Basic Information → App-Level Tokens (or set RAGASK_SLACK_MODE=http)');
   else need('SLACK_SIGNING_SECRET', !!config.slack.signingSecret, 'the Signing Secret from Basic Information → App Credentials');
   if (lines.length) throw new ConfigError(lines);
 }

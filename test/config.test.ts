@@ -68,7 +68,11 @@ describe('configuration', () => {
       RAGASK_LOG_LEVEL: 'loud',
     };
     // free-form settings: any path or host name is a valid value
-    expect(Object.keys(SETTINGS).filter((k) => !(k in invalid)).sort()).toEqual(['RAGASK_DATA_DIR', 'RAGASK_MODELS_DIR', 'RAGASK_SLACK_HOST']);
+    expect(
+      Object.keys(SETTINGS)
+        .filter((k) => !(k in invalid))
+        .sort(),
+    ).toEqual(['RAGASK_DATA_DIR', 'RAGASK_MODELS_DIR', 'RAGASK_SLACK_HOST']);
     for (const [name, value] of Object.entries(invalid)) {
       let lines: string[] = [];
       try {

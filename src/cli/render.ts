@@ -22,7 +22,11 @@ export function renderAnswer(r: EngineResult, k: number): string {
   const out: string[] = [`Q: ${r.question}`, ''];
   const confidence = `  confidence ${a.confidence.label} (P(right) ${a.confidence.score.toFixed(2)}): ${a.confidence.reasons.join('; ')}`;
   if (a.value === null) {
-    out.push(a.conflicts.length ? 'I could not find a definite answer: the sources read differently (side by side below).' : `I could not find a definite answer.${a.leads.length ? ' The closest the evidence comes:' : ''}`);
+    out.push(
+      a.conflicts.length
+        ? 'I could not find a definite answer: the sources read differently (side by side below).'
+        : `I could not find a definite answer.${a.leads.length ? ' The closest the evidence comes:' : ''}`,
+    );
     for (const s of a.leads) out.push(`  - "${s.text}"`, `    ${cite(s)}`);
     out.push(confidence);
   } else {
@@ -58,10 +62,15 @@ export function renderAnswer(r: EngineResult, k: number): string {
     out.push('', 'Evidence:');
     r.evidence.slice(0, k).forEach((s, i) => out.push(`  [${i + 1}] ${s.score.toFixed(3)} "${s.text}"`, `      ${cite(s)}`));
   }
-  out.push('', `Stopped after ${r.hops.length} hop${r.hops.length === 1 ? '' : 's'}: ${STOP_TEXT[r.stopReason]} (${r.timings.totalMs.toFixed(0)} ms${r.incomplete ? '; cut short by the time budget' : ''}).`);
+  out.push(
+    '',
+    `Stopped after ${r.hops.length} hop${r.hops.length === 1 ? '' : 's'}: ${STOP_TEXT[r.stopReason]} (${r.timings.totalMs.toFixed(0)} ms${r.incomplete ? '; cut short by the time budget' : ''}).`,
+  );
   if (r.suggestions.length) {
     out.push('Suggested next hops (continue with `--continue N` on the same question):');
-    r.suggestions.forEach((s, i) => out.push(`  ${i + 1}) ${s.entity}  [score ${s.score.toFixed(2)}, coherence ${s.coherence.cosine.toFixed(2)}, P(right) ${s.coherence.pRight?.toFixed(2) ?? '—'}]  → ${s.query}`));
+    r.suggestions.forEach((s, i) =>
+      out.push(`  ${i + 1}) ${s.entity}  [score ${s.score.toFixed(2)}, coherence ${s.coherence.cosine.toFixed(2)}, P(right) ${s.coherence.pRight?.toFixed(2) ?? '—'}]  → ${s.query}`),
+    );
   }
   return out.join('\n');
 }

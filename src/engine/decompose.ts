@@ -221,8 +221,7 @@ export class Decomposer {
     if (best?.window) {
       const windowText = best.chunk.text.slice(best.window.charStart, best.window.charEnd);
       // only phrases new to the question: "calibration point" says nothing a calibration question does not
-      for (const m of analyze(windowText).mentions)
-        if (m.kind === 'noun' && /\s/.test(m.text) && !contentTerms(m.text).some((t) => qTerms.has(t))) consider(m.text, best, 0);
+      for (const m of analyze(windowText).mentions) if (m.kind === 'noun' && /\s/.test(m.text) && !contentTerms(m.text).some((t) => qTerms.has(t))) consider(m.text, best, 0);
     }
     // (b) entities the question names that no evidence covers yet (e.g. the second of a comparison)
     for (const m of qa.mentions) {
@@ -282,7 +281,10 @@ export class Decomposer {
     const slot = findSlot(question, qa, known);
     if (this.deps.mlm && slot) {
       const template = `${question.slice(0, slot.start)}${MASK}${question.slice(slot.end)}`;
-      const lp = await this.deps.mlm.scoreCandidates(template, scored.map((s) => s.entity));
+      const lp = await this.deps.mlm.scoreCandidates(
+        template,
+        scored.map((s) => s.entity),
+      );
       const mu = lp.reduce((a, b) => a + b, 0) / lp.length;
       const sd = Math.sqrt(lp.reduce((a, b) => a + (b - mu) ** 2, 0) / lp.length) || 1;
       scored.forEach((s, i) => (s.features.mlm = (lp[i]! - mu) / sd));
@@ -296,7 +298,18 @@ export class Decomposer {
         const f = s.features;
         const score = w.link * f.link + w.lookahead * f.lookahead + w.idf * f.idf + w.relevance * f.relevance + w.question * f.question + w.mlm * (f.mlm ?? 0);
         const { query, formedBy } = extendQuery(input.currentQuery, s.entity, currentSlot);
-        return { entity: s.entity, origin: s.origin, chunkId: s.chunk?.chunk.id ?? null, linksTo: s.linksTo, linkDocId: s.linkDocId, features: f, score, confidence: bridgeConfidence(score), query, formedBy };
+        return {
+          entity: s.entity,
+          origin: s.origin,
+          chunkId: s.chunk?.chunk.id ?? null,
+          linksTo: s.linksTo,
+          linkDocId: s.linkDocId,
+          features: f,
+          score,
+          confidence: bridgeConfidence(score),
+          query,
+          formedBy,
+        };
       })
       .filter((c) => !past.has(normalize(c.query)))
       .sort((a, b) => b.score - a.score)

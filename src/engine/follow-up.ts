@@ -6,9 +6,7 @@ const FIGURE = /[+\-−±]?\d+(?:[.,]\d+)?\s?(°\s?[CF]|%|[a-zA-Zµ/³]+)?/g;
 
 /** Figures with their unit ("−40 °C" → unit °c). */
 function figuresWithUnit(text: string): { text: string; unit: string; index: number }[] {
-  return [...text.matchAll(FIGURE)]
-    .filter((m) => /\d/.test(m[0]))
-    .map((m) => ({ text: m[0].trim(), unit: (m[1] ?? '').replace(/\s/g, '').toLowerCase(), index: m.index }));
+  return [...text.matchAll(FIGURE)].filter((m) => /\d/.test(m[0])).map((m) => ({ text: m[0].trim(), unit: (m[1] ?? '').replace(/\s/g, '').toLowerCase(), index: m.index }));
 }
 
 /**

@@ -48,7 +48,6 @@ export const DEFAULT_SETTINGS: EngineSettings = {
   gateThreshold: GATE_THRESHOLD,
 };
 
-
 export interface EngineDeps {
   retriever: Retriever;
   /** Resolves who may see what; every run, resume and follow-up goes through it. */
@@ -166,7 +165,12 @@ export class HopEngine implements EngineApi {
   async run(question: string, access: AccessContext, overrides: Partial<EngineSettings> = {}): Promise<EngineResult> {
     const ctx = this.deps.access.resolve(access);
     question = boundQuestion(question);
-    return this.continueChain(freshChain(question), { query: question, formedBy: 'question', bridge: null, bridgeFrom: null, weight: 1, vector: null, confirmed: true }, { ...this.settings, ...overrides }, ctx);
+    return this.continueChain(
+      freshChain(question),
+      { query: question, formedBy: 'question', bridge: null, bridgeFrom: null, weight: 1, vector: null, confirmed: true },
+      { ...this.settings, ...overrides },
+      ctx,
+    );
   }
 
   /**
@@ -394,21 +398,19 @@ export class HopEngine implements EngineApi {
       access: ctx,
       deadline: { at: run.deadline, now: this.now },
     });
-    hop.candidates = candidates.map(
-      (c): CandidateRef => ({
-        entity: c.entity,
-        origin: c.origin,
-        chunkId: c.chunkId,
-        sourceDocId: c.chunkId === null ? null : (top.find((t) => t.chunk.id === c.chunkId)?.chunk.docId ?? null),
-        linksTo: c.linksTo,
-        linkDocId: c.linkDocId,
-        features: c.features,
-        score: c.score,
-        confidence: c.confidence,
-        query: c.query,
-        formedBy: c.formedBy,
-      }),
-    );
+    hop.candidates = candidates.map((c): CandidateRef => ({
+      entity: c.entity,
+      origin: c.origin,
+      chunkId: c.chunkId,
+      sourceDocId: c.chunkId === null ? null : (top.find((t) => t.chunk.id === c.chunkId)?.chunk.docId ?? null),
+      linksTo: c.linksTo,
+      linkDocId: c.linkDocId,
+      features: c.features,
+      score: c.score,
+      confidence: c.confidence,
+      query: c.query,
+      formedBy: c.formedBy,
+    }));
     hop.timings.decomposeMs = this.now() - d0;
     if (this.now() > run.deadline) {
       // finding the bridge used up the hop's time: what it has is the hop's best so far

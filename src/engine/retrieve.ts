@@ -232,7 +232,10 @@ export class Retriever {
     const candidates: Candidate[] = allowed.map(([id, f]) => {
       const chunk = chunks.get(id)!;
       const ws = windows.get(id) ?? [];
-      const scores = this.scorer.score(qv, ws.map((w) => w.vector));
+      const scores = this.scorer.score(
+        qv,
+        ws.map((w) => w.vector),
+      );
       const window = bestWindow(ws.map((w, i) => ({ windowId: w.id, charStart: w.charStart, charEnd: w.charEnd, score: scores[i]! })));
       const rerank = window?.score ?? 0;
       const b = bm25.get(id) ?? null;

@@ -2,12 +2,14 @@ import { isStopword } from '../models/nlp.js';
 
 /** Lower-case word stems for overlap tests: accents folded, minus signs unified, short plural -s cut. */
 export function contentTerms(text: string): string[] {
-  return (text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/[\u2212\u2012\u2013\u2014]/g, '-')
-    .toLowerCase()
-    .match(/[\p{L}\p{N}]+(?:[.,][\p{N}]+)*/gu) ?? [])
+  return (
+    text
+      .normalize('NFKD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .replace(/[\u2212\u2012\u2013\u2014]/g, '-')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+(?:[.,][\p{N}]+)*/gu) ?? []
+  )
     .filter((w) => !isStopword(w) && (w.length > 1 || /\d/.test(w)))
     .map((w) => (w.length > 4 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w));
 }

@@ -21,7 +21,4 @@ export interface SerializedError {
 }
 
 export type EngineWorkerMessage =
-  | { type: 'ready' }
-  | { type: 'failed'; error: SerializedError }
-  | { type: 'result'; id: number; value: unknown }
-  | { type: 'result'; id: number; error: SerializedError };
+  { type: 'ready' } | { type: 'failed'; error: SerializedError } | { type: 'result'; id: number; value: unknown } | { type: 'result'; id: number; error: SerializedError };

@@ -70,6 +70,15 @@ export function multiHopRanker(engine: HopEngine, dataset: EvalDataset): Ranker 
       r.evidence.map((s) => ({ source: s.citation.source, snippet: s.text })),
     );
     const checks = r.hops.flatMap((h) => (h.coherence ? [{ cosine: h.coherence.cosine, directional: h.coherence.directional, passed: h.coherence.passed, threshold: h.coherence.threshold }] : []));
-    return { passages, snippets, hops: r.hops.length, coherence: { checks, stoppedForPerson: r.stopReason === 'low_coherence' }, answer: answerOf(r.answer), readMs: r.timings.readMs ?? 0, gate, ms: r.timings.totalMs };
+    return {
+      passages,
+      snippets,
+      hops: r.hops.length,
+      coherence: { checks, stoppedForPerson: r.stopReason === 'low_coherence' },
+      answer: answerOf(r.answer),
+      readMs: r.timings.readMs ?? 0,
+      gate,
+      ms: r.timings.totalMs,
+    };
   };
 }

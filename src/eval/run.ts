@@ -87,7 +87,10 @@ export function answerStats(rows: readonly { answer?: AnsweredEvidence; readMs?:
   // calibration is of what was proposed: P(right) of the proposal against its exact match, declined or not
   const proposed = scored.map((r) => scoreAnswer(r.answer!.proposed, r.q.answers));
   const proposedEm = proposed.map((x) => x.em);
-  const rel = reliability(scored.map((r) => r.answer!.p), proposedEm);
+  const rel = reliability(
+    scored.map((r) => r.answer!.p),
+    proposedEm,
+  );
   const high = scored.map((r, i) => ({ high: r.answer!.p >= HIGH_CONFIDENCE && r.answer!.value !== null, em: given[i]!.em })).filter((x) => x.high);
   const ms = rows.map((r) => r.readMs ?? 0).filter((x) => x > 0);
   return {
@@ -116,7 +119,12 @@ export function coherenceStats(rows: readonly RankedEvidence[]): CoherenceStats 
     pass_rate: checks.length ? (checks.length - failed.length) / checks.length : 1,
     cosine_failures: failed.filter((c) => c.cosine < c.threshold).length,
     gate_failures: failed.filter((c) => c.cosine >= c.threshold).length,
-    median_cosine: checks.length ? percentile(checks.map((c) => c.cosine), 50) : 0,
+    median_cosine: checks.length
+      ? percentile(
+          checks.map((c) => c.cosine),
+          50,
+        )
+      : 0,
     stopped_questions: withChecks.filter((r) => r.coherence!.stoppedForPerson).length,
   };
 }
@@ -172,12 +180,22 @@ export async function runEval(
       m.answers = answers;
     }
     m.mean_hops = mean(rows.map((r) => r.hops));
-    m.latency_ms = { p50: percentile(rows.map((r) => r.ms), 50), p95: percentile(rows.map((r) => r.ms), 95) };
+    m.latency_ms = {
+      p50: percentile(
+        rows.map((r) => r.ms),
+        50,
+      ),
+      p95: percentile(
+        rows.map((r) => r.ms),
+        95,
+      ),
+    };
     const coherence = coherenceStats(rows);
     if (coherence) m.coherence = coherence;
     if (rows.some((r) => r.gate)) m.gate = gateStats(rows.flatMap((r) => r.gate ?? []));
     report.modes[mode] = m;
-    if (report.per_question) report.per_question[mode] = rows.map((r) => ({ id: r.q.id, passages: r.passages.slice(0, maxK), ms: r.ms, hops: r.hops, gold: r.q.answers, ...(r.answer ? { answer: r.answer } : {}) }));
+    if (report.per_question)
+      report.per_question[mode] = rows.map((r) => ({ id: r.q.id, passages: r.passages.slice(0, maxK), ms: r.ms, hops: r.hops, gold: r.q.answers, ...(r.answer ? { answer: r.answer } : {}) }));
   }
   opts.progress?.stop();
   return report;
@@ -196,7 +214,9 @@ export function formatReport(r: EvalReport, ks: readonly number[]): string {
       lines.push(`  answer EM / F1        ${a.answer_em.toFixed(3)} / ${a.answer_f1.toFixed(3)}  (declined = 0)`);
       lines.push(`  answered              ${a.answered.toFixed(3)}; on those EM / F1 ${a.answer_em_answered.toFixed(3)} / ${a.answer_f1_answered.toFixed(3)}`);
       lines.push(`  proposed EM / F1      ${a.proposed_em.toFixed(3)} / ${a.proposed_f1.toFixed(3)}  (what the reader read, declined or not)`);
-      lines.push(`  confidence            ECE ${a.ece.toFixed(3)}; high ${a.high_answers} answers, ${(100 * a.high_precision).toFixed(0)}% right; reader p50 ${a.reader_ms.p50.toFixed(1)} ms, p95 ${a.reader_ms.p95.toFixed(1)} ms`);
+      lines.push(
+        `  confidence            ECE ${a.ece.toFixed(3)}; high ${a.high_answers} answers, ${(100 * a.high_precision).toFixed(0)}% right; reader p50 ${a.reader_ms.p50.toFixed(1)} ms, p95 ${a.reader_ms.p95.toFixed(1)} ms`,
+      );
       lines.push('  reliability (P(right) of the proposed answer against its exact match):', ...formatReliability(a.reliability, '    '));
     }
     lines.push(`  mean hops             ${m.mean_hops.toFixed(2)}`);
@@ -204,7 +224,9 @@ export function formatReport(r: EvalReport, ks: readonly number[]): string {
     if (m.gate) {
       const g = m.gate;
       const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(0)}%` : '—');
-      lines.push(`  hop gate              stopped ${g.stopped_wrong} of ${g.wrong_bridge_hops} wrong-bridge hops (${pct(g.stopped_wrong, g.wrong_bridge_hops)}) and ${g.stopped_right} of ${g.right_bridge_hops} right ones (${pct(g.stopped_right, g.right_bridge_hops)})`);
+      lines.push(
+        `  hop gate              stopped ${g.stopped_wrong} of ${g.wrong_bridge_hops} wrong-bridge hops (${pct(g.stopped_wrong, g.wrong_bridge_hops)}) and ${g.stopped_right} of ${g.right_bridge_hops} right ones (${pct(g.stopped_right, g.right_bridge_hops)})`,
+      );
     }
     if (m.coherence) {
       const c = m.coherence;

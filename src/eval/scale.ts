@@ -38,7 +38,12 @@ const sentencesOf = (text: string) => text.split(/(?<=[.!?]["”’)]?)\s+(?=["�
 
 /** Distinct passages of the reader sets under `sharedDir`, in a seeded order, without the excluded titles. */
 export function loadFillerPool(sharedDir: string, excludeTitles: ReadonlySet<string>, seed = 13): FillerPassage[] {
-  const dirs = fs.existsSync(sharedDir) ? fs.readdirSync(sharedDir).filter((d) => d.startsWith('reader-')).sort() : [];
+  const dirs = fs.existsSync(sharedDir)
+    ? fs
+        .readdirSync(sharedDir)
+        .filter((d) => d.startsWith('reader-'))
+        .sort()
+    : [];
   const seen = new Set<string>();
   const pool: FillerPassage[] = [];
   for (const d of dirs) {

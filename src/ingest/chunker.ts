@@ -44,11 +44,7 @@ export function chunkBlocks(blocks: readonly Block[], opts: ChunkOptions): Chunk
         const header = b.header ?? [];
         const named = header.some((h) => h.trim());
         for (const row of b.rows ?? []) {
-          const text = named
-            ? row.map((cell, k) => `${header[k] || `column ${k + 1}`}: ${cell || '—'}`).join('; ')
-            : row.length === 2
-              ? `${row[0]}: ${row[1]}`
-              : row.join(' | ');
+          const text = named ? row.map((cell, k) => `${header[k] || `column ${k + 1}`}: ${cell || '—'}`).join('; ') : row.length === 2 ? `${row[0]}: ${row[1]}` : row.join(' | ');
           if (text.replace(/[—;:|\s]/g, '')) drafts.push({ kind: 'table_row', headingPath: path(), page, text });
         }
         break;

@@ -26,12 +26,14 @@ const BAD_TOKEN = new Set(['invalid_auth', 'not_authed', 'account_inactive', 'to
 
 const WHERE_TO_GET: Record<'SLACK_BOT_TOKEN' | 'SLACK_APP_TOKEN', string> = {
   SLACK_BOT_TOKEN: "copy the Bot User OAuth Token (xoxb-…) from your app's OAuth & Permissions page at https://api.slack.com/apps (reinstall the app if it was revoked)",
-  SLACK_APP_TOKEN: "create an app-level token (xapp-…) with the connections:write scope under Basic Information → App-Level Tokens at https://api.slack.com/apps",
+  SLACK_APP_TOKEN: 'create an app-level token (xapp-…) with the connections:write scope under Basic Information → App-Level Tokens at https://api.slack.com/apps',
 };
 
 /** A Slack error that means the setting's token is not accepted, as a one-line configuration error. */
 function credentialError(e: unknown, setting: 'SLACK_BOT_TOKEN' | 'SLACK_APP_TOKEN'): UserError | null {
-  const code = (e as { data?: { error?: string } } | null)?.data?.error ?? /\b(invalid_auth|not_authed|account_inactive|token_revoked|token_expired|not_allowed_token_type)\b/.exec(String((e as Error)?.message ?? ''))?.[1];
+  const code =
+    (e as { data?: { error?: string } } | null)?.data?.error ??
+    /\b(invalid_auth|not_authed|account_inactive|token_revoked|token_expired|not_allowed_token_type)\b/.exec(String((e as Error)?.message ?? ''))?.[1];
   if (!code || !BAD_TOKEN.has(code)) return null;
   return new UserError(`${setting}: Slack does not accept this token (${code}); ${WHERE_TO_GET[setting]}`, 'config');
 }
@@ -142,7 +144,7 @@ export function createSlackApp(core: Core, config: Config, log: Logger, opts: Sl
   app.processEvent = async (event) => {
     if (event.body.type === 'app_rate_limited') {
       // Slack stops sending events for a minute: acknowledge the notice, and say so in the log
-      log.warn({ minuteRateLimited: event.body.minute_rate_limited }, 'slack: Slack rate-limited this app\'s events (app_rate_limited)');
+      log.warn({ minuteRateLimited: event.body.minute_rate_limited }, "slack: Slack rate-limited this app's events (app_rate_limited)");
       await event.ack();
       return;
     }

@@ -99,7 +99,9 @@ export class ButtonFlow {
       this.deps.log.error({ err: e }, 'slack: resuming failed');
       // the answer stays as it was, buttons and all, so someone can try again
       this.deps.store.unuseState(state.key);
-      await this.replace(input, state, answerMessage(state.result, { stateKey: state.key, ...header, notes: [':warning: _Continuing failed; the error was logged. Try again in a moment._'] })).catch(() => undefined);
+      await this.replace(input, state, answerMessage(state.result, { stateKey: state.key, ...header, notes: [':warning: _Continuing failed; the error was logged. Try again in a moment._'] })).catch(
+        () => undefined,
+      );
     }
   }
 

@@ -7,7 +7,10 @@
 
 /** A question by its form: a question mark at the end, or a question word or auxiliary first ("and what about …"). */
 export function looksLikeQuestion(text: string): boolean {
-  const t = text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+  const t = text
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   if (/\?\s*$/.test(t)) return true;
   return /^(?:(?:and|but|also|so|then|ok|okay)[,\s]+)?(?:who|whom|whose|what|when|where|which|why|how|is|are|was|were|do|does|did|can|could|should|would|will|has|have|had)\b/i.test(t);
 }

@@ -12,7 +12,6 @@ import { accessOf, type ActionInput, type Origin, type ServiceDeps } from './con
 
 export { accessOf, type ActionInput, type Origin, type ServiceDeps } from './context.js';
 
-
 export interface QuestionInput extends Origin {
   /** Slack's event id, for answering each delivery once; null for slash commands. */
   eventId: string | null;
@@ -20,15 +19,11 @@ export interface QuestionInput extends Origin {
   source: 'mention' | 'dm' | 'thread' | 'command';
 }
 
-
 /** Times a question is taken up (first try and the sweep's retries, with backoff) before ragask gives up on it. */
 const MAX_ATTEMPTS = 5;
 const GAVE_UP = 'I could not post an answer to your question here: Slack kept refusing my messages. Please ask again in a little while; if it keeps happening, tell the workspace admin.';
 
 const cutNote = `_Your question was longer than ${MAX_QUESTION_CHARS} characters; I used its first ${MAX_QUESTION_CHARS}._`;
-
-
-
 
 /**
  * What the Slack listeners call, free of Bolt: listeners parse a payload and call one method here.
@@ -247,7 +242,14 @@ export class SlackService {
     log.info(
       {
         ms: Math.round(ms),
-        hops: r.hops.map((h) => ({ hop: h.hop, ms: Math.round(h.timings.totalMs), retrieveMs: Math.round(h.timings.retrieveMs), snippets: h.snippets.length, coherence: h.coherence?.cosine ?? null, incomplete: h.incomplete })),
+        hops: r.hops.map((h) => ({
+          hop: h.hop,
+          ms: Math.round(h.timings.totalMs),
+          retrieveMs: Math.round(h.timings.retrieveMs),
+          snippets: h.snippets.length,
+          coherence: h.coherence?.cosine ?? null,
+          incomplete: h.incomplete,
+        })),
         stop: r.stopReason,
         status: r.answer.status,
         confidence: Number(r.answer.confidence.score.toFixed(2)),

@@ -200,7 +200,15 @@ function parseBody(raw: string, contentType: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of new URLSearchParams(raw)) {
     // the WebClient sends arrays and objects (blocks) as JSON strings in form fields
-    out[k] = /^[[{]/.test(v) ? (() => { try { return JSON.parse(v); } catch { return v; } })() : v;
+    out[k] = /^[[{]/.test(v)
+      ? (() => {
+          try {
+            return JSON.parse(v);
+          } catch {
+            return v;
+          }
+        })()
+      : v;
   }
   return out;
 }
@@ -212,7 +220,14 @@ export function sign(secret: string, body: string, timestamp = Math.floor(Date.n
 }
 
 /** Posts a signed request to the app's HTTP receiver. */
-export async function deliver(port: number, secret: string, body: string, contentType: string, extraHeaders: Record<string, string> = {}, timestamp?: number): Promise<{ status: number; text: string }> {
+export async function deliver(
+  port: number,
+  secret: string,
+  body: string,
+  contentType: string,
+  extraHeaders: Record<string, string> = {},
+  timestamp?: number,
+): Promise<{ status: number; text: string }> {
   const res = await fetch(`http://127.0.0.1:${port}/slack/events`, {
     method: 'POST',
     headers: { 'content-type': contentType, ...sign(secret, body, timestamp), ...extraHeaders },

@@ -25,7 +25,10 @@ export function parseScope(text: string, setting = '--scope'): Scope {
   if (/^public$/i.test(t)) return PUBLIC_SCOPE;
   const m = /^(channels?|user):(.+)$/i.exec(t);
   if (m) {
-    const ids = m[2]!.split(',').map((x) => x.trim()).filter(Boolean);
+    const ids = m[2]!
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
     if (ids.length > 0 && ids.every((id) => SLACK_ID.test(id))) {
       if (m[1]!.toLowerCase() === 'user') {
         if (ids.length === 1) return { kind: 'user', user: ids[0]! };

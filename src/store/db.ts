@@ -126,10 +126,7 @@ export function openDatabase(file: string, opts: OpenOptions = {}): DB {
     db.prepare('SELECT count(*) FROM sqlite_master').get();
   } catch (e) {
     if (e instanceof UserError) throw e;
-    throw new UserError(
-      `${file}: cannot open the store (${(e as Error).message}); restore it from a backup, or move it away and run \`ragask ingest <your sources>\` to rebuild it`,
-      'store_corrupt',
-    );
+    throw new UserError(`${file}: cannot open the store (${(e as Error).message}); restore it from a backup, or move it away and run \`ragask ingest <your sources>\` to rebuild it`, 'store_corrupt');
   }
   if (!opts.readonly) migrate(db, file);
   return db;

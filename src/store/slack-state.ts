@@ -151,8 +151,7 @@ export class SqliteSlackState implements SlackStateStore {
     const t = this.now();
     const claim = this.db.transaction((): EventClaim => {
       const row = this.db.prepare('SELECT status, owner, answer_ts, updated_at, attempts FROM slack_events WHERE event_id = ?').get(eventId) as
-        | { status: string; owner: string | null; answer_ts: string | null; updated_at: number; attempts: number }
-        | undefined;
+        { status: string; owner: string | null; answer_ts: string | null; updated_at: number; attempts: number } | undefined;
       if (!row) {
         this.db
           .prepare("INSERT INTO slack_events (event_id, status, channel, owner, payload, created_at, updated_at, attempts) VALUES (?, 'received', ?, ?, ?, ?, ?, 1)")
@@ -228,8 +227,7 @@ export class SqliteSlackState implements SlackStateStore {
 
   getThread(channel: string, threadTs: string): ThreadState | null {
     const row = this.db.prepare('SELECT participants, turns, expires_at FROM slack_threads WHERE key = ?').get(SqliteSlackState.threadKey(channel, threadTs)) as
-      | { participants: string; turns: string; expires_at: number }
-      | undefined;
+      { participants: string; turns: string; expires_at: number } | undefined;
     if (!row || row.expires_at < this.now()) return null;
     return { channel, threadTs, participants: JSON.parse(row.participants) as string[], turns: JSON.parse(row.turns) as Turn[] };
   }

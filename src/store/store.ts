@@ -183,9 +183,10 @@ export function docIdsJson(ids: ReadonlySet<number>): string {
  * need no model, such as `ragask feedback`). A chunk no longer stored is absent.
  */
 export function chunkScopes(db: DB, chunkIds: readonly number[]): Map<number, Scope | null> {
-  const rows = db
-    .prepare('SELECT c.id AS chunk, d.scope FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.id IN (SELECT value FROM json_each(?))')
-    .all(JSON.stringify(chunkIds)) as { chunk: number; scope: string }[];
+  const rows = db.prepare('SELECT c.id AS chunk, d.scope FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.id IN (SELECT value FROM json_each(?))').all(JSON.stringify(chunkIds)) as {
+    chunk: number;
+    scope: string;
+  }[];
   return new Map(rows.map((r) => [r.chunk, scopeFromJson(r.scope)]));
 }
 
@@ -194,7 +195,16 @@ export function chunkScopes(db: DB, chunkIds: readonly number[]): Map<number, Sc
  * for writing): SQLite's integrity check and schema version, rows without their parent, documents without chunks, chunks missing from the
  * full-text index, and the counts.
  */
-export function storeHealth(db: DB): { schemaVersion: number; integrity: string[]; orphanChunks: number; orphanWindows: number; emptyDocs: number; ftsGap: number; documents: number; windows: number } {
+export function storeHealth(db: DB): {
+  schemaVersion: number;
+  integrity: string[];
+  orphanChunks: number;
+  orphanWindows: number;
+  emptyDocs: number;
+  ftsGap: number;
+  documents: number;
+  windows: number;
+} {
   const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
   return {
     schemaVersion: db.pragma('user_version', { simple: true }) as number,
@@ -258,7 +268,11 @@ export class SqliteStore implements Store {
   /** Vectors of another model are garbage to this one: refuse with the re-index command instead. */
   private static checkModel(db: DB, dbFile: string, model: string, dimension: number): void {
     const pending = getMeta(db, 'reindexing');
-    if (pending) throw new UserError(`${dbFile}: a re-index to ${pending} was interrupted, so its vectors are mixed: run \`ragask reindex\` (with RAGASK_MODEL/RAGASK_MODEL_VARIANT selecting ${pending}) to finish it`, 'model_mismatch');
+    if (pending)
+      throw new UserError(
+        `${dbFile}: a re-index to ${pending} was interrupted, so its vectors are mixed: run \`ragask reindex\` (with RAGASK_MODEL/RAGASK_MODEL_VARIANT selecting ${pending}) to finish it`,
+        'model_mismatch',
+      );
     const stored = getMeta(db, 'embedding_model');
     const windows = (db.prepare('SELECT count(*) AS n FROM windows').get() as { n: number }).n;
     if (!stored || windows === 0) {
@@ -300,7 +314,7 @@ export class SqliteStore implements Store {
 
   /** Sources whose key starts with `prefix` (the records of one .jsonl file, or the files under a folder). */
   sourcesUnder(prefix: string): { id: number; source: string }[] {
-    return this.sql("SELECT id, source FROM documents WHERE substr(source, 1, length(?)) = ?").all(prefix, prefix) as { id: number; source: string }[];
+    return this.sql('SELECT id, source FROM documents WHERE substr(source, 1, length(?)) = ?').all(prefix, prefix) as { id: number; source: string }[];
   }
 
   /** Inserts a document (replacing any earlier version with the same source) in one transaction. */
@@ -315,17 +329,13 @@ export class SqliteStore implements Store {
         .run(doc.source, doc.path, doc.title, doc.kind, doc.url, doc.contentHash, doc.bytes, new Date().toISOString(), scope);
       this.bumpAccessVersion();
       const docId = Number(lastInsertRowid);
-      const insChunk = this.sql(
-        'INSERT INTO chunks (doc_id, ord, kind, heading_path, page, text, token_count, density, entities) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      );
+      const insChunk = this.sql('INSERT INTO chunks (doc_id, ord, kind, heading_path, page, text, token_count, density, entities) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
       const insFts = this.sql('INSERT INTO chunks_fts (rowid, title, headings, body) VALUES (?, ?, ?, ?)');
       const insLabels = this.sql('INSERT INTO chunk_labels_fts (rowid, title, headings) VALUES (?, ?, ?)');
       const insWin = this.sql('INSERT INTO windows (chunk_id, ord, char_start, char_end, token_count, vector) VALUES (?, ?, ?, ?, ?, ?)');
       const insLog = this.sql("INSERT INTO index_log (window_id, op) VALUES (?, 'add')");
       for (const c of chunks) {
-        const chunkId = Number(
-          insChunk.run(docId, c.ord, c.kind, JSON.stringify(c.headingPath), c.page, c.text, c.tokenCount, c.density, JSON.stringify(c.entities)).lastInsertRowid,
-        );
+        const chunkId = Number(insChunk.run(docId, c.ord, c.kind, JSON.stringify(c.headingPath), c.page, c.text, c.tokenCount, c.density, JSON.stringify(c.entities)).lastInsertRowid);
         insFts.run(chunkId, doc.title, c.headingPath.join(' '), c.text);
         insLabels.run(chunkId, doc.title, c.headingPath.join(' '));
         for (const w of c.windows) {
@@ -505,9 +515,11 @@ export class SqliteStore implements Store {
 
   /** Chunks of at least `minTokens` tokens, with how many windows each has (the reranker's training pairs). */
   chunksWithWindowCounts(minTokens: number): { id: number; text: string; windows: number }[] {
-    return this.db
-      .prepare('SELECT c.id, c.text, (SELECT count(*) FROM windows w WHERE w.chunk_id = c.id) AS windows FROM chunks c WHERE c.token_count >= ?')
-      .all(minTokens) as { id: number; text: string; windows: number }[];
+    return this.db.prepare('SELECT c.id, c.text, (SELECT count(*) FROM windows w WHERE w.chunk_id = c.id) AS windows FROM chunks c WHERE c.token_count >= ?').all(minTokens) as {
+      id: number;
+      text: string;
+      windows: number;
+    }[];
   }
 
   /** The query cache's entry for a key (JSON and when it was written, in seconds), if any. */
@@ -524,9 +536,7 @@ export class SqliteStore implements Store {
 
   /** Drops one cached query (a key), or every entry written before `before` seconds; returns how many. */
   dropCachedQueries(which: { key: string } | { before: number }): number {
-    return 'key' in which
-      ? this.sql('DELETE FROM query_cache WHERE key = ?').run(which.key).changes
-      : this.sql('DELETE FROM query_cache WHERE created_at < ?').run(which.before).changes;
+    return 'key' in which ? this.sql('DELETE FROM query_cache WHERE key = ?').run(which.key).changes : this.sql('DELETE FROM query_cache WHERE created_at < ?').run(which.before).changes;
   }
 
   /** Every window's own text with its document title and headings, in id order (for re-embedding). */

@@ -135,8 +135,28 @@ describe('ragask CLI', () => {
   it('feedback lists what was given in a context, to that context only; everything only with --all', async () => {
     const db = openDatabase(path.join(dir, 'data', 'ragask.db'));
     const store = new SqliteSlackState(db, 3600_000);
-    store.addFeedback({ stateKey: 'C1:1.1:1.2:x', channel: 'C1', threadTs: '1.1', messageTs: '1.2', user: 'U1', value: 'not_helpful', question: 'Who leads Falcon?', answer: 'Mirela Ostrowski', evidence: [3, 4] });
-    store.addFeedback({ stateKey: 'D9:2.1:2.2:y', channel: 'D9', threadTs: '2.1', messageTs: '2.2', user: 'U9', value: 'helpful', question: 'What is my private salary band?', answer: 'B4', evidence: [3] });
+    store.addFeedback({
+      stateKey: 'C1:1.1:1.2:x',
+      channel: 'C1',
+      threadTs: '1.1',
+      messageTs: '1.2',
+      user: 'U1',
+      value: 'not_helpful',
+      question: 'Who leads Falcon?',
+      answer: 'Mirela Ostrowski',
+      evidence: [3, 4],
+    });
+    store.addFeedback({
+      stateKey: 'D9:2.1:2.2:y',
+      channel: 'D9',
+      threadTs: '2.1',
+      messageTs: '2.2',
+      user: 'U9',
+      value: 'helpful',
+      question: 'What is my private salary band?',
+      answer: 'B4',
+      evidence: [3],
+    });
     db.close();
     // no context named: refused, with the way to list everything
     const bare = await ragask(['feedback']);
@@ -159,7 +179,13 @@ describe('ragask CLI', () => {
     expect(u1.out).not.toContain('Who leads Falcon?');
     // listed for a context, an entry whose evidence that context may not see is left out
     const chunk3Doc = new Database(path.join(dir, 'data', 'ragask.db')).prepare('SELECT doc_id FROM chunks WHERE id = 3').get() as { doc_id: number };
-    await ragask(['sources', 'set', (new Database(path.join(dir, 'data', 'ragask.db')).prepare('SELECT source FROM documents WHERE id = ?').get(chunk3Doc.doc_id) as { source: string }).source, '--scope', 'channel:CFIN']);
+    await ragask([
+      'sources',
+      'set',
+      (new Database(path.join(dir, 'data', 'ragask.db')).prepare('SELECT source FROM documents WHERE id = ?').get(chunk3Doc.doc_id) as { source: string }).source,
+      '--scope',
+      'channel:CFIN',
+    ]);
     expect(JSON.parse((await ragask(['feedback', '--json', '--channel', 'C1'])).out)).toEqual([]);
     await ragask(['sources', 'set', SAMPLE_DIR, '--scope', 'public']);
   });

@@ -43,7 +43,8 @@ function docsShown(r: EngineResult): Set<number> {
     if (s.sourceDocId !== null) ids.add(s.sourceDocId);
     if (s.linkDocId !== null) ids.add(s.linkDocId);
   }
-  for (const s of [r.answer.source, ...r.answer.chain, ...r.answer.leads, ...r.answer.alternatives.map((a) => a.snippet), ...r.answer.conflicts.flatMap((c) => c.values.map((v) => v.snippet))]) if (s) ids.add(s.docId);
+  for (const s of [r.answer.source, ...r.answer.chain, ...r.answer.leads, ...r.answer.alternatives.map((a) => a.snippet), ...r.answer.conflicts.flatMap((c) => c.values.map((v) => v.snippet))])
+    if (s) ids.add(s.docId);
   return ids;
 }
 
@@ -76,13 +77,13 @@ describe('retrieval filters by who asks, where, inside the engine', () => {
     expect(hidden(await core.engine.run(q, LOCAL), incidentDocs).length).toBeGreaterThan(0);
   });
 
-  it('shows a user-private document only in that user\'s DMs', async () => {
+  it("shows a user-private document only in that user's DMs", async () => {
     const question = 'In which office does Tomasz Brenner work?';
     expect(docsShown(await core.engine.run(question, dmOwner)).has(peopleDoc)).toBe(true);
     for (const ctx of [A, B, dmOther]) expect(docsShown(await core.engine.run(question, ctx)).has(peopleDoc)).toBe(false);
   });
 
-  it('never serves one context\'s cached retrieval to another', async () => {
+  it("never serves one context's cached retrieval to another", async () => {
     await core.engine.run(q, A);
     const again = await core.engine.run(q, B);
     expect(hidden(again, incidentDocs)).toEqual([]);
@@ -96,7 +97,7 @@ describe('retrieval filters by who asks, where, inside the engine', () => {
     expect(follow.hops[0]!.query).not.toMatch(/INC-2024-031|Alta/);
   });
 
-  it('refuses to resume another context\'s chain with a suggestion drawn from hidden evidence', async () => {
+  it("refuses to resume another context's chain with a suggestion drawn from hidden evidence", async () => {
     const fromA = await core.engine.run(q, A, { coherenceThreshold: 0.999 });
     expect(fromA.suggestions.length).toBeGreaterThan(0);
     await expect(core.engine.resume(fromA, 0, B)).rejects.toThrow(RangeError);
@@ -118,7 +119,12 @@ describe('retrieval filters by who asks, where, inside the engine', () => {
     expect(last).toBeGreaterThan(0);
     // the last hop's bridge is said to lead to a document no snippet of that hop comes from
     const shown = new Set(full.hops.flatMap((h) => [...h.retrieved.map((x) => x.docId), ...h.snippets.map((s) => s.docId)]));
-    const unseen = Math.max(...core.store.listDocuments().map((d) => d.id).filter((id) => !shown.has(id)));
+    const unseen = Math.max(
+      ...core.store
+        .listDocuments()
+        .map((d) => d.id)
+        .filter((id) => !shown.has(id)),
+    );
     const r: EngineResult = { ...full, hops: full.hops.map((h, i) => (i === last ? { ...h, bridgeFrom: { sourceDocId: h.bridgeFrom?.sourceDocId ?? null, linkDocId: unseen } } : h)) };
     const access = { ...core.access.resolve(LOCAL), allowedDocs: null, allowDoc: (id: number) => id !== unseen };
     const red = redactResult(r, access);

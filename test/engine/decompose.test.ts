@@ -24,7 +24,7 @@ describe('the slot of a question', () => {
     expect(slotText("In which city is the manufacturer of Project Osprey's particulate sensor based?", 'Project Osprey towers')).toBe("Project Osprey's particulate sensor");
   });
 
-  it('is absent when the evidence covers none of the question\'s names', () => {
+  it("is absent when the evidence covers none of the question's names", () => {
     expect(slotText('Which calibration offset applies to the temperature sensor used in Project Falcon?', 'nothing relevant here')).toBeNull();
   });
 
@@ -63,7 +63,10 @@ describe('bridge candidates', () => {
       question,
       questionAnalysis: analyze(question),
       evidence: r.candidates,
-      knownText: r.candidates.slice(0, 3).map((c) => `${c.chunk.doc.title} ${c.chunk.text}`).join(' '),
+      knownText: r.candidates
+        .slice(0, 3)
+        .map((c) => `${c.chunk.doc.title} ${c.chunk.text}`)
+        .join(' '),
       knownDocIds: new Set(r.candidates.slice(0, 3).map((c) => c.chunk.docId)),
       usedEntities: new Set(),
       currentQuery: question,

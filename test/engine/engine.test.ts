@@ -198,7 +198,7 @@ describe('budgets that hold', () => {
     expect(r.answer.confidence.reasons.join(' ')).toMatch(/time budget cut the chain short/);
   });
 
-  it('keeps the reader\'s reserve within the total: a late chain stops, and the reader reads less', async () => {
+  it("keeps the reader's reserve within the total: a late chain stops, and the reader reads less", async () => {
     const clock = { t: 0 };
     const settings = { ...core.engine.settings, maxHops: 5, hopBudgetMs: 1000, totalBudgetMs: 1200, coherenceThreshold: 0 };
     // each bridge search takes 600 ms: the first ends well inside the chain's share (1200 − reserve

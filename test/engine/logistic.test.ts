@@ -16,7 +16,12 @@ describe('logistic calibration', () => {
     }
     const model = fitLogistic(X, y, ['a', 'b'], 0.01);
     // predictions match the generating probabilities closely on fresh points
-    for (const x of [[0, 0], [1, -1], [-1.5, 1.5], [2, 2]]) {
+    for (const x of [
+      [0, 0],
+      [1, -1],
+      [-1.5, 1.5],
+      [2, 2],
+    ]) {
       const want = 1 / (1 + Math.exp(-(truth.b + truth.w[0]! * x[0]! + truth.w[1]! * x[1]!)));
       expect(Math.abs(predict(model, x) - want)).toBeLessThan(0.05);
     }

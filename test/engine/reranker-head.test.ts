@@ -27,7 +27,7 @@ describe('the rerank head over the frozen encoder', () => {
     expect(head.score(p!.q, [p!.d])[0]).toBeCloseTo(cosineScorer.score(p!.q, [p!.d])[0]!, 6);
   });
 
-  it('learns from in-batch negatives what the cosine misses (held-out loss drops below the cosine\'s)', () => {
+  it("learns from in-batch negatives what the cosine misses (held-out loss drops below the cosine's)", () => {
     const train = pairs(512, 3);
     const held = pairs(128, 77);
     const w = trainHead(train, 'm', { epochs: 30, hidden: 16, batchSize: 32, learningRate: 3e-3 });

@@ -60,12 +60,20 @@ describe('hybrid retrieval with window rerank', () => {
     const again = await core.retriever.retrieve('Project Falcon airframe', { k: 10, exclude });
     expect(again.candidates.some((c) => exclude.has(c.chunk.id))).toBe(false);
     const falconDoc = first.candidates[0]!.chunk.docId;
-    const allowed = new Set(core.store.listDocuments().map((d) => d.id).filter((id) => id !== falconDoc));
-    const filtered = await core.retriever.retrieve('Project Falcon airframe', { k: 10, access: { context: { kind: 'slack', channel: 'C', user: 'U', isDM: false }, scopeKey: 't', allowedDocs: allowed, allowDoc: (id) => allowed.has(id) } });
+    const allowed = new Set(
+      core.store
+        .listDocuments()
+        .map((d) => d.id)
+        .filter((id) => id !== falconDoc),
+    );
+    const filtered = await core.retriever.retrieve('Project Falcon airframe', {
+      k: 10,
+      access: { context: { kind: 'slack', channel: 'C', user: 'U', isDM: false }, scopeKey: 't', allowedDocs: allowed, allowDoc: (id) => allowed.has(id) },
+    });
     expect(filtered.candidates.some((c) => c.chunk.docId === falconDoc)).toBe(false);
   });
 
-  it('puts the focus entity\'s own document first', async () => {
+  it("puts the focus entity's own document first", async () => {
     const r = await core.retriever.retrieve('What is the operating temperature range (Corvid FC-3)?', { k: 3, focus: 'Corvid FC-3' });
     expect(sampleRel(r.candidates[0]!.chunk.doc.source)).toBe('datasheets/corvid-fc3.md');
   });

@@ -72,8 +72,14 @@ describe('EnginePool', () => {
   }, 120_000);
 
   it('answers questions in parallel on its workers', async () => {
-    const results = await Promise.all([QUESTION, 'Who leads the project whose drone lost telemetry on 2024-03-14?', 'Which frequency band does the telemetry radio of Project Heron use?'].map((q) => pool.run(q, LOCAL)));
-    expect(results.map((r) => r.question)).toEqual([QUESTION, 'Who leads the project whose drone lost telemetry on 2024-03-14?', 'Which frequency band does the telemetry radio of Project Heron use?']);
+    const results = await Promise.all(
+      [QUESTION, 'Who leads the project whose drone lost telemetry on 2024-03-14?', 'Which frequency band does the telemetry radio of Project Heron use?'].map((q) => pool.run(q, LOCAL)),
+    );
+    expect(results.map((r) => r.question)).toEqual([
+      QUESTION,
+      'Who leads the project whose drone lost telemetry on 2024-03-14?',
+      'Which frequency band does the telemetry radio of Project Heron use?',
+    ]);
   }, 120_000);
 
   it('passes a bad request back as the error the engine threw', async () => {

@@ -18,7 +18,10 @@ function readerSet(name: string, contexts: { title: string; text: string }[][]):
 const sentence = (i: number, topic: string) => `${topic} fact number ${i} was recorded in the year ${1900 + i}.`;
 const passage = (title: string) => ({ title, text: [0, 1, 2, 3, 4].map((i) => sentence(i, title)).join(' ') });
 
-readerSet('reader-a', [[passage('Alpha'), passage('Beta')], [passage('Gamma'), passage('Alpha')]]);
+readerSet('reader-a', [
+  [passage('Alpha'), passage('Beta')],
+  [passage('Gamma'), passage('Alpha')],
+]);
 readerSet('reader-b', [[passage('Delta'), passage('Evaluation Doc')]]);
 fs.mkdirSync(path.join(dir, 'hotpotqa-train-100'));
 

@@ -19,7 +19,17 @@ describe('semantic chunking', () => {
 
   it('makes one chunk per table row, each row keeping its header', () => {
     const chunks = chunkBlocks(
-      [{ kind: 'table', text: '', header: ['Temperature', 'Offset'], rows: [['-20 °C', '+0.35 °C'], ['0 °C', '+0.18 °C']] }],
+      [
+        {
+          kind: 'table',
+          text: '',
+          header: ['Temperature', 'Offset'],
+          rows: [
+            ['-20 °C', '+0.35 °C'],
+            ['0 °C', '+0.18 °C'],
+          ],
+        },
+      ],
       { maxTokens: 100, countTokens },
     );
     expect(chunks.map((c) => c.text)).toEqual(['Temperature: -20 °C; Offset: +0.35 °C', 'Temperature: 0 °C; Offset: +0.18 °C']);

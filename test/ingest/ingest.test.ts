@@ -75,7 +75,12 @@ describe('changes and pruning', () => {
     expect(r2.removed).toBe(1);
     expect(store.getDocumentBySource(path.join(docs, 'b.md'))).toBeUndefined();
     const a = store.getDocumentBySource(path.join(docs, 'a.md'))!;
-    expect(store.chunksOfDocument(a.id).map((c) => c.text).join(' ')).toContain('24 V');
+    expect(
+      store
+        .chunksOfDocument(a.id)
+        .map((c) => c.text)
+        .join(' '),
+    ).toContain('24 V');
     // the index follows: no window of the deleted or replaced versions remains searchable
     expect(store.index.size).toBe(store.counts().windows);
   });

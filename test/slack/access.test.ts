@@ -34,7 +34,14 @@ describe('per-channel access to sources, through Slack', () => {
     const inB = await mention('CB', '5000.0002');
     expect(leaks(blocksText(inB.args.blocks))).toBe(false);
     // …and the suggestions it offers in B never point into A's documents
-    expect(leaks(JSON.stringify(h.slack.store.getState((JSON.parse((inB.args.blocks as { type: string; elements?: { value: string }[] }[]).find((b) => b.type === 'actions')!.elements![0]!.value) as { k: string }).k)!.result))).toBe(false);
+    expect(
+      leaks(
+        JSON.stringify(
+          h.slack.store.getState((JSON.parse((inB.args.blocks as { type: string; elements?: { value: string }[] }[]).find((b) => b.type === 'actions')!.elements![0]!.value) as { k: string }).k)!
+            .result,
+        ),
+      ),
+    ).toBe(false);
   });
 
   it('keeps it out of /ragask in another channel and out of DMs', async () => {
@@ -60,7 +67,15 @@ describe('per-channel access to sources, through Slack', () => {
     const update = await mention('CA', '5000.0006');
     const blocks = update.args.blocks as { type: string; elements?: { action_id: string; value: string }[] }[];
     const cont = blocks.find((b) => b.type === 'actions')!.elements![0]!;
-    const body = actionBody({ user: 'U7', channel: 'CA', messageTs: String(update.args.ts), threadTs: '5000.0006', actionId: cont.action_id, value: cont.value, responseUrl: h.fake.responseUrl('acc-btn') });
+    const body = actionBody({
+      user: 'U7',
+      channel: 'CA',
+      messageTs: String(update.args.ts),
+      threadTs: '5000.0006',
+      actionId: cont.action_id,
+      value: cont.value,
+      responseUrl: h.fake.responseUrl('acc-btn'),
+    });
     await deliver(h.port, SECRET, body, 'application/x-www-form-urlencoded');
     const note = await h.fake.waitFor(() => h.fake.callsOf('chat.postEphemeral').find((c) => c.args.user === 'U7'));
     expect(leaks(blocksText(note.args.blocks))).toBe(false);

@@ -10,7 +10,7 @@ beforeAll(async () => {
 afterAll(() => fake.stop());
 
 describe('rate-limited Web API calls', () => {
-  it('spaces chat.postMessage to about one per second per channel (Slack\'s limit), channels in parallel', async () => {
+  it("spaces chat.postMessage to about one per second per channel (Slack's limit), channels in parallel", async () => {
     const api = new SlackApi({ token: 'xoxb-1-t', apiUrl: fake.apiUrl, tiers: SLACK_TIERS });
     const t0 = Date.now();
     await Promise.all([
@@ -19,8 +19,14 @@ describe('rate-limited Web API calls', () => {
       api.postMessage({ channel: 'CA', text: 'three' }),
       api.postMessage({ channel: 'CB', text: 'other channel' }),
     ]);
-    const a = fake.callsOf('chat.postMessage').filter((c) => c.args.channel === 'CA').map((c) => c.at - t0);
-    const b = fake.callsOf('chat.postMessage').filter((c) => c.args.channel === 'CB').map((c) => c.at - t0);
+    const a = fake
+      .callsOf('chat.postMessage')
+      .filter((c) => c.args.channel === 'CA')
+      .map((c) => c.at - t0);
+    const b = fake
+      .callsOf('chat.postMessage')
+      .filter((c) => c.args.channel === 'CB')
+      .map((c) => c.at - t0);
     expect(a).toHaveLength(3);
     // about a second apart (bottleneck spaces the starts; the stand-in sees them a little jittered)
     expect(a[1]! - a[0]!).toBeGreaterThanOrEqual(750);

@@ -82,7 +82,10 @@ describe('Block Kit builders', () => {
 
   it('turns suggestions into "Continue with" buttons carrying the state key, plus "Stop here"', () => {
     const coherence = { cosine: 0.6, directional: 0.1, drift: 0.1, pRight: 0.2, gateThreshold: 0.5, passed: false, threshold: 0.75 };
-    const m = answerMessage(result({ stopReason: 'low_coherence', suggestions: [{ entity: 'Corvid FC-3', chunkId: 1, sourceDocId: 1, linkDocId: 2, query: 'q', score: 2, confidence: 0.5, coherence }] }), { stateKey: 'key-9' });
+    const m = answerMessage(
+      result({ stopReason: 'low_coherence', suggestions: [{ entity: 'Corvid FC-3', chunkId: 1, sourceDocId: 1, linkDocId: 2, query: 'q', score: 2, confidence: 0.5, coherence }] }),
+      { stateKey: 'key-9' },
+    );
     const buttons = m.blocks.filter((b) => b.type === 'actions').flatMap((b) => (b as { elements: { text: { text: string }; value: string; action_id: string }[] }).elements);
     expect(buttons[0]!.text.text).toBe('Continue with: Corvid FC-3');
     expect(JSON.parse(buttons[0]!.value)).toEqual({ k: 'key-9', i: 0 });
@@ -95,7 +98,10 @@ describe('Block Kit builders', () => {
     const m = sections(missing.blocks).join('\n');
     expect(m).toMatch(/could not find a definite answer/);
     expect(m).toContain('> a lead');
-    const values = [{ value: '+0.30 °C', snippet: snippet(4, 'notes say +0.30') }, { value: '+0.35 °C', snippet: snippet(5, 'datasheet says +0.35') }];
+    const values = [
+      { value: '+0.30 °C', snippet: snippet(4, 'notes say +0.30') },
+      { value: '+0.35 °C', snippet: snippet(5, 'datasheet says +0.35') },
+    ];
     // a confident reading that another source contradicts: the answer, a warning, both sources
     const conflict = answerMessage(result({}, { status: 'conflicting', conflicts: [{ attribute: 'the answer', values }] }), { stateKey: null });
     const t = sections(conflict.blocks).join('\n');
@@ -115,7 +121,19 @@ describe('Block Kit builders', () => {
 
   it('shows what a comparison read for each compared thing, with its citation', () => {
     const m = answerMessage(
-      result({}, { value: 'Ada Brook', comparison: { attribute: 'When was {} born?', options: [{ entity: 'Ada Brook', value: '1950', snippet: snippet(6, 'Ada Brook (born 1950)') }, { entity: 'Carl Dunn', value: '1961', snippet: snippet(7, 'Carl Dunn (born 1961)') }] } }),
+      result(
+        {},
+        {
+          value: 'Ada Brook',
+          comparison: {
+            attribute: 'When was {} born?',
+            options: [
+              { entity: 'Ada Brook', value: '1950', snippet: snippet(6, 'Ada Brook (born 1950)') },
+              { entity: 'Carl Dunn', value: '1961', snippet: snippet(7, 'Carl Dunn (born 1961)') },
+            ],
+          },
+        },
+      ),
       { stateKey: null },
     );
     const t = sections(m.blocks).join('\n');
@@ -144,13 +162,18 @@ describe('Block Kit builders', () => {
   it('shows document text literally: markup, mentions and bare URLs in a document stay as written', () => {
     const doc = 'Set *MODE* to _fast_ ~now~ and see https://bare.example or <!here> & <@U9>';
     const s = snippet(3, doc);
-    const m = answerMessage(result({ hops: [hop(1, [s])], evidence: [s] }, { value: '*MODE*', sentence: doc, source: s, alternatives: [{ value: '_fast_', p: 0.3, snippet: s }] as never }), { stateKey: null });
+    const m = answerMessage(result({ hops: [hop(1, [s])], evidence: [s] }, { value: '*MODE*', sentence: doc, source: s, alternatives: [{ value: '_fast_', p: 0.3, snippet: s }] as never }), {
+      stateKey: null,
+    });
     const t = traceMessage(result({ hops: [hop(1, [s], { bridge: '*Bold* bridge' })] }));
     for (const blocks of [m.blocks, t.blocks]) {
       // no mrkdwn object carries the document's text: Slack would render or link it
       expect(JSON.stringify(textObjects(blocks).mrkdwn)).not.toMatch(/MODE|fast|bare\.example|<!here>|<@U9>|Bold\* bridge/);
       // it is in rich text, as text elements (no link, mention or broadcast element made of it)
-      const shown = (blocks as { type: string }[]).filter((b) => b.type === 'rich_text').map((b) => richTextOf(b as never)).join('\n');
+      const shown = (blocks as { type: string }[])
+        .filter((b) => b.type === 'rich_text')
+        .map((b) => richTextOf(b as never))
+        .join('\n');
       expect(shown).toContain('https://bare.example or <!here> & <@U9>');
       expect([...richTextKinds(blocks)].filter((k) => !/^(rich_text_(section|quote|list)|text|link)$/.test(k))).toEqual([]);
       expect(JSON.stringify(blocks)).not.toContain('"url":"https://bare.example');
@@ -172,7 +195,30 @@ describe('Block Kit builders', () => {
 
   it('renders the trace of every hop within the limits', () => {
     const coherence = { cosine: 0.91, directional: 0.3, drift: 0.05, pRight: 0.83, gateThreshold: 0.5, passed: true, threshold: 0.75 };
-    const r = result({ hops: [hop(1, [snippet(1, 'x')], { nextQuery: 'next', coherence, candidates: [{ entity: 'E', origin: 'evidence', chunkId: 1, sourceDocId: 1, linksTo: 'E doc', linkDocId: 2, features: { link: 1, lookahead: 0.5, idf: 0.8, relevance: 1, question: 0, mlm: null }, score: 2.5, confidence: 0.7, query: 'next', formedBy: 'appended' }] }), hop(2, [snippet(2, 'y')])] });
+    const r = result({
+      hops: [
+        hop(1, [snippet(1, 'x')], {
+          nextQuery: 'next',
+          coherence,
+          candidates: [
+            {
+              entity: 'E',
+              origin: 'evidence',
+              chunkId: 1,
+              sourceDocId: 1,
+              linksTo: 'E doc',
+              linkDocId: 2,
+              features: { link: 1, lookahead: 0.5, idf: 0.8, relevance: 1, question: 0, mlm: null },
+              score: 2.5,
+              confidence: 0.7,
+              query: 'next',
+              formedBy: 'appended',
+            },
+          ],
+        }),
+        hop(2, [snippet(2, 'y')]),
+      ],
+    });
     const t = traceMessage(r);
     const text = sections(t.blocks).join('\n');
     expect(text).toContain('*Hop 1*');

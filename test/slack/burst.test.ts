@@ -30,7 +30,9 @@ describe('a sustained burst with the update tier spent', () => {
     for (const c of asNew) expect(c.args.thread_ts).toMatch(/^8000\./);
     // and each question got exactly one answer
     for (const ch of channels) {
-      const n = h.fake.callsOf('chat.postMessage').filter((c) => c.args.channel === ch && blocksText(c.args.blocks).includes('Confidence')).length + h.fake.callsOf('chat.update').filter((c) => c.args.channel === ch && blocksText(c.args.blocks).includes('Confidence')).length;
+      const n =
+        h.fake.callsOf('chat.postMessage').filter((c) => c.args.channel === ch && blocksText(c.args.blocks).includes('Confidence')).length +
+        h.fake.callsOf('chat.update').filter((c) => c.args.channel === ch && blocksText(c.args.blocks).includes('Confidence')).length;
       expect(n).toBe(1);
     }
   }, 60_000);

@@ -32,7 +32,12 @@ async function ask(question: string, ts: string, user = 'U1'): Promise<{ message
 }
 
 async function click(user: string, messageTs: string, threadTs: string, b: Button, responseId = `r${Date.now()}`) {
-  return deliver(h.port, SECRET, actionBody({ user, channel: 'C1', messageTs, threadTs, actionId: b.action_id, value: b.value, responseUrl: h.fake.responseUrl(responseId) }), 'application/x-www-form-urlencoded');
+  return deliver(
+    h.port,
+    SECRET,
+    actionBody({ user, channel: 'C1', messageTs, threadTs, actionId: b.action_id, value: b.value, responseUrl: h.fake.responseUrl(responseId) }),
+    'application/x-www-form-urlencoded',
+  );
 }
 
 const ephemeralTo = (user: string, pattern: RegExp) => () => h.fake.callsOf('chat.postEphemeral').find((c) => c.args.user === user && pattern.test(blocksText(c.args.blocks)));

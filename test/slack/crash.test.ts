@@ -58,7 +58,11 @@ describe('killed while answering', () => {
     await serve(port);
     await deliver(port, SECRET, body, 'application/json', { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_error' });
     const placeholder = fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === '6000.0001')!;
-    const answered = await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.result && c.args.ts === placeholder.result!.ts && blocksText(c.args.blocks).includes('Confidence')), 30_000, 'answer after restart');
+    const answered = await fake.waitFor(
+      () => fake.callsOf('chat.update').find((c) => c.result && c.args.ts === placeholder.result!.ts && blocksText(c.args.blocks).includes('Confidence')),
+      30_000,
+      'answer after restart',
+    );
     // the delivered answer, not the placeholder (the answer itself is the engine's business)
     expect(String(answered.args.text)).not.toMatch(/Looking through/);
     // once: one placeholder, one delivered answer, and a third delivery changes nothing

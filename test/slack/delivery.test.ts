@@ -47,7 +47,11 @@ describe('nothing acknowledged is lost (real Bolt over loopback)', () => {
     const second = await startHarness({ dir, ingestSample: false });
     open.push(second);
     const post = await second.fake.waitFor(() => second.fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === '7000.0001' && c.result), 30_000, 'placeholder after restart');
-    const answer = await second.fake.waitFor(() => second.fake.callsOf('chat.update').find((c) => c.args.ts === post.result!.ts && blocksText(c.args.blocks).includes('Confidence')), 30_000, 'answer after restart');
+    const answer = await second.fake.waitFor(
+      () => second.fake.callsOf('chat.update').find((c) => c.args.ts === post.result!.ts && blocksText(c.args.blocks).includes('Confidence')),
+      30_000,
+      'answer after restart',
+    );
     expect(answer.args.text).toBe(await expectedHeadline(second, q));
     expect(second.slack.store.eventStatus(eventId)).toBe('answered');
   }, 90_000);
@@ -58,10 +62,14 @@ describe('nothing acknowledged is lost (real Bolt over loopback)', () => {
     h.fake.fail('chat.postMessage', 'internal_error');
     const { body: b, eventId } = eventBody({ type: 'app_mention', user: 'U1', text: '<@UBOT> How long must the PM-5 warm up?', ts: '7000.0002', channel: 'C1', event_ts: '7000.0002' });
     await deliver(h.port, SECRET, b, 'application/json');
-    const posts = await h.fake.waitFor(() => {
-      const p = h.fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '7000.0002');
-      return p.some((c) => c.result) ? p : null;
-    }, 30_000, 'a placeholder posted on the retry');
+    const posts = await h.fake.waitFor(
+      () => {
+        const p = h.fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '7000.0002');
+        return p.some((c) => c.result) ? p : null;
+      },
+      30_000,
+      'a placeholder posted on the retry',
+    );
     expect(posts.filter((c) => c.result)).toHaveLength(1);
     await h.fake.waitFor(() => (h.slack.store.eventStatus(eventId) === 'answered' ? true : null), 30_000, 'answered');
   }, 60_000);
@@ -72,13 +80,20 @@ describe('nothing acknowledged is lost (real Bolt over loopback)', () => {
     h.fake.fail('chat.postMessage', 'internal_error', 1000);
     const { body: b, eventId } = eventBody({ type: 'app_mention', user: 'U3', text: '<@UBOT> How long must the PM-5 warm up?', ts: '7000.0003', channel: 'C3', event_ts: '7000.0003' });
     await deliver(h.port, SECRET, b, 'application/json');
-    const told = await h.fake.waitFor(() => h.fake.callsOf('chat.postEphemeral').find((c) => c.args.user === 'U3' && /could not post an answer/.test(blocksText(c.args.blocks))), 30_000, 'the asker told');
+    const told = await h.fake.waitFor(
+      () => h.fake.callsOf('chat.postEphemeral').find((c) => c.args.user === 'U3' && /could not post an answer/.test(blocksText(c.args.blocks))),
+      30_000,
+      'the asker told',
+    );
     expect(told.args.channel).toBe('C3');
     expect(h.slack.store.eventStatus(eventId)).toBe('answered');
     // five tries in all, spaced out (20, 40, 80, 160 ms idle at least), and none after giving up
     const tries = () => h.fake.callsOf('chat.postMessage').filter((c) => c.args.channel === 'C3').length;
     expect(tries()).toBe(5);
-    const at = h.fake.callsOf('chat.postMessage').filter((c) => c.args.channel === 'C3').map((c) => c.at);
+    const at = h.fake
+      .callsOf('chat.postMessage')
+      .filter((c) => c.args.channel === 'C3')
+      .map((c) => c.at);
     for (let i = 2; i < at.length; i++) expect(at[i]! - at[i - 1]!).toBeGreaterThanOrEqual(20 * 2 ** (i - 1) - 5);
     await new Promise((r) => setTimeout(r, 500));
     expect(tries()).toBe(5);

@@ -27,7 +27,17 @@ export interface Harness {
 }
 
 /** The real Bolt app over loopback, on a sample-corpus core, talking to a fake Slack. */
-export async function startHarness(opts: { mode?: 'http' | 'socket'; overrides?: Partial<Record<SettingName, unknown>>; fast?: boolean; dir?: string; ingestSample?: boolean; orphanSweep?: { everyMs: number; idleMs: number }; tiers?: TierLimits } = {}): Promise<Harness> {
+export async function startHarness(
+  opts: {
+    mode?: 'http' | 'socket';
+    overrides?: Partial<Record<SettingName, unknown>>;
+    fast?: boolean;
+    dir?: string;
+    ingestSample?: boolean;
+    orphanSweep?: { everyMs: number; idleMs: number };
+    tiers?: TierLimits;
+  } = {},
+): Promise<Harness> {
   const fake = new FakeSlack();
   await fake.start();
   if (opts.mode === 'socket') await fake.startSocketMode();
@@ -87,4 +97,3 @@ export function headlineOf(r: EngineResult): string {
 export async function expectedHeadline(h: Harness, question: string): Promise<string> {
   return headlineOf(await h.core.engine.run(question, LOCAL));
 }
-

@@ -22,7 +22,10 @@ async function mentionAndAnswer(text: string, channel = 'CH'): Promise<ApiCall> 
 }
 
 /** The mrkdwn of the blocks (what Slack parses), with our own, deliberate syntax (citation links, the asker's mention) taken out. */
-const userEcho = (call: ApiCall) => JSON.stringify(textObjects(call.args.blocks).mrkdwn).replace(/<https:\/\/wiki\.kestrel\.example[^>]*>/g, '').replace(/<@U1>/g, '');
+const userEcho = (call: ApiCall) =>
+  JSON.stringify(textObjects(call.args.blocks).mrkdwn)
+    .replace(/<https:\/\/wiki\.kestrel\.example[^>]*>/g, '')
+    .replace(/<@U1>/g, '');
 
 describe('hostile and odd questions', () => {
   it('answers an empty or blank mention with usage help, not an error', async () => {
@@ -52,7 +55,10 @@ describe('hostile and odd questions', () => {
     expect(echo).not.toMatch(/<!channel>|<!here>|<!everyone>|<@U999>|<#C123|<https:\/\/evil/);
     // the question shown back while working is plain text, shown literally ("*bold*" stays so);
     // every mrkdwn text is verbatim (no bare URL or #channel becomes a link) and holds none of it
-    const working = h.fake.callsOf('chat.postMessage').filter((c) => /Looking through/.test(String(c.args.text))).at(-1)!;
+    const working = h.fake
+      .callsOf('chat.postMessage')
+      .filter((c) => /Looking through/.test(String(c.args.text)))
+      .at(-1)!;
     const { mrkdwn, plain } = textObjects(working.args.blocks);
     expect(plain.some((t) => t.includes('<!channel>') && t.includes('*bold*'))).toBe(true);
     for (const m of mrkdwn) {
@@ -65,7 +71,13 @@ describe('hostile and odd questions', () => {
 describe('under a burst beyond the queue limit', () => {
   it('tells the waiting askers politely that they wait, and answers every question exactly once', async () => {
     const base = seq;
-    const questions = ['How long must the PM-5 warm up?', 'Which frequency band does the Skylink LR-9 use?', 'Who leads Project Heron?', 'What is the range of the Corvid FC-3?', 'Who signs calibration records?'];
+    const questions = [
+      'How long must the PM-5 warm up?',
+      'Which frequency band does the Skylink LR-9 use?',
+      'Who leads Project Heron?',
+      'What is the range of the Corvid FC-3?',
+      'Who signs calibration records?',
+    ];
     const replies = await Promise.all(questions.map((q, i) => mentionAndAnswer(q, `CQ${i}`)));
     expect(replies).toHaveLength(5);
     const busy = h.fake.callsOf('chat.postEphemeral').filter((c) => /queued and will be answered/.test(blocksText(c.args.blocks)));
@@ -79,7 +91,10 @@ describe('under a burst beyond the queue limit', () => {
 
 describe('logs', () => {
   it('are JSON lines with a request id per question and the timings of each hop', () => {
-    const lines = h.logs.flatMap((l) => l.split('\n')).filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = h.logs
+      .flatMap((l) => l.split('\n'))
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const answered = lines.filter((l) => l.msg === 'slack: answered');
     expect(answered.length).toBeGreaterThan(5);
     for (const l of answered) {

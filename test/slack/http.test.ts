@@ -8,15 +8,18 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const mention = (text: string, ts: string, extra: Record<string, unknown> = {}) =>
-  eventBody({ type: 'app_mention', user: 'U1', text: `<@UBOT> ${text}`, ts, channel: 'C1', event_ts: ts, ...extra });
+const mention = (text: string, ts: string, extra: Record<string, unknown> = {}) => eventBody({ type: 'app_mention', user: 'U1', text: `<@UBOT> ${text}`, ts, channel: 'C1', event_ts: ts, ...extra });
 
 /** The answer for a question: the last chat.update, with the answer in it, of the placeholder posted in `thread`. */
 async function answerIn(thread: string, channel = 'C1') {
   const post = await h.fake.waitFor(() => h.fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === thread && c.args.channel === channel && c.result), 20_000, `placeholder in ${thread}`);
   const ts = post.result!.ts;
   return h.fake.waitFor(
-    () => h.fake.callsOf('chat.update').filter((c) => c.args.ts === ts && c.result && blocksText(c.args.blocks).includes('Confidence')).at(-1),
+    () =>
+      h.fake
+        .callsOf('chat.update')
+        .filter((c) => c.args.ts === ts && c.result && blocksText(c.args.blocks).includes('Confidence'))
+        .at(-1),
     30_000,
     `answer update of ${String(ts)}`,
   );
@@ -75,7 +78,15 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
   });
 
   it('answers a direct message in its thread, showing the assistant status while working', async () => {
-    const { body } = eventBody({ type: 'message', channel_type: 'im', user: 'U7', text: 'What salinity correction factor applies at 35 PSU to the dissolved oxygen sensor on the Heron buoy?', ts: '1000.0005', channel: 'D1', event_ts: '1000.0005' });
+    const { body } = eventBody({
+      type: 'message',
+      channel_type: 'im',
+      user: 'U7',
+      text: 'What salinity correction factor applies at 35 PSU to the dissolved oxygen sensor on the Heron buoy?',
+      ts: '1000.0005',
+      channel: 'D1',
+      event_ts: '1000.0005',
+    });
     await deliver(h.port, SECRET, body, 'application/json');
     const status = await h.fake.waitFor(() => h.fake.callsOf('assistant.threads.setStatus').find((c) => c.args.thread_ts === '1000.0005'));
     expect(status.args.channel_id).toBe('D1');
@@ -107,18 +118,35 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
     await deliver(h.port, SECRET, first.body, 'application/json');
     await answerIn('1000.0006');
     // a plain message in the thread, no mention
-    const follow = eventBody({ type: 'message', channel_type: 'channel', user: 'U1', text: 'and what about at −40 °C?', ts: '1000.0007', thread_ts: '1000.0006', channel: 'C1', event_ts: '1000.0007' });
+    const follow = eventBody({
+      type: 'message',
+      channel_type: 'channel',
+      user: 'U1',
+      text: 'and what about at −40 °C?',
+      ts: '1000.0007',
+      thread_ts: '1000.0006',
+      channel: 'C1',
+      event_ts: '1000.0007',
+    });
     await deliver(h.port, SECRET, follow.body, 'application/json');
     const replies = await h.fake.waitFor(() => {
       const posts = h.fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '1000.0006');
       return posts.length === 2 ? posts : null;
     });
     expect(replies).toHaveLength(2);
-    const final = await h.fake.waitFor(() => h.fake.callsOf('chat.update').filter((c) => blocksText(c.args.blocks).includes('+0.42')).at(-1), 20_000, 'follow-up answer');
+    const final = await h.fake.waitFor(
+      () =>
+        h.fake
+          .callsOf('chat.update')
+          .filter((c) => blocksText(c.args.blocks).includes('+0.42'))
+          .at(-1),
+      20_000,
+      'follow-up answer',
+    );
     expect(blocksText(final.args.blocks)).toContain('Temperature: -40 °C; Offset: +0.42 °C');
   });
 
-  it('acknowledges Slack\'s app_rate_limited notice at once, and logs it', async () => {
+  it("acknowledges Slack's app_rate_limited notice at once, and logs it", async () => {
     const notice = JSON.stringify({ token: 'x', type: 'app_rate_limited', team_id: 'T1', minute_rate_limited: Math.floor(Date.now() / 60_000) * 60, api_app_id: 'A1' });
     const t0 = Date.now();
     const r = await deliver(h.port, SECRET, notice, 'application/json');
@@ -133,7 +161,11 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
     await answerIn('1000.0030', 'G9');
     const follow = eventBody({ type: 'message', channel_type: 'mpim', user: 'U1', text: 'and how long for the PM-7?', ts: '1000.0031', thread_ts: '1000.0030', channel: 'G9', event_ts: '1000.0031' });
     await deliver(h.port, SECRET, follow.body, 'application/json');
-    await h.fake.waitFor(() => (h.fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '1000.0030' && c.args.channel === 'G9').length === 2 ? true : null), 20_000, 'follow-up in the group DM');
+    await h.fake.waitFor(
+      () => (h.fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '1000.0030' && c.args.channel === 'G9').length === 2 ? true : null),
+      20_000,
+      'follow-up in the group DM',
+    );
   });
 
   it('leaves people talking in an answered thread alone: a non-asker, or a reply that is not a question', async () => {
@@ -153,7 +185,7 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
     await h.fake.waitFor(() => (h.fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '1000.0020').length === before + 1 ? true : null), 20_000, 'answer to the mention');
   });
 
-  it('ignores channel messages outside answered threads, and the bot\'s own messages', async () => {
+  it("ignores channel messages outside answered threads, and the bot's own messages", async () => {
     const n = h.fake.callsOf('chat.postMessage').length;
     const chatter = eventBody({ type: 'message', channel_type: 'channel', user: 'U2', text: 'lunch?', ts: '1000.0008', channel: 'C1' });
     const own = eventBody({ type: 'message', channel_type: 'channel', bot_id: 'BBOT', user: 'UBOT', text: 'answer', ts: '1000.0009', thread_ts: '1000.0006', channel: 'C1' });
@@ -166,7 +198,14 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
   it('/ragask help and an empty /ragask reply with usage, only to the asker', async () => {
     const channelPosts = h.fake.callsOf('chat.postMessage').length;
     // a private flag with no question, or only control characters after it, is an empty question too
-    for (const [text, id] of [['help', 'help1'], ['', 'empty1'], ['-p', 'empty2'], ['--private', 'empty3'], ['-p \u0000\u0007', 'empty4'], ['-c  ', 'empty5']] as const) {
+    for (const [text, id] of [
+      ['help', 'help1'],
+      ['', 'empty1'],
+      ['-p', 'empty2'],
+      ['--private', 'empty3'],
+      ['-p \u0000\u0007', 'empty4'],
+      ['-c  ', 'empty5'],
+    ] as const) {
       const r = await deliver(h.port, SECRET, commandBody({ text, user_id: 'U1', channel_id: 'C1', response_url: h.fake.responseUrl(id) }), 'application/x-www-form-urlencoded');
       expect(r.status).toBe(200);
       const resp = await h.fake.waitFor(() => h.fake.responses.find((x) => x.id === id));
@@ -178,7 +217,12 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
   });
 
   it('/ragask <question> answers visibly in the channel, starting a thread', async () => {
-    const r = await deliver(h.port, SECRET, commandBody({ text: 'How long must the PM-5 warm up?', user_id: 'U3', channel_id: 'C9', response_url: h.fake.responseUrl('cmd1') }), 'application/x-www-form-urlencoded');
+    const r = await deliver(
+      h.port,
+      SECRET,
+      commandBody({ text: 'How long must the PM-5 warm up?', user_id: 'U3', channel_id: 'C9', response_url: h.fake.responseUrl('cmd1') }),
+      'application/x-www-form-urlencoded',
+    );
     expect(r.status).toBe(200);
     const post = await h.fake.waitFor(() => h.fake.callsOf('chat.postMessage').find((c) => c.args.channel === 'C9'));
     expect(post.args.thread_ts).toBeUndefined();
@@ -188,7 +232,12 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
   });
 
   it('/ragask -p <question> answers only the asker, through the response URL', async () => {
-    await deliver(h.port, SECRET, commandBody({ text: '-p How long must the PM-5 warm up?', user_id: 'U3', channel_id: 'C10', response_url: h.fake.responseUrl('cmd2') }), 'application/x-www-form-urlencoded');
+    await deliver(
+      h.port,
+      SECRET,
+      commandBody({ text: '-p How long must the PM-5 warm up?', user_id: 'U3', channel_id: 'C10', response_url: h.fake.responseUrl('cmd2') }),
+      'application/x-www-form-urlencoded',
+    );
     const final = await h.fake.waitFor(() => h.fake.responses.find((x) => x.id === 'cmd2' && x.body.replace_original === true));
     expect(final.body.response_type).toBe('ephemeral');
     expect(final.body.text).toBe(await expectedHeadline(h, 'How long must the PM-5 warm up?'));

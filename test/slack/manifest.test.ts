@@ -25,6 +25,8 @@ describe('manifest.yml', () => {
 
   it('subscribes to the events the listeners handle, and asks only for the scopes they need', () => {
     expect(new Set(manifest.settings.event_subscriptions.bot_events)).toEqual(new Set(['app_mention', 'message.channels', 'message.groups', 'message.im', 'message.mpim']));
-    expect(new Set(manifest.oauth_config.scopes.bot)).toEqual(new Set(['app_mentions:read', 'channels:history', 'groups:history', 'im:history', 'mpim:history', 'chat:write', 'chat:write.public', 'commands']));
+    expect(new Set(manifest.oauth_config.scopes.bot)).toEqual(
+      new Set(['app_mentions:read', 'channels:history', 'groups:history', 'im:history', 'mpim:history', 'chat:write', 'chat:write.public', 'commands']),
+    );
   });
 });

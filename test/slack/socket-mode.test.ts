@@ -42,7 +42,18 @@ describe('Slack over Socket Mode (real Bolt SocketModeReceiver, local WebSocket 
       envelope_id: 'env-2',
       type: 'slash_commands',
       accepts_response_payload: true,
-      payload: { token: 'x', team_id: 'T1', channel_id: 'C3', channel_name: 'general', user_id: 'U2', command: '/ragask', text: 'help', response_url: h.fake.responseUrl('sock-help'), trigger_id: 't1', api_app_id: 'A1' },
+      payload: {
+        token: 'x',
+        team_id: 'T1',
+        channel_id: 'C3',
+        channel_name: 'general',
+        user_id: 'U2',
+        command: '/ragask',
+        text: 'help',
+        response_url: h.fake.responseUrl('sock-help'),
+        trigger_id: 't1',
+        api_app_id: 'A1',
+      },
     });
     await h.fake.waitFor(() => h.fake.socketAcks.find((a) => a.envelope_id === 'env-2'), 10_000, 'command ack');
     const resp = await h.fake.waitFor(() => h.fake.responses.find((r) => r.id === 'sock-help'));

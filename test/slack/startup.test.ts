@@ -76,7 +76,7 @@ describe('start-up with credentials Slack does not accept', () => {
 });
 
 describe('shutdown', () => {
-  it('stops within the drain time on SIGTERM while Slack\'s API does not answer at start', async () => {
+  it("stops within the drain time on SIGTERM while Slack's API does not answer at start", async () => {
     // a server that accepts connections and never replies
     const sockets: net.Socket[] = [];
     let called: () => void = () => undefined;

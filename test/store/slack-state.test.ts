@@ -47,9 +47,7 @@ describe('SqliteSlackState', () => {
     const db = freshDb();
     db.exec(SLACK_MIGRATIONS[0]!);
     setMeta(db, 'slack_schema_version', '1');
-    db.prepare(
-      "INSERT INTO feedback (channel, thread_ts, message_ts, user, value, question, answer, evidence, created_at) VALUES ('C9', '9.1', '9.2', 'U9', 'helpful', 'q?', 'a', '[7]', 5)",
-    ).run();
+    db.prepare("INSERT INTO feedback (channel, thread_ts, message_ts, user, value, question, answer, evidence, created_at) VALUES ('C9', '9.1', '9.2', 'U9', 'helpful', 'q?', 'a', '[7]', 5)").run();
     db.prepare("INSERT INTO slack_events (event_id, status, channel, owner, created_at, updated_at) VALUES ('EvOld', 'answered', 'C9', NULL, 1, 1)").run();
     const store = new SqliteSlackState(db, 3600_000);
     expect(store.listFeedback()).toMatchObject([{ channel: 'C9', messageTs: '9.2', user: 'U9', value: 'helpful', evidence: [7] }]);

@@ -85,11 +85,13 @@ describe('bounded full-text search', () => {
     for (const m of MIGRATIONS.filter((x) => x.version <= 3)) raw.exec(m.sql);
     raw.pragma('user_version = 3');
     raw.prepare("INSERT INTO documents (id, source, path, title, kind, content_hash, bytes, ingested_at) VALUES (1, 's', 'p', 'Project Falcon', 'markdown', 'h', 1, 'now')").run();
-    raw.prepare("INSERT INTO chunks (id, doc_id, ord, kind, heading_path, page, text, token_count, density, entities) VALUES (7, 1, 0, 'paragraph', '[\"Team\"]', NULL, 'Lead: Mirela', 3, 0, '[]')").run();
+    raw
+      .prepare("INSERT INTO chunks (id, doc_id, ord, kind, heading_path, page, text, token_count, density, entities) VALUES (7, 1, 0, 'paragraph', '[\"Team\"]', NULL, 'Lead: Mirela', 3, 0, '[]')")
+      .run();
     raw.prepare("INSERT INTO chunks_fts (rowid, title, headings, body) VALUES (7, 'Project Falcon', 'Team', 'Lead: Mirela')").run();
     raw.close();
     const db = openDatabase(file);
-    expect(db.prepare("SELECT rowid FROM chunk_labels_fts WHERE chunk_labels_fts MATCH '\"falcon\"'").all()).toEqual([{ rowid: 7 }]);
+    expect(db.prepare('SELECT rowid FROM chunk_labels_fts WHERE chunk_labels_fts MATCH \'"falcon"\'').all()).toEqual([{ rowid: 7 }]);
     db.close();
   });
 });

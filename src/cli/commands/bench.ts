@@ -95,7 +95,11 @@ async function benchVariant(base: Config, variant: 'fp32' | 'int8', dataset: Eva
       });
       hnsw.push({ efSearch, recallAt10: +(hit / (10 * vectors.length)).toFixed(4), ms: ms(times) });
     }
-    const ev = await runEval(dataset, { dense: singleHopRanker(core.retriever, dataset, 'dense'), hybrid: singleHopRanker(core.retriever, dataset, 'hybrid') }, { modes: ['dense', 'hybrid'], ks: [5] });
+    const ev = await runEval(
+      dataset,
+      { dense: singleHopRanker(core.retriever, dataset, 'dense'), hybrid: singleHopRanker(core.retriever, dataset, 'hybrid') },
+      { modes: ['dense', 'hybrid'], ks: [5] },
+    );
     return {
       variant,
       ingest: { documents: rep.added + rep.updated, windows: rep.windows, seconds: +seconds.toFixed(1), windowsPerSecond: +(rep.windows / Math.max(1e-9, seconds)).toFixed(1) },
@@ -120,7 +124,8 @@ const machineLine = (config: Config) =>
 
 function parseSizes(value: string): number[] {
   const sizes = value.split(',').map((v) => Number(v.trim()));
-  if (sizes.length === 0 || sizes.some((n) => !Number.isInteger(n) || n < 100 || n > 10_000_000)) throw new InvalidArgumentError(`--sizes must be a comma-separated list of window counts from 100 to 10000000 (got ${JSON.stringify(value)})`);
+  if (sizes.length === 0 || sizes.some((n) => !Number.isInteger(n) || n < 100 || n > 10_000_000))
+    throw new InvalidArgumentError(`--sizes must be a comma-separated list of window counts from 100 to 10000000 (got ${JSON.stringify(value)})`);
   return sizes;
 }
 

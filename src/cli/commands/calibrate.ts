@@ -30,19 +30,26 @@ interface Sample {
 }
 
 function summary(name: string, samples: readonly Sample[], p: readonly number[]): string[] {
-  const rel = reliability(p, samples.map((s) => s.em));
+  const rel = reliability(
+    p,
+    samples.map((s) => s.em),
+  );
   const answered = samples.map((_, i) => p[i]! >= ANSWER_THRESHOLD);
   const high = samples.filter((_, i) => p[i]! >= HIGH_CONFIDENCE);
   const em = mean(samples.map((s, i) => (answered[i] ? s.em : 0)));
   const f1 = mean(samples.map((s, i) => (answered[i] ? s.f1 : 0)));
   return [
-    `${name}: ${samples.length} questions; proposals right ${mean(samples.map((s) => s.em)).toFixed(3)}; answered ${mean(answered.map(Number)).toFixed(3)}; EM ${em.toFixed(3)} F1 ${f1.toFixed(3)} (declined = 0); ECE ${rel.ece.toFixed(3)}; high ${high.length}, ${high.length ? ((100 * mean(high.map((s) => s.em))).toFixed(0)) : '—'}% right`,
+    `${name}: ${samples.length} questions; proposals right ${mean(samples.map((s) => s.em)).toFixed(3)}; answered ${mean(answered.map(Number)).toFixed(3)}; EM ${em.toFixed(3)} F1 ${f1.toFixed(3)} (declined = 0); ECE ${rel.ece.toFixed(3)}; high ${high.length}, ${high.length ? (100 * mean(high.map((s) => s.em))).toFixed(0) : '—'}% right`,
     ...formatReliability(rel.bins, '    '),
   ];
 }
 
 const numbers = (xs: readonly number[]) => `[${xs.map((x) => Number(x.toPrecision(6))).join(', ')}]`;
-const tsObject = (o: object) => JSON.stringify(o, null, 4).replace(/\n}/, '\n  }').replace(/"(\w+)":/g, '$1:').replace(/"/g, "'");
+const tsObject = (o: object) =>
+  JSON.stringify(o, null, 4)
+    .replace(/\n}/, '\n  }')
+    .replace(/"(\w+)":/g, '$1:')
+    .replace(/"/g, "'");
 
 /** A fitted logistic model as TypeScript source (the `model:` entry of a fitted-constants file). */
 function modelLiteral(model: LogisticModel): string {
@@ -101,7 +108,12 @@ function outOfFold(X: readonly number[][], y: readonly number[], keys: readonly 
   const oof = new Array<number>(X.length).fill(0);
   for (let k = 0; k < folds; k++) {
     const train = X.map((_, i) => i).filter((i) => fold[i] !== k);
-    const model = fitLogistic(train.map((i) => X[i]!), train.map((i) => y[i]!), names, l2);
+    const model = fitLogistic(
+      train.map((i) => X[i]!),
+      train.map((i) => y[i]!),
+      names,
+      l2,
+    );
     X.forEach((x, i) => {
       if (fold[i] === k) oof[i] = predict(model, x);
     });
@@ -138,7 +150,14 @@ async function calibrateGate(ctx: CliContext, cmd: Command, opts: CalibrateOptio
   if (opts.dump) fs.writeFileSync(opts.dump, rows.map((r) => JSON.stringify({ dataset: r.dataset, key: r.key, ...r.check })).join('\n') + '\n');
   const X = rows.map((r) => r.check.features!);
   const y = rows.map((r) => (r.check.right ? 1 : 0));
-  const oof = outOfFold(X, y, rows.map((r) => r.key), GATE_FEATURES, opts.folds, opts.l2);
+  const oof = outOfFold(
+    X,
+    y,
+    rows.map((r) => r.key),
+    GATE_FEATURES,
+    opts.folds,
+    opts.l2,
+  );
   const at = (t: number, sel: (i: number) => boolean) => {
     const idx = rows.map((_, i) => i).filter(sel);
     return { n: idx.length, stopped: idx.filter((i) => oof[i]! < t).length };
@@ -154,7 +173,9 @@ async function calibrateGate(ctx: CliContext, cmd: Command, opts: CalibrateOptio
   for (const name of [...new Set(rows.map((r) => r.dataset))]) {
     const w = at(threshold, (i) => rows[i]!.dataset === name && y[i] === 0);
     const r = at(threshold, (i) => rows[i]!.dataset === name && y[i] === 1);
-    lines.push(`  ${name}: stops ${w.stopped} of ${w.n} wrong-bridge hops (${w.n ? ((100 * w.stopped) / w.n).toFixed(0) : '—'}%), ${r.stopped} of ${r.n} right ones (${r.n ? ((100 * r.stopped) / r.n).toFixed(0) : '—'}%)`);
+    lines.push(
+      `  ${name}: stops ${w.stopped} of ${w.n} wrong-bridge hops (${w.n ? ((100 * w.stopped) / w.n).toFixed(0) : '—'}%), ${r.stopped} of ${r.n} right ones (${r.n ? ((100 * r.stopped) / r.n).toFixed(0) : '—'}%)`,
+    );
   }
   const rel = reliability(oof, y);
   lines.push(`  ECE of P(right) ${rel.ece.toFixed(3)}`, ...formatReliability(rel.bins, '    '));
@@ -162,18 +183,30 @@ async function calibrateGate(ctx: CliContext, cmd: Command, opts: CalibrateOptio
   const cosineRule = rows.filter((r) => r.check.cosine < 0.75);
   lines.push(`  the cosine 0.75 alone would stop ${cosineRule.filter((r) => !r.check.right).length} wrong and ${cosineRule.filter((r) => r.check.right).length} right hops`);
   const model = fitLogistic(X, y, GATE_FEATURES, opts.l2);
-  lines.push('', 'fit on all (standardised weights):', ...GATE_FEATURES.map((f, i) => `  ${f.padEnd(20)}${model.weights[i]!.toFixed(3).padStart(8)}`), `  ${'bias'.padEnd(20)}${model.bias.toFixed(3).padStart(8)}`);
+  lines.push(
+    '',
+    'fit on all (standardised weights):',
+    ...GATE_FEATURES.map((f, i) => `  ${f.padEnd(20)}${model.weights[i]!.toFixed(3).padStart(8)}`),
+    `  ${'bias'.padEnd(20)}${model.bias.toFixed(3).padStart(8)}`,
+  );
   ctx.out(lines.join('\n'));
   if (opts.write) {
     const file = sourceFile('gate.fitted.ts');
     const wrong = at(threshold, (i) => y[i] === 0);
     const right = at(threshold, (i) => y[i] === 1);
-    const fitted = { command: commandLine(opts), datasets: [...new Set(rows.map((r) => r.dataset))], checks: rows.length, cvFolds: opts.folds, stoppedWrong: Number((wrong.stopped / Math.max(1, wrong.n)).toFixed(4)), stoppedRight: Number((right.stopped / Math.max(1, right.n)).toFixed(4)), date: new Date().toISOString().slice(0, 10) };
+    const fitted = {
+      command: commandLine(opts),
+      datasets: [...new Set(rows.map((r) => r.dataset))],
+      checks: rows.length,
+      cvFolds: opts.folds,
+      stoppedWrong: Number((wrong.stopped / Math.max(1, wrong.n)).toFixed(4)),
+      stoppedRight: Number((right.stopped / Math.max(1, right.n)).toFixed(4)),
+      date: new Date().toISOString().slice(0, 10),
+    };
     fs.writeFileSync(file, fittedGateSource(model, threshold, fitted));
     process.stderr.write(`ragask: wrote ${file}; run \`npm run build\` to use it\n`);
   }
 }
-
 
 function fittedGateSource(model: LogisticModel, threshold: number, fitted: object): string {
   return `// The fitted constants of the hop gate (see gate.ts). Written by \`ragask calibrate --gate\`; refit with
@@ -200,18 +233,28 @@ export function register(program: Command, ctx: CliContext): void {
     .description('fit the answer confidence (P(right)) on QA datasets with cross-validation; prints the out-of-fold reliability, --write stores the fit')
     .requiredOption('--dataset <dir...>', 'dataset folders (corpus.jsonl + questions.jsonl), e.g. ../shared/datasets/hotpotqa-train-100')
     .option('--folds <n>', 'cross-validation folds', parsePositiveInt('--folds', 50), 5)
-    .option('--l2 <x>', 'L2 penalty of the logistic regression', (v) => {
-      const x = Number(v);
-      if (!Number.isFinite(x) || x < 0 || x > 1000) throw new InvalidArgumentError(`--l2 must be a number from 0 to 1000 (got ${JSON.stringify(v)})`);
-      return x;
-    }, 1)
+    .option(
+      '--l2 <x>',
+      'L2 penalty of the logistic regression',
+      (v) => {
+        const x = Number(v);
+        if (!Number.isFinite(x) || x < 0 || x > 1000) throw new InvalidArgumentError(`--l2 must be a number from 0 to 1000 (got ${JSON.stringify(v)})`);
+        return x;
+      },
+      1,
+    )
     .option('--limit <n>', 'only the first n questions of each dataset', parsePositiveInt('--limit', 1_000_000))
     .option('--gate', 'fit the hop gate (P(next hop right)) instead of the answer confidence')
-    .option('--max-stopped-right <x>', 'the gate: most share of right hops it may stop (chooses its threshold)', (v) => {
-      const x = Number(v);
-      if (!Number.isFinite(x) || x <= 0 || x >= 1) throw new InvalidArgumentError(`--max-stopped-right must be a number between 0 and 1 (got ${JSON.stringify(v)})`);
-      return x;
-    }, 0.1)
+    .option(
+      '--max-stopped-right <x>',
+      'the gate: most share of right hops it may stop (chooses its threshold)',
+      (v) => {
+        const x = Number(v);
+        if (!Number.isFinite(x) || x <= 0 || x >= 1) throw new InvalidArgumentError(`--max-stopped-right must be a number between 0 and 1 (got ${JSON.stringify(v)})`);
+        return x;
+      },
+      0.1,
+    )
     .option('--dump <file>', 'also write every sample (features and label) as JSON lines, for analysis')
     .option('--write', 'write the fit to src/engine/answer/calibration.fitted.ts (--gate: src/engine/gate.fitted.ts); a source checkout, rebuild after')
     .action(async (opts: CalibrateOptions, cmd: Command) => {
@@ -242,24 +285,53 @@ export function register(program: Command, ctx: CliContext): void {
       if (opts.dump) fs.writeFileSync(opts.dump, samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
       const X = proposals.map((s) => featureVector(s.features));
       const y = proposals.map((s) => s.em);
-      const oof = outOfFold(X, y, proposals.map((s) => `${s.dataset}\u0000${s.id}`), FEATURE_NAMES, opts.folds, opts.l2);
+      const oof = outOfFold(
+        X,
+        y,
+        proposals.map((s) => `${s.dataset}\u0000${s.id}`),
+        FEATURE_NAMES,
+        opts.folds,
+        opts.l2,
+      );
       const pOf = new Map(proposals.map((s, i) => [s, oof[i]!]));
       const allP = samples.map((s) => pOf.get(s) ?? 0);
       const lines = [`out-of-fold (${opts.folds}-fold cross-validation, folds by question id):`];
       for (const name of [...new Set(samples.map((s) => s.dataset))]) {
         const idx = samples.map((s, i) => (s.dataset === name ? i : -1)).filter((i) => i >= 0);
-        lines.push(...summary(`  ${name}`, idx.map((i) => samples[i]!), idx.map((i) => allP[i]!)));
+        lines.push(
+          ...summary(
+            `  ${name}`,
+            idx.map((i) => samples[i]!),
+            idx.map((i) => allP[i]!),
+          ),
+        );
       }
       lines.push(...summary('  all', samples, allP));
-      const cvEce = reliability(allP, samples.map((s) => s.em)).ece;
+      const cvEce = reliability(
+        allP,
+        samples.map((s) => s.em),
+      ).ece;
       const model = fitLogistic(X, y, FEATURE_NAMES, opts.l2);
-      lines.push('', 'fit on all (standardised weights):', ...FEATURE_NAMES.map((f, i) => `  ${f.padEnd(22)}${model.weights[i]!.toFixed(3).padStart(8)}`), `  ${'bias'.padEnd(22)}${model.bias.toFixed(3).padStart(8)}`);
+      lines.push(
+        '',
+        'fit on all (standardised weights):',
+        ...FEATURE_NAMES.map((f, i) => `  ${f.padEnd(22)}${model.weights[i]!.toFixed(3).padStart(8)}`),
+        `  ${'bias'.padEnd(22)}${model.bias.toFixed(3).padStart(8)}`,
+      );
       ctx.out(lines.join('\n'));
       if (opts.write) {
         const file = sourceFile('answer', 'calibration.fitted.ts');
         fs.writeFileSync(
           file,
-          fittedSource(model, { command: commandLine(opts), datasets: [...new Set(samples.map((s) => s.dataset))], questions: samples.length, cvFolds: opts.folds, cvEce: Number(cvEce.toFixed(4)), reader: readerName, date: new Date().toISOString().slice(0, 10) }),
+          fittedSource(model, {
+            command: commandLine(opts),
+            datasets: [...new Set(samples.map((s) => s.dataset))],
+            questions: samples.length,
+            cvFolds: opts.folds,
+            cvEce: Number(cvEce.toFixed(4)),
+            reader: readerName,
+            date: new Date().toISOString().slice(0, 10),
+          }),
         );
         process.stderr.write(`ragask: wrote ${file}; run \`npm run build\` to use it\n`);
       }

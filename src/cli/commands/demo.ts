@@ -11,10 +11,7 @@ import { configFrom, withCore } from './shared.js';
 /** The sample corpus shipped with ragask (data/sample beside the package). */
 export const SAMPLE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'data', 'sample');
 
-const DEMO_QUESTIONS = [
-  'Who leads the project whose drone lost telemetry on 2024-03-14?',
-  'Which calibration offset applies at −20 °C to the temperature sensor used in Project Falcon?',
-];
+const DEMO_QUESTIONS = ['Who leads the project whose drone lost telemetry on 2024-03-14?', 'Which calibration offset applies at −20 °C to the temperature sensor used in Project Falcon?'];
 
 export function register(program: Command, ctx: CliContext): void {
   program

@@ -34,7 +34,11 @@ async function checkModel(config: Config, name: string, variant: string | undefi
     const { file } = resolveModel(config.modelsDir, name, variant);
     const session = await ort.InferenceSession.create(file, { intraOpNumThreads: 1 });
     await session.release();
-    checks.push({ name: `model ${name}${variant ? ` (${variant})` : ''}`, ok: true, detail: `${Object.keys(manifest.sha256).length} files match their sha256; onnxruntime loads ${path.basename(file)}` });
+    checks.push({
+      name: `model ${name}${variant ? ` (${variant})` : ''}`,
+      ok: true,
+      detail: `${Object.keys(manifest.sha256).length} files match their sha256; onnxruntime loads ${path.basename(file)}`,
+    });
   } catch (e) {
     checks.push({ name: `model ${name}`, ok: false, detail: errorMessage(e), fix });
   }
@@ -62,16 +66,39 @@ function checkStore(config: Config, checks: Check[]): void {
     if (orphanChunks + orphanWindows) problems.push(`${orphanChunks} chunks and ${orphanWindows} windows without a parent`);
     if (emptyDocs) problems.push(`${emptyDocs} documents without chunks`);
     if (ftsGap) problems.push(`${ftsGap} chunks missing from the full-text index`);
-    checks.push(problems.length ? { name: 'store', ok: false, detail: problems.join('; '), fix: rebuild } : { name: 'store', ok: true, detail: `${dbFile}: integrity ok, schema ${version}, ${docs} documents, ${windows} windows` });
+    checks.push(
+      problems.length
+        ? { name: 'store', ok: false, detail: problems.join('; '), fix: rebuild }
+        : { name: 'store', ok: true, detail: `${dbFile}: integrity ok, schema ${version}, ${docs} documents, ${windows} windows` },
+    );
 
     const model = getMeta(db, 'embedding_model');
     const want = `${config.model}/${config.modelVariant}`;
-    if (model && windows > 0 && model !== want) checks.push({ name: 'model ↔ store', ok: false, detail: `store embedded with ${model}, settings select ${want}`, fix: 'run `npx ragask reindex`, or set RAGASK_MODEL / RAGASK_MODEL_VARIANT back' });
+    if (model && windows > 0 && model !== want)
+      checks.push({
+        name: 'model ↔ store',
+        ok: false,
+        detail: `store embedded with ${model}, settings select ${want}`,
+        fix: 'run `npx ragask reindex`, or set RAGASK_MODEL / RAGASK_MODEL_VARIANT back',
+      });
     const dim = Number(getMeta(db, 'embedding_dimension') ?? 384);
     const idx = HnswIndex.inspect(db, path.join(config.dataDir, 'index.hnsw'), { dimension: dim, model: model ?? want, params: config.hnsw });
-    if (idx.problem) checks.push({ name: 'index ↔ store', ok: windows === 0, detail: `${idx.problem}; it is rebuilt from SQLite on the next start`, fix: 'nothing to do, or run `npx ragask stats` to rebuild it now' });
-    else if (idx.size + idx.behind < windows && idx.behind === 0) checks.push({ name: 'index ↔ store', ok: false, detail: `index holds ${idx.size} vectors, store ${windows} windows`, fix: 'delete data/index.hnsw*; it is rebuilt from SQLite on the next start' });
-    else checks.push({ name: 'index ↔ store', ok: true, detail: `index loads; ${idx.size} vectors${idx.behind ? `, ${idx.behind} store changes to replay on next open` : ', in step with the store'}` });
+    if (idx.problem)
+      checks.push({
+        name: 'index ↔ store',
+        ok: windows === 0,
+        detail: `${idx.problem}; it is rebuilt from SQLite on the next start`,
+        fix: 'nothing to do, or run `npx ragask stats` to rebuild it now',
+      });
+    else if (idx.size + idx.behind < windows && idx.behind === 0)
+      checks.push({
+        name: 'index ↔ store',
+        ok: false,
+        detail: `index holds ${idx.size} vectors, store ${windows} windows`,
+        fix: 'delete data/index.hnsw*; it is rebuilt from SQLite on the next start',
+      });
+    else
+      checks.push({ name: 'index ↔ store', ok: true, detail: `index loads; ${idx.size} vectors${idx.behind ? `, ${idx.behind} store changes to replay on next open` : ', in step with the store'}` });
   } finally {
     db.close();
   }
@@ -85,12 +112,20 @@ async function checkSlack(config: Config, online: boolean, checks: Check[]): Pro
     checks.push({ name: 'slack settings', ok: false, detail: lines.join(' | '), fix: 'only needed for `npm start`; see manifest.yml and .env.example' });
     return;
   }
-  checks.push({ name: 'slack settings', ok: true, detail: `${config.slack.mode === 'http' ? `HTTP mode on ${config.slack.host}:${config.slack.port}, signing secret set` : 'Socket Mode, app token set'}; bot token set; API ${config.slack.apiUrl}` });
+  checks.push({
+    name: 'slack settings',
+    ok: true,
+    detail: `${config.slack.mode === 'http' ? `HTTP mode on ${config.slack.host}:${config.slack.port}, signing secret set` : 'Socket Mode, app token set'}; bot token set; API ${config.slack.apiUrl}`,
+  });
   if (!online) return;
   try {
     const res = await fetch(`${config.slack.apiUrl}auth.test`, { method: 'POST', headers: { authorization: `Bearer ${config.slack.botToken}` }, signal: AbortSignal.timeout(5000) });
     const body = (await res.json()) as { ok: boolean; error?: string; team?: string; user?: string };
-    checks.push(body.ok ? { name: 'slack connectivity', ok: true, detail: `auth.test ok: ${body.user} in ${body.team}` } : { name: 'slack connectivity', ok: false, detail: `auth.test: ${body.error}`, fix: 'check SLACK_BOT_TOKEN (reinstall the app if it was revoked)' });
+    checks.push(
+      body.ok
+        ? { name: 'slack connectivity', ok: true, detail: `auth.test ok: ${body.user} in ${body.team}` }
+        : { name: 'slack connectivity', ok: false, detail: `auth.test: ${body.error}`, fix: 'check SLACK_BOT_TOKEN (reinstall the app if it was revoked)' },
+    );
   } catch (e) {
     checks.push({ name: 'slack connectivity', ok: false, detail: `cannot reach ${config.slack.apiUrl} (${errorMessage(e)})`, fix: 'check the network, or RAGASK_SLACK_API_URL' });
   }

@@ -22,7 +22,10 @@ export function cacheRoot(): string {
 
 function parseList<T extends string>(name: string, allowed: readonly T[]) {
   return (value: string): T[] => {
-    const items = value.split(',').map((s) => s.trim()).filter(Boolean);
+    const items = value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     for (const i of items) if (!allowed.includes(i as T)) throw new InvalidArgumentError(`${name}: unknown "${i}" (allowed: ${allowed.join(', ')})`);
     return items as T[];
   };
@@ -49,11 +52,7 @@ export async function withDatasetCore<T>(ctx: CliContext, cmd: Command, dataset:
   const config = configFrom(ctx, cmd, { RAGASK_DATA_DIR: storeDir });
   return withCore(ctx, config, async (core) => {
     const counts = core.store.counts();
-    const report = await ingest(
-      { store: core.store, encoder: core.encoder, config, log: core.log, progress: progressBar() },
-      dataset.inputs,
-      { exclude: [path.join(dataset.dir, 'questions.jsonl')] },
-    );
+    const report = await ingest({ store: core.store, encoder: core.encoder, config, log: core.log, progress: progressBar() }, dataset.inputs, { exclude: [path.join(dataset.dir, 'questions.jsonl')] });
     if (report.added + report.updated > 0 || counts.documents === 0) {
       process.stderr.write(`ragask: dataset store ${storeDir}: ${report.added + report.updated} documents ingested in ${report.seconds.toFixed(1)} s\n`);
     }
@@ -76,7 +75,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--modes <list>', `comma-separated: ${MODES.join(',')}`, parseList('--modes', MODES), [...MODES] as EvalMode[])
     .option('--k <list>', 'cut-offs, comma-separated', parseKs, [2, 5, 10])
     .option('--limit <n>', 'only the first n questions', parsePositiveInt('--limit', 1_000_000))
-    .option('--json <file>', 'also write the report as JSON (with every question\'s answer)')
+    .option('--json <file>', "also write the report as JSON (with every question's answer)")
     .option('--store <dir>', 'where to keep the dataset store (default: a cache folder keyed by content)')
     .action(async (opts: { dataset: string; modes: EvalMode[]; k: number[]; limit?: number; json?: string; store?: string }, cmd: Command) => {
       const dataset = loadDataset(opts.dataset);

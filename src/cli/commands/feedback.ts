@@ -15,7 +15,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--limit <n>', 'most recent n', parsePositiveInt('--limit', 100_000), 50)
     .option('--json', 'machine-readable output')
     .option('--channel <id>', 'feedback given in this channel, whose evidence the channel may see')
-    .option('--user <id>', "feedback this user gave in their direct messages with ragask")
+    .option('--user <id>', 'feedback this user gave in their direct messages with ragask')
     .option('--all', 'every entry, from every channel and DM (an admin listing: it shows private questions)')
     .action(async (opts: { limit: number; json?: boolean; channel?: string; user?: string; all?: boolean }, cmd: Command) => {
       const chosen = [opts.channel, opts.user, opts.all].filter((x) => x !== undefined).length;

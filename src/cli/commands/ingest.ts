@@ -28,11 +28,12 @@ export function register(program: Command, ctx: CliContext): void {
         process.on('SIGINT', onSignal);
         process.on('SIGTERM', onSignal);
         try {
-          const report = await ingest(
-            { store: core.store, encoder: core.encoder, config, log: core.log, progress: progressBar() },
-            paths,
-            { prune: !!opts.prune, baseUrl: opts.baseUrl ?? null, signal: controller.signal, ...(scope ? { scope } : {}) },
-          );
+          const report = await ingest({ store: core.store, encoder: core.encoder, config, log: core.log, progress: progressBar() }, paths, {
+            prune: !!opts.prune,
+            baseUrl: opts.baseUrl ?? null,
+            signal: controller.signal,
+            ...(scope ? { scope } : {}),
+          });
           for (const f of report.failed) process.stderr.write(`ragask: ${displaySource(f.file)}${f.line ? `:${f.line}` : ''}: ${f.reason}\n`);
           const c = core.store.counts();
           ctx.out(

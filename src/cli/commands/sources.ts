@@ -21,12 +21,23 @@ export function register(program: Command, ctx: CliContext): void {
         const access = opts.channel || opts.user ? core.access.resolve({ kind: 'slack', channel: opts.channel ?? `D-${opts.user}`, user: opts.user ?? 'U-cli', isDM: !opts.channel }) : null;
         const docs = core.store.listDocuments().filter((d) => !access || access.allowDoc(d.id));
         if (opts.json) {
-          ctx.out(JSON.stringify(docs.map((d) => ({ id: d.id, source: d.source, title: d.title, scope: d.scope ? formatScope(d.scope) : 'unreadable' })), null, 2));
+          ctx.out(
+            JSON.stringify(
+              docs.map((d) => ({ id: d.id, source: d.source, title: d.title, scope: d.scope ? formatScope(d.scope) : 'unreadable' })),
+              null,
+              2,
+            ),
+          );
           return;
         }
         const width = Math.min(60, Math.max(6, ...docs.map((d) => displaySource(d.source).length)));
         ctx.out(
-          [`${'source'.padEnd(width)}  scope`, ...docs.map((d) => `${displaySource(d.source).padEnd(width)}  ${d.scope ? formatScope(d.scope) : 'unreadable (shown nowhere)'}`), '', `${docs.length} source(s)`].join('\n'),
+          [
+            `${'source'.padEnd(width)}  scope`,
+            ...docs.map((d) => `${displaySource(d.source).padEnd(width)}  ${d.scope ? formatScope(d.scope) : 'unreadable (shown nowhere)'}`),
+            '',
+            `${docs.length} source(s)`,
+          ].join('\n'),
         );
       });
     });

@@ -34,8 +34,16 @@ const AUX = /^(are|is|was|were|do|does|did|has|have|had|can|could|will|would|sho
 
 /** The two options of "…, A or B?", "between A and B, …", "… out of A and B?", "Did A or B come first?". */
 export function choiceOptions(question: string): string[] | null {
-  const q = question.trim().replace(/\s+/g, ' ').replace(/\s*\?+\s*$/, '');
-  const clean = (s: string) => s.trim().replace(/^(the|a|an)\s+/i, '').replace(/^["'“]|["'”,.]$/g, '').trim();
+  const q = question
+    .trim()
+    .replace(/\s+/g, ' ')
+    .replace(/\s*\?+\s*$/, '');
+  const clean = (s: string) =>
+    s
+      .trim()
+      .replace(/^(the|a|an)\s+/i, '')
+      .replace(/^["'“]|["'”,.]$/g, '')
+      .trim();
   const pair = (a: string | undefined, b: string | undefined) => {
     if (!a || !b) return null;
     const x = clean(a);
@@ -131,7 +139,32 @@ export function parseDate(text: string): number | null {
   return null;
 }
 
-const WORD_NUMBERS: Record<string, number> = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18, nineteen: 19, twenty: 20, thirty: 30, forty: 40, fifty: 50, hundred: 100 };
+const WORD_NUMBERS: Record<string, number> = {
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  thirteen: 13,
+  fourteen: 14,
+  fifteen: 15,
+  sixteen: 16,
+  seventeen: 17,
+  eighteen: 18,
+  nineteen: 19,
+  twenty: 20,
+  thirty: 30,
+  forty: 40,
+  fifty: 50,
+  hundred: 100,
+};
 
 /** A count or quantity read off a span ("about 1,200", "three", "2.5 million"), or null. */
 export function parseNumber(text: string): number | null {

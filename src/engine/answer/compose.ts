@@ -65,7 +65,14 @@ function reasonsOf(r: Reading, stopReason: StopReason, p: number): string[] {
  * ANSWER_THRESHOLD there is no short answer: "I could not find a definite answer", with the
  * sentences that come closest, cited. Sources that read differently are shown side by side.
  */
-export function composeAnswer(hops: readonly HopState[], evidence: readonly Snippet[], passages: readonly EvidencePassage[], reading: Reading, stopReason: StopReason, model: LogisticModel = CALIBRATION.model): Answer {
+export function composeAnswer(
+  hops: readonly HopState[],
+  evidence: readonly Snippet[],
+  passages: readonly EvidencePassage[],
+  reading: Reading,
+  stopReason: StopReason,
+  model: LogisticModel = CALIBRATION.model,
+): Answer {
   const chain = hops.map((h) => h.snippets[0]).filter((s): s is Snippet => !!s);
   const p = answerProbability(reading.features, model);
   const label = labelOf(p);

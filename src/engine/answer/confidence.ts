@@ -2,7 +2,6 @@ import { predict, type LogisticModel } from '../logistic.js';
 import { CALIBRATION } from './calibration.fitted.js';
 import { MARGIN_CAP, type ReadingFeatures } from './read.js';
 
-
 /**
  * The confidence of an answer: a calibrated probability that the short answer is right (exact
  * match), from a logistic regression over features of the reading (calibration.fitted.ts holds its
@@ -75,4 +74,3 @@ export function answerProbability(f: ReadingFeatures, model: LogisticModel = CAL
   if (f.kind === 'none') return 0;
   return predict(model, featureVector(f));
 }
-

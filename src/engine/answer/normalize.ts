@@ -56,4 +56,3 @@ export function tokenF1(pred: string, gold: string): number {
   const recall = same / gt.length;
   return (2 * precision * recall) / (precision + recall);
 }
-

@@ -20,7 +20,10 @@ const SIGNS = /^[+\-\u2212\u00b1]$/;
 
 async function readFolded(reader: AnswerReader, question: string, passages: readonly ReaderPassage[]): Promise<ReaderResult> {
   const fold = (s: string) => s.replace(DASHES, '-');
-  const r = await reader.read(fold(question), passages.map((p) => ({ ...p, title: fold(p.title), text: fold(p.text) })));
+  const r = await reader.read(
+    fold(question),
+    passages.map((p) => ({ ...p, title: fold(p.title), text: fold(p.text) })),
+  );
   const original = (s: SpanCandidate): SpanCandidate => {
     const text = passages[s.passage]!.text;
     // the reader's word pieces split a sign off its number ("−30 °C" is read as "30 °C"): a sign
@@ -119,7 +122,10 @@ function spansOf(result: ReaderResult): Located[] {
  */
 function forbidden(question: string, hops: readonly HopState[]) {
   const q = termSet(question);
-  const bridges = hops.map((h) => h.bridge).filter((b): b is string => !!b).map(normalizeAnswer);
+  const bridges = hops
+    .map((h) => h.bridge)
+    .filter((b): b is string => !!b)
+    .map(normalizeAnswer);
   return (text: string) => {
     const terms = contentTerms(text);
     if (terms.length > 0 && terms.every((t) => q.has(t))) return true;
@@ -351,7 +357,11 @@ async function readComparison(reader: AnswerReader, question: string, c: Compari
   // which option the reader points at, reading both passages side by side
   const result = await readFolded(reader, question, readerInput(pair));
   const spans = spansOf(result);
-  const scoreOf = (option: string) => Math.max(-Infinity, ...spans.filter((s) => sameValue(s.text, option) || s.text.toLowerCase().includes(option.toLowerCase()) || option.toLowerCase().includes(s.text.toLowerCase())).map((s) => s.score));
+  const scoreOf = (option: string) =>
+    Math.max(
+      -Infinity,
+      ...spans.filter((s) => sameValue(s.text, option) || s.text.toLowerCase().includes(option.toLowerCase()) || option.toLowerCase().includes(s.text.toLowerCase())).map((s) => s.score),
+    );
   const scores = options.map(scoreOf);
   if (scores.every((s) => s === -Infinity)) return null;
   const winner = scores[0]! >= scores[1]! ? 0 : 1;

@@ -114,7 +114,10 @@ function listItem(item: Tokens.ListItem, out: Block[], depth: number): void {
   const own: Token[] = [];
   const nested: Token[] = [];
   for (const tok of item.tokens) (tok.type === 'list' ? nested : own).push(tok);
-  const text = own.map((tok) => ('tokens' in tok && Array.isArray(tok.tokens) ? inlineText(tok.tokens, 'text' in tok ? String(tok.text) : '') : 'text' in tok ? cleanText(String(tok.text)) : '')).filter(Boolean).join(' ');
+  const text = own
+    .map((tok) => ('tokens' in tok && Array.isArray(tok.tokens) ? inlineText(tok.tokens, 'text' in tok ? String(tok.text) : '') : 'text' in tok ? cleanText(String(tok.text)) : ''))
+    .filter(Boolean)
+    .join(' ');
   if (text) out.push({ kind: 'list_item', text: item.task ? `${item.checked ? '[x]' : '[ ]'} ${text}` : text, level: depth + 1 });
   if (depth < MAX_DEPTH) {
     for (const n of nested) for (const sub of (n as Tokens.List).items) listItem(sub, out, depth + 1);

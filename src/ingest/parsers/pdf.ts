@@ -90,25 +90,27 @@ function groupLines(runs: Run[], page: number, pageHeight: number): Line[] {
     if (row && Math.abs(row[0]!.y - r.y) <= 0.4 * Math.min(row[0]!.size, r.size)) row.push(r);
     else rows.push([r]);
   }
-  return rows.map((row) => {
-    row.sort((r1, r2) => r1.x - r2.x);
-    const size = Math.max(...row.map((r) => r.size));
-    const cells: Cell[] = [];
-    for (const r of row) {
-      const cell = cells[cells.length - 1];
-      // A gap wider than ~1.5 em separates table cells; smaller gaps are word spaces.
-      if (cell && r.x - cell.right <= 1.5 * size) {
-        const space = r.x - cell.right > 0.15 * size && !cell.text.endsWith(' ') && !r.text.startsWith(' ') ? ' ' : '';
-        cell.text += space + r.text;
-        cell.right = Math.max(cell.right, r.right);
-      } else {
-        cells.push({ x: r.x, right: r.right, text: r.text });
+  return rows
+    .map((row) => {
+      row.sort((r1, r2) => r1.x - r2.x);
+      const size = Math.max(...row.map((r) => r.size));
+      const cells: Cell[] = [];
+      for (const r of row) {
+        const cell = cells[cells.length - 1];
+        // A gap wider than ~1.5 em separates table cells; smaller gaps are word spaces.
+        if (cell && r.x - cell.right <= 1.5 * size) {
+          const space = r.x - cell.right > 0.15 * size && !cell.text.endsWith(' ') && !r.text.startsWith(' ') ? ' ' : '';
+          cell.text += space + r.text;
+          cell.right = Math.max(cell.right, r.right);
+        } else {
+          cells.push({ x: r.x, right: r.right, text: r.text });
+        }
       }
-    }
-    for (const c of cells) c.text = cleanText(c.text);
-    const font = row.reduce((a, b) => (b.text.length > a.text.length ? b : a)).font;
-    return { page, y: row[0]!.y, size, cells: cells.filter((c) => c.text), text: cleanText(cells.map((c) => c.text).join(' ')), pageHeight, font };
-  }).filter((l) => l.text);
+      for (const c of cells) c.text = cleanText(c.text);
+      const font = row.reduce((a, b) => (b.text.length > a.text.length ? b : a)).font;
+      return { page, y: row[0]!.y, size, cells: cells.filter((c) => c.text), text: cleanText(cells.map((c) => c.text).join(' ')), pageHeight, font };
+    })
+    .filter((l) => l.text);
 }
 
 const normalizeMarginal = (s: string) => s.toLowerCase().replace(/\d+/g, '#');

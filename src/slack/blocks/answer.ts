@@ -146,14 +146,21 @@ export function answerMessage(r: EngineResult, opts: AnswerOptions): Message {
     blocks.push({ type: 'divider' });
     blocks.push(section(`*Chain of evidence* (${r.hops.length} hop${r.hops.length === 1 ? '' : 's'}; ${STOP_TEXT[r.stopReason]})`));
     for (const h of chainHops.slice(0, 5)) {
-      blocks.push(snippetBlock(h.snippets[0]!, 600, [plain(`Hop ${h.hop}`, true), ...(h.bridge ? [plain(' via '), { type: 'text', text: truncate(h.bridge, 100), style: { italic: true } } satisfies RichTextElement] : [])]));
+      blocks.push(
+        snippetBlock(h.snippets[0]!, 600, [
+          plain(`Hop ${h.hop}`, true),
+          ...(h.bridge ? [plain(' via '), { type: 'text', text: truncate(h.bridge, 100), style: { italic: true } } satisfies RichTextElement] : []),
+        ]),
+      );
     }
   }
 
   // Suggested next hops when the engine stopped instead of guessing.
   if (r.suggestions.length && opts.stateKey) {
     blocks.push(section(':thinking_face: I stopped here: the next hop I would take is likely wrong. Pick one to continue, or stop:'));
-    const elements: Button[] = r.suggestions.slice(0, 3).map((s, i) => button(`Continue with: ${s.entity}`, `${ACTIONS.continue}_${i}`, JSON.stringify({ k: opts.stateKey, i }), i === 0 ? 'primary' : undefined));
+    const elements: Button[] = r.suggestions
+      .slice(0, 3)
+      .map((s, i) => button(`Continue with: ${s.entity}`, `${ACTIONS.continue}_${i}`, JSON.stringify({ k: opts.stateKey, i }), i === 0 ? 'primary' : undefined));
     elements.push(button('Stop here', ACTIONS.stop, JSON.stringify({ k: opts.stateKey })));
     blocks.push({ type: 'actions', block_id: 'ragask_suggestions', elements } satisfies ActionsBlock);
   }
@@ -168,14 +175,21 @@ export function answerMessage(r: EngineResult, opts: AnswerOptions): Message {
       ],
     });
   }
-  blocks.push(context(`${r.hops.length} hop${r.hops.length === 1 ? '' : 's'} · ${Math.round(r.timings.totalMs)} ms · ${r.evidence.length} snippets considered${opts.footer ? ` · ${opts.footer}` : ''}`));
+  blocks.push(
+    context(`${r.hops.length} hop${r.hops.length === 1 ? '' : 's'} · ${Math.round(r.timings.totalMs)} ms · ${r.evidence.length} snippets considered${opts.footer ? ` · ${opts.footer}` : ''}`),
+  );
   // the plain-text fallback feeds notifications and previews: escaped like everything else
   return fit({ text: safeText(headline, LIMITS.fallbackText), blocks });
 }
 
 /** Every hop's state, readably: the "show trace" view. Queries, bridges and snippets are shown literally. */
 export function traceMessage(r: EngineResult): Message {
-  const header: RichTextElement[] = [plain('Trace', true), plain(' of '), italic(truncate(r.asked ?? r.question, 500)), plain(` — stopped: ${STOP_TEXT[r.stopReason]}, ${Math.round(r.timings.totalMs)} ms`)];
+  const header: RichTextElement[] = [
+    plain('Trace', true),
+    plain(' of '),
+    italic(truncate(r.asked ?? r.question, 500)),
+    plain(` — stopped: ${STOP_TEXT[r.stopReason]}, ${Math.round(r.timings.totalMs)} ms`),
+  ];
   const blocks: KnownBlock[] = [richText([header])];
   for (const h of r.hops) blocks.push(...traceHop(h));
   if (r.suggestions.length) {
@@ -221,7 +235,11 @@ function traceHop(h: HopState): KnownBlock[] {
   });
   const cands = h.candidates
     .slice(0, 5)
-    .map((c): RichTextElement[] => [plain(`${truncate(c.entity, 80)} ${c.score.toFixed(2)} (p ${c.confidence.toFixed(2)}; link ${c.features.link.toFixed(2)}, lookahead ${c.features.lookahead.toFixed(2)}, idf ${c.features.idf.toFixed(2)})`)]);
+    .map((c): RichTextElement[] => [
+      plain(
+        `${truncate(c.entity, 80)} ${c.score.toFixed(2)} (p ${c.confidence.toFixed(2)}; link ${c.features.link.toFixed(2)}, lookahead ${c.features.lookahead.toFixed(2)}, idf ${c.features.idf.toFixed(2)})`,
+      ),
+    ]);
   const out: KnownBlock[] = [richText(lines, snippets, 'ordered')];
   if (cands.length) out.push(richText([[plain('candidates:')]], cands));
   if (h.nextQuery) {

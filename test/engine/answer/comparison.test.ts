@@ -27,7 +27,7 @@ describe('comparison questions', () => {
   it('reads which attribute a choice compares and which way wins', () => {
     expect(attributeOf('Who is older, Ada Brook or Carl Dunn?')).toMatchObject({ template: 'When was {} born?', value: 'date', pick: 'min' });
     expect(attributeOf('Who was born later, Carlos Fuentes or Christa Wolf')).toMatchObject({ template: 'When was {} born?', pick: 'max' });
-    expect(attributeOf('Which magazine was started first, Arthur\'s Magazine or First for Women?')).toMatchObject({ template: 'When was {} started?', pick: 'min' });
+    expect(attributeOf("Which magazine was started first, Arthur's Magazine or First for Women?")).toMatchObject({ template: 'When was {} started?', pick: 'min' });
     expect(attributeOf('Who died first, Mary Lightner or Linda Hayes?')).toMatchObject({ template: 'When did {} die?', pick: 'min' });
     expect(attributeOf('Which opera has more acts, Einstein on the Beach or Owen Wingrave?')).toMatchObject({ template: 'How many acts does {} have?', value: 'number', pick: 'max' });
     // the attribute of something one hop away is not read off the options' own passages

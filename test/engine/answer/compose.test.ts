@@ -11,7 +11,14 @@ const d = FEATURE_NAMES.length;
 const constant = (bias: number): LogisticModel => ({ features: FEATURE_NAMES, mean: new Array(d).fill(0), std: new Array(d).fill(1), weights: new Array(d).fill(0), bias });
 
 function passage(id: number, title: string, text: string): EvidencePassage {
-  const snippet: Snippet = { chunkId: id, docId: id, windowId: null, text: text.slice(0, 60), score: 0.8, citation: { document: title, source: `/docs/${id}.md`, heading_path: [], page: null, url: null } };
+  const snippet: Snippet = {
+    chunkId: id,
+    docId: id,
+    windowId: null,
+    text: text.slice(0, 60),
+    score: 0.8,
+    citation: { document: title, source: `/docs/${id}.md`, heading_path: [], page: null, url: null },
+  };
   return { snippet, text, title, hop: 1, weight: 1, confirmed: true, rank: id - 1 };
 }
 
@@ -19,7 +26,22 @@ const lake = passage(1, 'Lake Varen', 'Lake Varen is a glacial lake in the Tatra
 const notes = passage(2, 'Field notes', 'Our own survey of Lake Varen in 2019 found the deepest point at 61 metres, measured by Hana Lis.');
 
 const features = (over: Partial<ReadingFeatures> = {}): ReadingFeatures => ({
-  kind: 'span', pAnswer: 0.9, pKind: 0.95, spanScore: 12, margin: 4, agreement: 0, conflict: false, retrieval: 0.8, rank: 0, hop: 1, weight: 1, confirmed: true, comparison: 'none', stopped: false, words: 1, ...over,
+  kind: 'span',
+  pAnswer: 0.9,
+  pKind: 0.95,
+  spanScore: 12,
+  margin: 4,
+  agreement: 0,
+  conflict: false,
+  retrieval: 0.8,
+  rank: 0,
+  hop: 1,
+  weight: 1,
+  confirmed: true,
+  comparison: 'none',
+  stopped: false,
+  words: 1,
+  ...over,
 });
 
 function spanReading(p: EvidencePassage, value: string, over: Partial<Reading> = {}): Reading {
@@ -71,8 +93,21 @@ describe('composing the answer from a reading', () => {
 
   it('answers yes or no with the passages the comparison read', () => {
     const reading: Reading = {
-      kind: 'no', value: 'no', passage: lake, start: -1, end: -1, rivals: [], features: features({ kind: 'no', comparison: 'yesno' }), ms: 9,
-      comparison: { attribute: null, options: [{ entity: 'Lake Varen', value: null, passage: lake, start: -1, end: -1 }, { entity: 'Field notes', value: null, passage: notes, start: -1, end: -1 }] },
+      kind: 'no',
+      value: 'no',
+      passage: lake,
+      start: -1,
+      end: -1,
+      rivals: [],
+      features: features({ kind: 'no', comparison: 'yesno' }),
+      ms: 9,
+      comparison: {
+        attribute: null,
+        options: [
+          { entity: 'Lake Varen', value: null, passage: lake, start: -1, end: -1 },
+          { entity: 'Field notes', value: null, passage: notes, start: -1, end: -1 },
+        ],
+      },
     };
     const a = composeAnswer([], [lake.snippet, notes.snippet], [lake, notes], reading, 'answered', constant(2));
     expect(a.value).toBe('no');

@@ -46,7 +46,20 @@ function window(passages: readonly ReaderPassage[], texts: string[], probs: Part
 }
 
 const hop = (bridge: string | null): HopState =>
-  ({ hop: 1, query: 'q', formedBy: bridge ? 'slot-fill' : 'question', bridge, weight: 1, retrieved: [], snippets: [], candidates: [], nextQuery: null, coherence: null, timings: {} as HopState['timings'], incomplete: false }) as HopState;
+  ({
+    hop: 1,
+    query: 'q',
+    formedBy: bridge ? 'slot-fill' : 'question',
+    bridge,
+    weight: 1,
+    retrieved: [],
+    snippets: [],
+    candidates: [],
+    nextQuery: null,
+    coherence: null,
+    timings: {} as HopState['timings'],
+    incomplete: false,
+  }) as HopState;
 
 describe('what the reader is given, and the value taken back', () => {
   it('reads a minus sign or dash as "-", and shows the value as the document writes it, sign included', async () => {
@@ -93,10 +106,22 @@ describe('reading the answer off the evidence', () => {
 
   it('names another document that reads differently close behind as a rival, not one far behind', async () => {
     const notes = passage(3, 'Field notes', 'In the field the Falcon team found Jonas Weber in charge.', 9);
-    const close = await readAnswer(scripted((_, ps) => [window(ps, ['Mirela Ostrowski', 'Jonas Weber'], {}, [10, 10 - CONFLICT_MARGIN / 2])]), 'Who leads Falcon?', [], [falcon, notes], false);
+    const close = await readAnswer(
+      scripted((_, ps) => [window(ps, ['Mirela Ostrowski', 'Jonas Weber'], {}, [10, 10 - CONFLICT_MARGIN / 2])]),
+      'Who leads Falcon?',
+      [],
+      [falcon, notes],
+      false,
+    );
     expect(close.rivals.map((x) => x.value)).toEqual(['Jonas Weber']);
     expect(close.features.conflict).toBe(true);
-    const far = await readAnswer(scripted((_, ps) => [window(ps, ['Mirela Ostrowski', 'Jonas Weber'], {}, [10, 10 - 2 * CONFLICT_MARGIN])]), 'Who leads Falcon?', [], [falcon, notes], false);
+    const far = await readAnswer(
+      scripted((_, ps) => [window(ps, ['Mirela Ostrowski', 'Jonas Weber'], {}, [10, 10 - 2 * CONFLICT_MARGIN])]),
+      'Who leads Falcon?',
+      [],
+      [falcon, notes],
+      false,
+    );
     expect(far.rivals).toEqual([]);
     expect(far.features.margin).toBeCloseTo(2 * CONFLICT_MARGIN, 9);
   });
@@ -127,7 +152,13 @@ describe('reading the answer off the evidence', () => {
   });
 
   it('marks a reading whose chain stopped short, so its confidence can count it', async () => {
-    const r = await readAnswer(scripted((_, ps) => [window(ps, ['Mirela Ostrowski'])]), 'Who leads Falcon?', [], [falcon], true);
+    const r = await readAnswer(
+      scripted((_, ps) => [window(ps, ['Mirela Ostrowski'])]),
+      'Who leads Falcon?',
+      [],
+      [falcon],
+      true,
+    );
     expect(r.features.stopped).toBe(true);
   });
 });
