@@ -159,6 +159,15 @@ export const SETTINGS = {
     "Pace Web API calls to Slack's method tiers (slack), or not at all (off: only for a local stand-in, e.g. the load benchmark).",
     'slack',
   ),
+  RAGASK_REDIS_URL: setting(
+    z
+      .string()
+      .regex(/^rediss?:\/\/[^\s]+$/)
+      .optional(),
+    'a redis:// or rediss:// URL',
+    'Several `ragask serve` replicas: a Redis they share keeps the Slack rate limits global (bottleneck clustering) instead of per process. Empty: each process paces its own calls.',
+    'slack',
+  ),
   RAGASK_STATE_TTL_H: setting(num(0.01, 24 * 90).default(24), 'a number of hours from 0.01 to 2160', 'How long suggested-hop buttons and thread context stay usable.', 'slack'),
   RAGASK_LOG_LEVEL: setting(
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -169,7 +178,8 @@ export const SETTINGS = {
 
 export type SettingName = keyof typeof SETTINGS;
 
-const SECRET_SETTINGS = new Set<string>(['SLACK_BOT_TOKEN', 'SLACK_APP_TOKEN', 'SLACK_SIGNING_SECRET']);
+// a Redis URL may carry a password
+const SECRET_SETTINGS = new Set<string>(['SLACK_BOT_TOKEN', 'SLACK_APP_TOKEN', 'SLACK_SIGNING_SECRET', 'RAGASK_REDIS_URL']);
 type SettingValue<K extends SettingName> = z.output<(typeof SETTINGS)[K]['schema']>;
 export type Settings = { [K in SettingName]: SettingValue<K> };
 
@@ -215,6 +225,8 @@ export interface SlackConfig {
   apiUrl: string;
   ephemeral: boolean;
   rateLimits: 'slack' | 'off';
+  /** Shared rate limits across replicas (RAGASK_REDIS_URL), or null. */
+  redisUrl: string | null;
   stateTtlMs: number;
 }
 
@@ -295,6 +307,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       apiUrl: s.RAGASK_SLACK_API_URL.endsWith('/') ? s.RAGASK_SLACK_API_URL : `${s.RAGASK_SLACK_API_URL}/`,
       ephemeral: s.RAGASK_SLACK_EPHEMERAL,
       rateLimits: s.RAGASK_SLACK_RATE_LIMITS,
+      redisUrl: s.RAGASK_REDIS_URL ?? null,
       stateTtlMs: Math.round(s.RAGASK_STATE_TTL_H * 3600_000),
     },
     settings: s,
@@ -321,5 +334,5 @@ export function checkSlackConfig(config: Config): void {
 
 /** Secret values of a config, to scrub from logs. */
 export function secretsOf(config: Config): string[] {
-  return [config.slack.botToken, config.slack.appToken, config.slack.signingSecret].filter((x): x is string => !!x);
+  return [config.slack.botToken, config.slack.appToken, config.slack.signingSecret, config.slack.redisUrl].filter((x): x is string => !!x);
 }

@@ -64,6 +64,7 @@ describe('configuration', () => {
       RAGASK_SLACK_API_URL: 'not a url',
       RAGASK_SLACK_EPHEMERAL: 'maybe',
       RAGASK_SLACK_RATE_LIMITS: 'fast',
+      RAGASK_REDIS_URL: 'localhost:6379',
       RAGASK_STATE_TTL_H: '0',
       RAGASK_LOG_LEVEL: 'loud',
     };

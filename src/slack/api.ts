@@ -1,4 +1,7 @@
+import { createHash } from 'node:crypto';
 import Bottleneck from 'bottleneck';
+import { Redis } from 'ioredis';
+import { UserError } from '../errors.js';
 import { ErrorCode, WebClient, type ChatPostMessageArguments, type ChatUpdateArguments, type ChatPostEphemeralArguments } from '@slack/web-api';
 import type { Logger } from '../log.js';
 import { boltLogger } from './bolt-logger.js';
@@ -30,7 +33,18 @@ export interface SlackApiOptions {
   tiers?: TierLimits;
   /** Retries of a call that failed for another reason than a 429 (network, 5xx). */
   retries?: number;
+  /**
+   * A Redis that every replica of this app shares (RAGASK_REDIS_URL): the limiters keep their
+   * state there (bottleneck's clustering), so the tiers hold for all replicas together. `scope`
+   * separates apps (and tests) sharing one Redis; by default it is derived from the token.
+   */
+  shared?: { redisUrl: string; scope?: string };
 }
+
+/** How long start-up waits for the shared Redis before it says it cannot reach it. */
+const REDIS_READY_MS = 5000;
+/** Shared limiter state idle this long is dropped from Redis: every tier's bucket refills within a minute. */
+const SHARED_STATE_TTL_MS = 10 * 60_000;
 
 interface RateLimitedError {
   code: string;
@@ -62,6 +76,9 @@ export class SlackApi {
   private readonly postByChannel: Bottleneck.Group;
   private readonly tier3: Bottleneck;
   private readonly tier4: Bottleneck;
+  /** The shared Redis behind the limiters, when replicas share their limits. */
+  private readonly connection: Bottleneck.IORedisConnection | null;
+  private readonly redisUrl: string | null;
   private readonly log: Logger;
   private readonly retries: number;
   /** Count of 429s honoured, for tests and stats. */
@@ -82,15 +99,46 @@ export class SlackApi {
     // a timeout: one hung call must not hold its channel's queue forever; the logger: the app's own
     // (JSON, secrets scrubbed), not the WebClient's console
     this.client = new WebClient(opts.token, { slackApiUrl: opts.apiUrl, rejectRateLimitedCalls: true, retryConfig: { retries: 0 }, timeout: 10_000, logger: boltLogger(this.log) });
-    this.postByChannel = new Bottleneck.Group({ maxConcurrent: 1, minTime: tiers.postMessagePerChannelMs });
+    // replicas of one app share its token: its hash names their common limiters in Redis
+    const scope = opts.shared ? (opts.shared.scope ?? createHash('sha256').update(opts.token).digest('hex').slice(0, 16)) : '';
+    this.redisUrl = opts.shared?.redisUrl ?? null;
+    this.connection = opts.shared ? new Bottleneck.IORedisConnection({ Redis, clientOptions: opts.shared.redisUrl } as Bottleneck.IORedisConnectionOptions) : null;
+    const cluster = (name: string): Bottleneck.ConstructorOptions =>
+      // keys idle for SHARED_STATE_TTL_MS go (a full bucket then is what a fresh one would be)
+      this.connection ? { datastore: 'ioredis', connection: this.connection, id: `ragask:${scope}:${name}`, clearDatastore: false, timeout: SHARED_STATE_TTL_MS } : {};
+    this.postByChannel = new Bottleneck.Group({ maxConcurrent: 1, minTime: tiers.postMessagePerChannelMs, ...cluster('post') });
     this.postByChannel.on('created', (limiter) => this.onFailure(limiter));
-    this.tier3 = this.perMinute(tiers.tier3PerMinute);
-    this.tier4 = this.perMinute(tiers.tier4PerMinute);
+    this.tier3 = this.perMinute(tiers.tier3PerMinute, cluster('tier3'));
+    this.tier4 = this.perMinute(tiers.tier4PerMinute, cluster('tier4'));
+  }
+
+  /**
+   * With a shared Redis: resolves once the limiters can reach it, or fails in one line naming
+   * RAGASK_REDIS_URL (a replica that paced alone would break the limits the others keep).
+   */
+  async ready(): Promise<void> {
+    if (!this.connection) return;
+    const where = this.redisUrl!.replace(/\/\/[^@/]*@/, '//');
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer in ${REDIS_READY_MS / 1000} s`)), REDIS_READY_MS);
+    });
+    try {
+      await Promise.race([Promise.all([this.tier3.ready(), this.tier4.ready()]), timeout]);
+    } catch (e) {
+      await this.connection.disconnect(false).catch(() => undefined);
+      throw new UserError(
+        `RAGASK_REDIS_URL: cannot reach Redis at ${where} (${(e as Error).message}); start it, point the setting at the Redis the replicas share, or leave it empty to pace Slack calls per process`,
+        'config',
+      );
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** A token bucket: bursts of up to n calls, refilled one call every 60/n seconds. */
-  private perMinute(n: number): Bottleneck {
-    const b = new Bottleneck({ reservoir: n, reservoirIncreaseAmount: 1, reservoirIncreaseInterval: Math.max(1, Math.floor(60_000 / n)), reservoirIncreaseMaximum: n, maxConcurrent: 4 });
+  private perMinute(n: number, cluster: Bottleneck.ConstructorOptions): Bottleneck {
+    const b = new Bottleneck({ reservoir: n, reservoirIncreaseAmount: 1, reservoirIncreaseInterval: Math.max(1, Math.floor(60_000 / n)), reservoirIncreaseMaximum: n, maxConcurrent: 4, ...cluster });
     this.onFailure(b);
     return b;
   }
@@ -190,5 +238,6 @@ export class SlackApi {
     this.whenIdle.length = 0;
     await Promise.all([this.tier3.stop({ dropWaitingJobs: false }), this.tier4.stop({ dropWaitingJobs: false })]);
     await Promise.all(this.postByChannel.limiters().map((l) => l.limiter.stop({ dropWaitingJobs: false })));
+    await this.connection?.disconnect(true);
   }
 }

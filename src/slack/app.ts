@@ -133,7 +133,13 @@ export function createSlackApp(core: Core, config: Config, log: Logger, opts: Sl
   // initialised in start(), after ragask's own check of the token: Bolt's check at construction
   // would fail later as an unhandled rejection with a raw stack trace
   const app = new App({ token: s.botToken!, receiver, logger, clientOptions: { slackApiUrl: s.apiUrl }, ignoreSelf: true, deferInitialization: true });
-  const api = new SlackApi({ token: s.botToken!, apiUrl: s.apiUrl, log, tiers: opts.tiers ?? (s.rateLimits === 'off' ? NO_TIERS : SLACK_TIERS) });
+  const api = new SlackApi({
+    token: s.botToken!,
+    apiUrl: s.apiUrl,
+    log,
+    tiers: opts.tiers ?? (s.rateLimits === 'off' ? NO_TIERS : SLACK_TIERS),
+    ...(s.redisUrl ? { shared: { redisUrl: s.redisUrl } } : {}),
+  });
   const store = core.store.slackState(s.stateTtlMs);
   const queue = new EngineQueue({ concurrency: opts.concurrency ?? config.engineConcurrency, limit: config.queueLimit });
   const service = new SlackService({ core, engine: opts.engine ?? core.engine, config, api, store, log, queue });
@@ -167,6 +173,7 @@ export function createSlackApp(core: Core, config: Config, log: Logger, opts: Sl
     store,
     async start() {
       await checkBotToken(api, s.apiUrl);
+      await api.ready();
       await app.init();
       pruneTimer = setInterval(() => store.prune(), 3600_000);
       pruneTimer.unref();

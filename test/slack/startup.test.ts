@@ -75,6 +75,18 @@ describe('start-up with credentials Slack does not accept', () => {
   }, 70_000);
 });
 
+describe('start-up with a shared Redis that does not answer', () => {
+  it('is one line naming RAGASK_REDIS_URL, without its password, exit 78', async () => {
+    const port = await freePort();
+    const r = await serve({ ...fake.serveEnv({ dataDir: dir, port: await freePort(), signingSecret: SECRET }), RAGASK_REDIS_URL: `redis://:hunter2@127.0.0.1:${port}` });
+    expect(r.code).toBe(78);
+    const lines = ownLines(r.err);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^ragask: RAGASK_REDIS_URL: cannot reach Redis at redis://127\\.0\\.0\\.1:${port} `));
+    expect(r.err).not.toContain('hunter2');
+  }, 70_000);
+});
+
 describe('shutdown', () => {
   it("stops within the drain time on SIGTERM while Slack's API does not answer at start", async () => {
     // a server that accepts connections and never replies

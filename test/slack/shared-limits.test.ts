@@ -1,0 +1,87 @@
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UserError } from '../../src/errors.js';
+import { SlackApi, type TierLimits } from '../../src/slack/api.js';
+import { FakeSlack } from '../../src/slack/stand-in.js';
+
+// Several replicas' Web API calls paced together through the Redis they share (bottleneck
+// clustering), against the stand-in of Slack. Needs a Redis: RAGASK_TEST_REDIS_URL, by default the
+// one on 127.0.0.1:6379; skipped, saying so, where none answers.
+
+const REDIS_URL = process.env.RAGASK_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+async function redisAnswers(url: string): Promise<boolean> {
+  const u = new URL(url);
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: u.hostname, port: Number(u.port || 6379) });
+    socket.setTimeout(1000);
+    socket.once('connect', () => {
+      socket.end();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+}
+
+const available = await redisAnswers(REDIS_URL);
+if (!available) console.warn(`shared Slack limits: skipped, no Redis answers at ${REDIS_URL} (set RAGASK_TEST_REDIS_URL)`);
+
+const SPACING_MS = 400;
+const tiers: TierLimits = { postMessagePerChannelMs: SPACING_MS, tier3PerMinute: 1000, tier4PerMinute: 1000 };
+
+let fake: FakeSlack;
+beforeAll(async () => {
+  fake = new FakeSlack();
+  await fake.start();
+});
+afterAll(() => fake.stop());
+
+/** Gaps between consecutive chat.postMessage calls to a channel, as the stand-in saw them. */
+function gaps(channel: string): number[] {
+  const at = fake
+    .callsOf('chat.postMessage')
+    .filter((c) => c.args.channel === channel)
+    .map((c) => c.at)
+    .sort((a, b) => a - b);
+  return at.slice(1).map((t, i) => t - at[i]!);
+}
+
+async function burst(replicas: SlackApi[], channel: string): Promise<void> {
+  await Promise.all(replicas.flatMap((api, r) => [0, 1, 2].map((i) => api.postMessage({ channel, text: `replica ${r} message ${i}` }))));
+}
+
+describe.skipIf(!available)('Slack rate limits shared by replicas (Redis)', () => {
+  it('spaces one channel across two replicas as one process would', async () => {
+    const scope = `test-${process.pid}-${Date.now()}`;
+    const replicas = [0, 1].map(() => new SlackApi({ token: 'xoxb-1-t', apiUrl: fake.apiUrl, tiers, shared: { redisUrl: REDIS_URL, scope } }));
+    await Promise.all(replicas.map((r) => r.ready()));
+    await burst(replicas, 'CSHARED');
+    const shared = gaps('CSHARED');
+    expect(shared).toHaveLength(5);
+    // every call waited for the one before it, whichever replica made it (half the spacing: margin for timers)
+    for (const g of shared) expect(g).toBeGreaterThanOrEqual(SPACING_MS / 2);
+    await Promise.all(replicas.map((r) => r.stop()));
+
+    // the same two replicas pacing alone send their calls in pairs
+    const alone = [0, 1].map(() => new SlackApi({ token: 'xoxb-1-t', apiUrl: fake.apiUrl, tiers }));
+    await burst(alone, 'CALONE');
+    expect(gaps('CALONE').filter((g) => g < SPACING_MS / 2).length).toBeGreaterThan(0);
+    await Promise.all(alone.map((r) => r.stop()));
+  }, 30_000);
+
+  it('refuses to start, naming the setting, when the shared Redis does not answer', async () => {
+    const api = new SlackApi({ token: 'xoxb-1-t', apiUrl: fake.apiUrl, tiers, shared: { redisUrl: 'redis://:secret@127.0.0.1:1', scope: 'unreachable' } });
+    const err = await api.ready().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(UserError);
+    expect((err as UserError).code).toBe('config');
+    expect((err as Error).message).toMatch(/^RAGASK_REDIS_URL: cannot reach Redis at redis:\/\/127\.0\.0\.1:1 /);
+    expect((err as Error).message).not.toContain('secret');
+  }, 30_000);
+});
