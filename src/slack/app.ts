@@ -12,7 +12,7 @@ import { boltLogger } from './bolt-logger.js';
 import { questionDelivery } from './delivery.js';
 import { registerListeners } from './listeners/index.js';
 import { SlackService } from './service.js';
-import type { SlackStateStore } from '../store/interfaces.js';
+import { EVENT_LEASE_MS, type SlackStateStore } from '../store/interfaces.js';
 
 /** How often unanswered events are swept up, and how long one must sit untouched to count. */
 const ORPHAN_SWEEP_MS = 60_000;
@@ -166,6 +166,7 @@ export function createSlackApp(core: Core, config: Config, log: Logger, opts: Sl
   });
   let pruneTimer: NodeJS.Timeout | null = null;
   let sweepTimer: NodeJS.Timeout | null = null;
+  let leaseTimer: NodeJS.Timeout | null = null;
   return {
     app,
     service,
@@ -183,6 +184,9 @@ export function createSlackApp(core: Core, config: Config, log: Logger, opts: Sl
       const sweep = opts.orphanSweep ?? { everyMs: ORPHAN_SWEEP_MS, idleMs: ORPHAN_IDLE_MS };
       sweepTimer = setInterval(() => void recover(sweep.idleMs), sweep.everyMs);
       sweepTimer.unref();
+      // the claims of the questions being answered stay this process's while it lives
+      leaseTimer = setInterval(() => store.renewClaims(), EVENT_LEASE_MS / 3);
+      leaseTimer.unref();
       if (s.mode === 'http') {
         const server = (await (receiver as HTTPReceiver).start({ port: s.port, host: s.host })) as Server;
         const port = (server.address() as AddressInfo).port;
@@ -200,6 +204,7 @@ export function createSlackApp(core: Core, config: Config, log: Logger, opts: Sl
     async stop() {
       if (pruneTimer) clearInterval(pruneTimer);
       if (sweepTimer) clearInterval(sweepTimer);
+      if (leaseTimer) clearInterval(leaseTimer);
       await app.stop().catch(() => undefined);
       // answers in flight finish before the limiters that carry their last calls stop
       await service.drain(STOP_DRAIN_MS);

@@ -25,6 +25,13 @@ export interface VectorIndex {
 }
 
 /**
+ * How long an event's claim holds without renewal, in every backend. The owner renews its claims
+ * every EVENT_LEASE_MS / 3 while it answers them (renewClaims); a replica that dies stops renewing,
+ * and after this another takes its events over, on whatever machine it runs.
+ */
+export const EVENT_LEASE_MS = 60_000;
+
+/**
  * The Slack app's state, in the store's database: the events ledger (each delivery answered once,
  * recovered when its process died), threads (follow-ups), button states (used once, with a TTL)
  * and feedback.
@@ -37,6 +44,8 @@ export interface SlackStateStore {
   setEventMessage(eventId: string, ts: string): void;
   finishEvent(eventId: string, status: 'answered' | 'ignored', answerTs?: string | null): void;
   releaseEvent(eventId: string): void;
+  /** Renews the leases of the events this process is answering (see EVENT_LEASE_MS). */
+  renewClaims(): void;
   orphanedEvents(maxAgeMs?: number, minIdleMs?: number): { eventId: string; payload: unknown }[];
   eventStatus(eventId: string): string | null;
   // threads

@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
+import os from 'node:os';
 import type { EngineResult } from '../engine/types.js';
 import { getMeta, setMeta, type DB } from './db.js';
-import type { SlackStateStore } from './interfaces.js';
+import { EVENT_LEASE_MS, type SlackStateStore } from './interfaces.js';
 
 /**
  * What the Slack app remembers, in the same SQLite file as the stores (so it survives restarts and
@@ -46,6 +47,9 @@ export const SLACK_MIGRATIONS: string[] = [
    ALTER TABLE feedback_v2 RENAME TO feedback;`,
   // v3: how often an event was taken up, for the recovery sweep's backoff and for giving up
   `ALTER TABLE slack_events ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;`,
+  // v4: a claim is a lease, renewed while its owner answers: another replica (on any machine)
+  // takes the event over once it lapses
+  `ALTER TABLE slack_events ADD COLUMN lease_until INTEGER;`,
 ];
 
 export interface Turn {
@@ -97,20 +101,31 @@ export interface FeedbackRow {
 export type EventClaim = { status: 'new'; messageTs: string | null; attempts: number } | { status: 'duplicate' };
 
 /** This process, as the owner of the events it is answering. */
-const OWNER = `${process.pid}:${Math.random().toString(36).slice(2, 10)}`;
+/**
+ * This process as the owner of the events it claims: host, pid and a random part (a restarted
+ * process may get the same pid).
+ */
+const OWNER = `${os.hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 10)}`;
 
-function ownerAlive(owner: string | null): boolean {
-  if (!owner) return false;
-  if (owner === OWNER) return true;
-  const pid = Number(owner.split(':')[0]);
+/**
+ * Whether an owner is a process of this machine that is gone: its events can be taken over at
+ * once, without waiting for the lease. Owners of other machines (and owners of the older form
+ * "pid:nonce" of another host) are never judged by pid: only their lease counts.
+ */
+function ownerDeadHere(owner: string, self: string): boolean {
+  if (owner === self) return false;
+  const parts = owner.split(':');
+  const [host, pidText] = parts.length >= 3 ? [parts[0], parts[1]] : [os.hostname(), parts[0]];
+  if (host !== os.hostname()) return false;
+  const pid = Number(pidText);
   // our own pid under another owner id: a previous process with the same pid (a restarted
   // container is pid 1 again), so dead
-  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return true;
   try {
     process.kill(pid, 0);
-    return true;
+    return false;
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    return (e as NodeJS.ErrnoException).code !== 'EPERM';
   }
 }
 
@@ -126,8 +141,30 @@ export class SqliteSlackState implements SlackStateStore {
     readonly db: DB,
     private readonly ttlMs: number,
     private readonly now: () => number = Date.now,
+    /** Who claims (tests play several replicas; by default this process). */
+    private readonly owner: string = OWNER,
+    private readonly leaseMs: number = EVENT_LEASE_MS,
   ) {
     this.migrate();
+  }
+
+  /**
+   * Whether a received event's claim may be taken: nobody holds it, this owner does, its lease has
+   * lapsed, its owner is a process of this machine that is gone, or (a claim from before leases)
+   * it has not moved for `staleMs`.
+   */
+  private claimable(row: { owner: string | null; lease_until: number | null; updated_at: number }, t: number, staleMs: number): boolean {
+    if (!row.owner || row.owner === this.owner) return true;
+    if (row.lease_until !== null) return row.lease_until <= t || ownerDeadHere(row.owner, this.owner);
+    return ownerDeadHere(row.owner, this.owner) || t - row.updated_at >= staleMs;
+  }
+
+  /** Renews the leases of the events this owner is answering (called every EVENT_LEASE_MS / 3). */
+  renewClaims(): void {
+    if (this.inflight.size === 0) return;
+    this.db
+      .prepare("UPDATE slack_events SET lease_until = ? WHERE owner = ? AND status = 'received' AND event_id IN (SELECT value FROM json_each(?))")
+      .run(this.now() + this.leaseMs, this.owner, JSON.stringify([...this.inflight]));
   }
 
   private migrate(): void {
@@ -150,16 +187,16 @@ export class SqliteSlackState implements SlackStateStore {
     if (this.inflight.has(eventId)) return { status: 'duplicate' };
     const t = this.now();
     const claim = this.db.transaction((): EventClaim => {
-      const row = this.db.prepare('SELECT status, owner, answer_ts, updated_at, attempts FROM slack_events WHERE event_id = ?').get(eventId) as
-        { status: string; owner: string | null; answer_ts: string | null; updated_at: number; attempts: number } | undefined;
+      const row = this.db.prepare('SELECT status, owner, answer_ts, updated_at, attempts, lease_until FROM slack_events WHERE event_id = ?').get(eventId) as
+        { status: string; owner: string | null; answer_ts: string | null; updated_at: number; attempts: number; lease_until: number | null } | undefined;
       if (!row) {
         this.db
-          .prepare("INSERT INTO slack_events (event_id, status, channel, owner, payload, created_at, updated_at, attempts) VALUES (?, 'received', ?, ?, ?, ?, ?, 1)")
-          .run(eventId, channel, OWNER, payload === null ? null : JSON.stringify(payload), t, t);
+          .prepare("INSERT INTO slack_events (event_id, status, channel, owner, payload, created_at, updated_at, attempts, lease_until) VALUES (?, 'received', ?, ?, ?, ?, ?, 1, ?)")
+          .run(eventId, channel, this.owner, payload === null ? null : JSON.stringify(payload), t, t, t + this.leaseMs);
         return { status: 'new', messageTs: null, attempts: 1 };
       }
-      if (row.status === 'received' && (!ownerAlive(row.owner) || row.owner === OWNER || t - row.updated_at >= staleMs)) {
-        this.db.prepare('UPDATE slack_events SET owner = ?, updated_at = ?, attempts = attempts + 1 WHERE event_id = ?').run(OWNER, t, eventId);
+      if (row.status === 'received' && this.claimable(row, t, staleMs)) {
+        this.db.prepare('UPDATE slack_events SET owner = ?, updated_at = ?, attempts = attempts + 1, lease_until = ? WHERE event_id = ?').run(this.owner, t, t + this.leaseMs, eventId);
         return { status: 'new', messageTs: row.answer_ts, attempts: row.attempts + 1 };
       }
       return { status: 'duplicate' };
@@ -205,9 +242,15 @@ export class SqliteSlackState implements SlackStateStore {
     const t = this.now();
     const rows = this.db
       // the idle time doubles with each attempt already made (backoff), up to 64 times
-      .prepare("SELECT event_id, owner, payload FROM slack_events WHERE status = 'received' AND payload IS NOT NULL AND created_at >= ? AND updated_at <= ? - ? * (1 << MIN(MAX(attempts - 1, 0), 6))")
-      .all(t - maxAgeMs, t, minIdleMs) as { event_id: string; owner: string | null; payload: string }[];
-    return rows.filter((r) => !this.inflight.has(r.event_id) && !ownerAlive(r.owner)).map((r) => ({ eventId: r.event_id, payload: JSON.parse(r.payload) as unknown }));
+      .prepare(
+        "SELECT event_id, owner, payload, lease_until, updated_at FROM slack_events WHERE status = 'received' AND payload IS NOT NULL AND created_at >= ? AND updated_at <= ? - ? * (1 << MIN(MAX(attempts - 1, 0), 6))",
+      )
+      .all(t - maxAgeMs, t, minIdleMs) as { event_id: string; owner: string | null; payload: string; lease_until: number | null; updated_at: number }[];
+    // held by nobody (recorded, never claimed), or by an owner that is gone or whose lease lapsed;
+    // not by this owner, which is answering them
+    return rows
+      .filter((r) => !this.inflight.has(r.event_id) && r.owner !== this.owner && this.claimable(r, t, Number.POSITIVE_INFINITY))
+      .map((r) => ({ eventId: r.event_id, payload: JSON.parse(r.payload) as unknown }));
   }
 
   /** Lets a redelivery or a restart answer an event whose handling failed before it was answered. */

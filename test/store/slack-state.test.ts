@@ -79,3 +79,54 @@ describe('SqliteSlackState', () => {
     expect(store.eventStatus('EvDead')).toBeNull();
   });
 });
+
+describe('event claims shared by replicas (leases)', () => {
+  const payload = { channel: 'C1', user: 'U1', text: 'question' };
+  /** Two replicas on other machines sharing one database, on one clock. */
+  function replicas() {
+    const db = freshDb();
+    let t = 1_000_000;
+    const clock = { now: () => t, advance: (ms: number) => (t += ms) };
+    const ownerA = `host-a:${deadPid()}:a1`;
+    const a = new SqliteSlackState(db, 3600_000, clock.now, ownerA, 60_000);
+    const b = new SqliteSlackState(db, 3600_000, clock.now, `host-b:${deadPid()}:b1`, 60_000);
+    /** replica a again, as a new process would see the ledger (nothing in flight) */
+    const aAgain = () => new SqliteSlackState(db, 3600_000, clock.now, ownerA, 60_000);
+    return { a, b, clock, aAgain };
+  }
+
+  it('answers an event once while its owner renews, whatever its pid looks like here', () => {
+    const { a, b, clock } = replicas();
+    expect(a.claimEvent('Ev1', 'C1', payload).status).toBe('new');
+    // the owner's pid is dead on this machine, but it runs on another: only its lease counts
+    expect(b.claimEvent('Ev1', 'C1', payload).status).toBe('duplicate');
+    expect(b.orphanedEvents()).toEqual([]);
+    for (let i = 0; i < 5; i++) {
+      clock.advance(20_000);
+      a.renewClaims();
+      expect(b.claimEvent('Ev1', 'C1', payload).status).toBe('duplicate');
+    }
+    a.finishEvent('Ev1', 'answered', '1.2');
+    clock.advance(120_000);
+    expect(b.claimEvent('Ev1', 'C1', payload).status).toBe('duplicate');
+    expect(b.orphanedEvents()).toEqual([]);
+  });
+
+  it('lets another replica take over an event whose owner stopped renewing, once, reusing its message', () => {
+    const { a, b, clock, aAgain } = replicas();
+    a.claimEvent('Ev2', 'C1', payload);
+    a.setEventMessage('Ev2', '2.5');
+    clock.advance(59_000);
+    expect(b.orphanedEvents()).toEqual([]);
+    clock.advance(2_000);
+    // the lease lapsed: the sweep of the other replica finds it, and it claims it with the placeholder
+    expect(b.orphanedEvents()).toEqual([{ eventId: 'Ev2', payload }]);
+    expect(b.claimEvent('Ev2', 'C1', payload)).toEqual({ status: 'new', messageTs: '2.5', attempts: 2 });
+    // the first owner's renewal no longer holds anything, and it cannot claim it back while b renews
+    a.renewClaims();
+    clock.advance(30_000);
+    b.renewClaims();
+    expect(aAgain().claimEvent('Ev2', 'C1', payload).status).toBe('duplicate');
+    expect(aAgain().orphanedEvents()).toEqual([]);
+  });
+});
