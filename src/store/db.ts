@@ -137,12 +137,15 @@ export function migrate(db: DB, file = 'the store'): number {
   if (current > SCHEMA_VERSION) {
     throw new UserError(`${file} has schema version ${current}, newer than this ragask (${SCHEMA_VERSION}); upgrade ragask or use another RAGASK_DATA_DIR`, 'store_version');
   }
+  // each migration reads the version under the write lock, so processes opening a store together
+  // (replicas starting at once) apply it once
   for (const m of MIGRATIONS) {
     if (m.version <= current) continue;
     db.transaction(() => {
+      if ((db.pragma('user_version', { simple: true }) as number) >= m.version) return;
       db.exec(m.sql);
       db.pragma(`user_version = ${m.version}`);
-    })();
+    }).immediate();
   }
   return db.pragma('user_version', { simple: true }) as number;
 }

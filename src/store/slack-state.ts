@@ -167,13 +167,20 @@ export class SqliteSlackState implements SlackStateStore {
       .run(this.now() + this.leaseMs, this.owner, JSON.stringify([...this.inflight]));
   }
 
+  /**
+   * One migration at a time, each reading the version under the write lock: processes opening the
+   * ledger together (replicas starting at once) apply each migration once.
+   */
   private migrate(): void {
-    const current = Number(getMeta(this.db, 'slack_schema_version') ?? '0');
-    for (let v = current; v < SLACK_MIGRATIONS.length; v++) {
-      this.db.transaction(() => {
-        this.db.exec(SLACK_MIGRATIONS[v]!);
-        setMeta(this.db, 'slack_schema_version', String(v + 1));
-      })();
+    const step = this.db.transaction((): boolean => {
+      const current = Number(getMeta(this.db, 'slack_schema_version') ?? '0');
+      if (current >= SLACK_MIGRATIONS.length) return false;
+      this.db.exec(SLACK_MIGRATIONS[current]!);
+      setMeta(this.db, 'slack_schema_version', String(current + 1));
+      return true;
+    });
+    while (step.immediate()) {
+      // the next one
     }
   }
 
@@ -186,21 +193,25 @@ export class SqliteSlackState implements SlackStateStore {
   claimEvent(eventId: string, channel: string | null, payload: unknown = null, staleMs = 10 * 60_000): EventClaim {
     if (this.inflight.has(eventId)) return { status: 'duplicate' };
     const t = this.now();
-    const claim = this.db.transaction((): EventClaim => {
-      const row = this.db.prepare('SELECT status, owner, answer_ts, updated_at, attempts, lease_until FROM slack_events WHERE event_id = ?').get(eventId) as
-        { status: string; owner: string | null; answer_ts: string | null; updated_at: number; attempts: number; lease_until: number | null } | undefined;
-      if (!row) {
-        this.db
-          .prepare("INSERT INTO slack_events (event_id, status, channel, owner, payload, created_at, updated_at, attempts, lease_until) VALUES (?, 'received', ?, ?, ?, ?, ?, 1, ?)")
-          .run(eventId, channel, this.owner, payload === null ? null : JSON.stringify(payload), t, t, t + this.leaseMs);
-        return { status: 'new', messageTs: null, attempts: 1 };
-      }
-      if (row.status === 'received' && this.claimable(row, t, staleMs)) {
-        this.db.prepare('UPDATE slack_events SET owner = ?, updated_at = ?, attempts = attempts + 1, lease_until = ? WHERE event_id = ?').run(this.owner, t, t + this.leaseMs, eventId);
-        return { status: 'new', messageTs: row.answer_ts, attempts: row.attempts + 1 };
-      }
-      return { status: 'duplicate' };
-    })();
+    // immediate: the row is read and written under the write lock, so two processes sharing the
+    // ledger cannot both find it free (a deferred transaction would fail its upgrade instead)
+    const claim = this.db
+      .transaction((): EventClaim => {
+        const row = this.db.prepare('SELECT status, owner, answer_ts, updated_at, attempts, lease_until FROM slack_events WHERE event_id = ?').get(eventId) as
+          { status: string; owner: string | null; answer_ts: string | null; updated_at: number; attempts: number; lease_until: number | null } | undefined;
+        if (!row) {
+          this.db
+            .prepare("INSERT INTO slack_events (event_id, status, channel, owner, payload, created_at, updated_at, attempts, lease_until) VALUES (?, 'received', ?, ?, ?, ?, ?, 1, ?)")
+            .run(eventId, channel, this.owner, payload === null ? null : JSON.stringify(payload), t, t, t + this.leaseMs);
+          return { status: 'new', messageTs: null, attempts: 1 };
+        }
+        if (row.status === 'received' && this.claimable(row, t, staleMs)) {
+          this.db.prepare('UPDATE slack_events SET owner = ?, updated_at = ?, attempts = attempts + 1, lease_until = ? WHERE event_id = ?').run(this.owner, t, t + this.leaseMs, eventId);
+          return { status: 'new', messageTs: row.answer_ts, attempts: row.attempts + 1 };
+        }
+        return { status: 'duplicate' };
+      })
+      .immediate();
     if (claim.status === 'new') this.inflight.add(eventId);
     return claim;
   }
@@ -277,6 +288,11 @@ export class SqliteSlackState implements SlackStateStore {
 
   /** Records an answered turn of a thread; the asker becomes a participant. */
   addTurn(channel: string, threadTs: string, turn: Omit<Turn, 'at'>): ThreadState {
+    // read and written under the write lock: replicas answering in one thread keep every turn
+    return this.db.transaction(() => this.addTurnNow(channel, threadTs, turn)).immediate();
+  }
+
+  private addTurnNow(channel: string, threadTs: string, turn: Omit<Turn, 'at'>): ThreadState {
     const t = this.now();
     const prev = this.getThread(channel, threadTs);
     const participants = [...new Set([...(prev?.participants ?? []), turn.user])];

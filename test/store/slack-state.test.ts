@@ -1,10 +1,10 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SLACK_MIGRATIONS, SqliteSlackState } from '../../src/store/slack-state.js';
 import { openDatabase, setMeta } from '../../src/store/db.js';
-import { tempDir } from '../helpers.js';
+import { ROOT, tempDir } from '../helpers.js';
 
 const dir = tempDir();
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -129,4 +129,39 @@ describe('event claims shared by replicas (leases)', () => {
     expect(aAgain().claimEvent('Ev2', 'C1', payload).status).toBe('duplicate');
     expect(aAgain().orphanedEvents()).toEqual([]);
   });
+});
+
+describe('event claims across processes', () => {
+  it('gives each event to exactly one of two processes claiming the same ids at once', async () => {
+    const file = path.join(dir, 'race.db');
+    openDatabase(file).close();
+    const ids = Array.from({ length: 300 }, (_, i) => `EvRace${i}`);
+    const script = `
+      import { openDatabase } from ${JSON.stringify(path.join(ROOT, 'dist', 'store', 'db.js'))};
+      import { SqliteSlackState } from ${JSON.stringify(path.join(ROOT, 'dist', 'store', 'slack-state.js'))};
+      const state = new SqliteSlackState(openDatabase(${JSON.stringify(file)}), 3600000);
+      const won = [];
+      for (const id of ${JSON.stringify(ids)}) if (state.claimEvent(id, 'C1', { id }).status === 'new') won.push(id);
+      process.stdout.write(JSON.stringify(won) + '\\n');
+      // alive until told: a process that is gone leaves its claims to be taken over
+      process.stdin.on('data', () => process.exit(0));`;
+    const children: ReturnType<typeof spawn>[] = [];
+    const run = () =>
+      new Promise<string[]>((resolve, reject) => {
+        const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'pipe'] });
+        children.push(child);
+        let out = '';
+        let err = '';
+        child.stdout!.on('data', (d) => {
+          out += String(d);
+          if (out.endsWith('\n')) resolve(JSON.parse(out) as string[]);
+        });
+        child.stderr!.on('data', (d) => (err += String(d)));
+        child.on('exit', (code) => reject(new Error(`claiming process ended early (${code}): ${err}`)));
+      });
+    const [first, second] = await Promise.all([run(), run()]).finally(() => children.forEach((c) => c.stdin!.end('done\n')));
+    // every id went to one process, none to both: both claimed while the other was alive
+    expect([...first, ...second].sort()).toEqual([...ids].sort());
+    expect(first.filter((id) => second.includes(id))).toEqual([]);
+  }, 60_000);
 });
