@@ -159,6 +159,12 @@ export const SETTINGS = {
     "Pace Web API calls to Slack's method tiers (slack), or not at all (off: only for a local stand-in, e.g. the load benchmark).",
     'slack',
   ),
+  RAGASK_RECOVERY_SWEEP_S: setting(
+    int(1, 3600).default(60),
+    'an integer from 1 to 3600',
+    "How often `ragask serve` looks for questions whose answering process died (its own or another replica's) and answers them; one left unclaimed is taken after half this long.",
+    'slack',
+  ),
   RAGASK_REDIS_URL: setting(
     z
       .string()
@@ -227,6 +233,8 @@ export interface SlackConfig {
   rateLimits: 'slack' | 'off';
   /** Shared rate limits across replicas (RAGASK_REDIS_URL), or null. */
   redisUrl: string | null;
+  /** How often the recovery sweep runs (RAGASK_RECOVERY_SWEEP_S). */
+  recoverySweepMs: number;
   stateTtlMs: number;
 }
 
@@ -308,6 +316,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       ephemeral: s.RAGASK_SLACK_EPHEMERAL,
       rateLimits: s.RAGASK_SLACK_RATE_LIMITS,
       redisUrl: s.RAGASK_REDIS_URL ?? null,
+      recoverySweepMs: s.RAGASK_RECOVERY_SWEEP_S * 1000,
       stateTtlMs: Math.round(s.RAGASK_STATE_TTL_H * 3600_000),
     },
     settings: s,

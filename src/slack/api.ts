@@ -43,6 +43,8 @@ export interface SlackApiOptions {
 
 /** How long start-up waits for the shared Redis before it says it cannot reach it. */
 const REDIS_READY_MS = 5000;
+/** With shared limits, a call's slot is freed after this long whatever became of its replica. */
+const SHARED_JOB_EXPIRATION_MS = 15_000;
 /** Shared limiter state idle this long is dropped from Redis: every tier's bucket refills within a minute. */
 const SHARED_STATE_TTL_MS = 10 * 60_000;
 
@@ -85,9 +87,13 @@ export class SlackApi {
   rateLimited = 0;
   private seq = 0;
 
-  /** A unique job id (bottleneck refuses duplicates) that names the call in logs. */
-  private id(what: string): string {
-    return `${what}#${++this.seq}`;
+  /**
+   * A job: a unique id (bottleneck refuses duplicates) that names the call in logs; with shared
+   * limits, an expiration, so that a call of a replica that died while making it stops holding its
+   * slot in Redis (a live call ends within the WebClient's 10 s timeout).
+   */
+  private job(what: string): Bottleneck.JobOptions {
+    return { id: `${what}#${++this.seq}`, ...(this.connection ? { expiration: SHARED_JOB_EXPIRATION_MS } : {}) };
   }
 
   constructor(opts: SlackApiOptions) {
@@ -168,28 +174,28 @@ export class SlackApi {
   postMessage(args: ChatPostMessageArguments): Promise<{ ts: string; channel: string }> {
     return this.postByChannel
       .key(args.channel)
-      .schedule({ id: this.id(`chat.postMessage:${args.channel}`) }, () => this.client.chat.postMessage(args))
+      .schedule(this.job(`chat.postMessage:${args.channel}`), () => this.client.chat.postMessage(args))
       .then((r) => ({ ts: r.ts as string, channel: (r.channel as string) ?? args.channel }));
   }
 
   update(args: ChatUpdateArguments): Promise<void> {
-    return this.tier3.schedule({ id: this.id(`chat.update:${args.channel}:${args.ts}`) }, () => this.client.chat.update(args)).then(() => undefined);
+    return this.tier3.schedule(this.job(`chat.update:${args.channel}:${args.ts}`), () => this.client.chat.update(args)).then(() => undefined);
   }
 
   postEphemeral(args: ChatPostEphemeralArguments): Promise<void> {
-    return this.tier4.schedule({ id: this.id(`chat.postEphemeral:${args.channel}`) }, () => this.client.chat.postEphemeral(args)).then(() => undefined);
+    return this.tier4.schedule(this.job(`chat.postEphemeral:${args.channel}`), () => this.client.chat.postEphemeral(args)).then(() => undefined);
   }
 
   /** Assistant-thread status ("is looking through the documents…"); only for assistant threads. */
   setStatus(channel: string, threadTs: string, status: string): Promise<void> {
     return this.tier4
-      .schedule({ id: this.id(`assistant.threads.setStatus:${channel}`) }, () => this.client.assistant.threads.setStatus({ channel_id: channel, thread_ts: threadTs, status }))
+      .schedule(this.job(`assistant.threads.setStatus:${channel}`), () => this.client.assistant.threads.setStatus({ channel_id: channel, thread_ts: threadTs, status }))
       .then(() => undefined);
   }
 
   /** A reply through a slash command's or an action's response_url (not a Web API method). */
   respond(responseUrl: string, body: Record<string, unknown>): Promise<void> {
-    return this.tier4.schedule({ id: this.id(`response_url`) }, async () => {
+    return this.tier4.schedule(this.job('response_url'), async () => {
       const res = await fetch(responseUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
       if (res.status === 429) {
         const after = Number(res.headers.get('retry-after'));

@@ -15,8 +15,6 @@ import { SlackService } from './service.js';
 import { EVENT_LEASE_MS, type SlackStateStore } from '../store/interfaces.js';
 
 /** How often unanswered events are swept up, and how long one must sit untouched to count. */
-const ORPHAN_SWEEP_MS = 60_000;
-const ORPHAN_IDLE_MS = 30_000;
 
 /** How long a stop waits for answers in flight (a serve process ends 10 s after its signal in any case). */
 const STOP_DRAIN_MS = 8_000;
@@ -181,7 +179,8 @@ export function createSlackApp(core: Core, config: Config, log: Logger, opts: Sl
       // questions a previous process took but never answered are answered now (in the background),
       // and the sweep keeps doing so for those whose handling fails while this process lives
       void recover(0);
-      const sweep = opts.orphanSweep ?? { everyMs: ORPHAN_SWEEP_MS, idleMs: ORPHAN_IDLE_MS };
+      // an event recorded but not yet claimed is left to its receiver for half a period
+      const sweep = opts.orphanSweep ?? { everyMs: s.recoverySweepMs, idleMs: s.recoverySweepMs / 2 };
       sweepTimer = setInterval(() => void recover(sweep.idleMs), sweep.everyMs);
       sweepTimer.unref();
       // the claims of the questions being answered stay this process's while it lives

@@ -1,8 +1,11 @@
+import { spawn } from 'node:child_process';
 import net from 'node:net';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserError } from '../../src/errors.js';
 import { SlackApi, type TierLimits } from '../../src/slack/api.js';
 import { FakeSlack } from '../../src/slack/stand-in.js';
+import { ROOT } from '../helpers.js';
 
 // Several replicas' Web API calls paced together through the Redis they share (bottleneck
 // clustering), against the stand-in of Slack. Needs a Redis: RAGASK_TEST_REDIS_URL, by default the
@@ -72,6 +75,27 @@ describe.skipIf(!available)('Slack rate limits shared by replicas (Redis)', () =
     expect(gaps('CALONE').filter((g) => g < SPACING_MS / 2).length).toBeGreaterThan(0);
     await Promise.all(alone.map((r) => r.stop()));
   }, 30_000);
+
+  it('frees the slots a replica held when it died in the middle of its calls', async () => {
+    const scope = `test-dead-${process.pid}-${Date.now()}`;
+    // a replica in its own process fills every chat.update slot (4) with calls Slack never answers, and dies
+    for (let i = 0; i < 4; i++) fake.hold('chat.update', (args) => args.channel === 'CDEAD');
+    const script = `
+      import { SlackApi } from ${JSON.stringify(path.join(ROOT, 'dist', 'slack', 'api.js'))};
+      const api = new SlackApi({ token: 'xoxb-1-t', apiUrl: ${JSON.stringify(fake.apiUrl)}, shared: { redisUrl: ${JSON.stringify(REDIS_URL)}, scope: ${JSON.stringify(scope)} } });
+      await api.ready();
+      for (let i = 0; i < 4; i++) void api.update({ channel: 'CDEAD', ts: '1.' + i, text: 'held' }).catch(() => {});
+      setInterval(() => {}, 1000);`;
+    const dying = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' });
+    await fake.waitFor(() => fake.held.filter((c) => c.args.channel === 'CDEAD').length === 4, 20_000, 'the dying replica holding every slot');
+    dying.kill('SIGKILL');
+    // the survivor's update goes through once the dead replica's calls expire
+    const survivor = new SlackApi({ token: 'xoxb-1-t', apiUrl: fake.apiUrl, shared: { redisUrl: REDIS_URL, scope } });
+    await survivor.ready();
+    await survivor.update({ channel: 'CLIVE', ts: '2.1', text: 'after the death' });
+    expect(fake.callsOf('chat.update').filter((c) => c.args.channel === 'CLIVE' && c.result)).toHaveLength(1);
+    await survivor.stop();
+  }, 60_000);
 
   it('refuses to start, naming the setting, when the shared Redis does not answer', async () => {
     const api = new SlackApi({ token: 'xoxb-1-t', apiUrl: fake.apiUrl, tiers, shared: { redisUrl: 'redis://:secret@127.0.0.1:1', scope: 'unreachable' } });

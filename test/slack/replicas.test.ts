@@ -1,0 +1,137 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openCore } from '../../src/core.js';
+import { seededRandom } from '../../src/eval/scale.js';
+import { ingest } from '../../src/ingest/ingest.js';
+import { FakeSlack, deliver, eventBody, freePort, type ApiCall } from '../../src/slack/stand-in.js';
+import { ROOT, SAMPLE_DIR, tempDir, testConfig } from '../helpers.js';
+import { SECRET, blocksText } from './harness.js';
+
+// Two real `ragask serve` processes sharing one store (and, where a Redis answers, their Slack rate
+// limits), against the stand-in of Slack: events go to either at random, some are redelivered to
+// the other, and one replica is killed in the middle of an answer. Every question is answered
+// exactly once.
+
+const dir = tempDir();
+let fake: FakeSlack;
+const children: ChildProcess[] = [];
+/** Each replica's stderr, for the failure message. */
+const logs: string[] = [];
+const REDIS_URL = process.env.RAGASK_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const TOKEN = `xoxb-1-replicas-${process.pid}-${Date.now()}`;
+
+function redisAnswers(url: string): Promise<boolean> {
+  const u = new URL(url);
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: u.hostname, port: Number(u.port || 6379) }, () => {
+      socket.end();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** A replica: `ragask serve` in HTTP mode on its own port; resolves once it listens. */
+function replica(port: number, redis: boolean): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'ragask.js'), 'serve'], {
+      env: {
+        ...process.env,
+        ...fake.serveEnv({ dataDir: dir, port, signingSecret: SECRET }),
+        RAGASK_MODELS_DIR: path.join(ROOT, 'models'),
+        RAGASK_THREADS: '1',
+        RAGASK_ENGINE_WORKERS: '1',
+        RAGASK_RECOVERY_SWEEP_S: '2',
+        // Slack's pacing is tested elsewhere (api, shared-limits); here every answer is an update
+        RAGASK_SLACK_RATE_LIMITS: 'off',
+        // this run's own limiter keys in the shared Redis (they are named after the token)
+        SLACK_BOT_TOKEN: TOKEN,
+        ...(redis ? { RAGASK_REDIS_URL: REDIS_URL } : {}),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    const me = logs.push('') - 1;
+    let err = '';
+    child.stderr!.on('data', (d) => {
+      err += String(d);
+      logs[me] = (logs[me] + String(d)).slice(-3000);
+      if (err.includes('ragask: serving Slack')) resolve(child);
+    });
+    child.on('exit', (code, signal) => signal !== 'SIGKILL' && signal !== 'SIGTERM' && code !== 0 && reject(new Error(`serve exited ${code}: ${err}`)));
+  });
+}
+
+const isAnswer = (c: ApiCall) => blocksText(c.args.blocks).includes('Confidence');
+
+beforeAll(async () => {
+  const config = testConfig(dir);
+  const core = await openCore(config);
+  await ingest({ store: core.store, encoder: core.encoder, config }, [SAMPLE_DIR]);
+  await core.close();
+  fake = new FakeSlack();
+  await fake.start();
+}, 120_000);
+afterAll(async () => {
+  for (const c of children) c.kill('SIGKILL');
+  await fake?.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('several replicas on one store', () => {
+  it('answers every question exactly once, with redeliveries to the other replica and one replica killed mid-answer', async () => {
+    const redis = await redisAnswers(REDIS_URL);
+    const ports = [await freePort(), await freePort()];
+    const [a] = await Promise.all(ports.map((p) => replica(p, redis)));
+    const questions = fs
+      .readFileSync(path.join(SAMPLE_DIR, 'questions.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { question: string }).question)
+      .slice(0, 10);
+    const rand = seededRandom(7);
+    // the first question goes to replica a, and its answer hangs at "Slack": a is killed then
+    fake.hold('chat.update', (args) => args.channel === 'CR0' && blocksText(args.blocks).includes('Confidence'));
+    const threads = questions.map((q, i) => {
+      const ts = `7000.${String(i + 1).padStart(4, '0')}`;
+      const { body } = eventBody({ type: 'app_mention', user: 'U1', text: `<@UBOT> ${q}`, ts, channel: `CR${i}`, event_ts: ts }, `EvReplica${i}`);
+      return { ts, channel: `CR${i}`, body, to: i === 0 ? 0 : rand() < 0.5 ? 0 : 1, redeliver: i > 0 && rand() < 0.4 };
+    });
+    await Promise.all(
+      threads.map(async (t) => {
+        await deliver(ports[t.to]!, SECRET, t.body, 'application/json');
+        // Slack's retry of the same event, to the other replica
+        if (t.redeliver) await deliver(ports[1 - t.to]!, SECRET, t.body, 'application/json', { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' });
+      }),
+    );
+    await fake.waitFor(() => fake.held.length > 0, 60_000, 'replica a in the middle of an answer');
+    a!.kill('SIGKILL');
+    await new Promise((r) => a!.once('exit', r));
+
+    // the other replica answers what a left, in the message a had posted
+    const answersIn = (t: (typeof threads)[number]) => {
+      const placeholders = fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === t.ts && c.result && !isAnswer(c));
+      const updates = fake.callsOf('chat.update').filter((c) => c.result && isAnswer(c) && placeholders.some((p) => p.result!.ts === c.args.ts));
+      const posted = fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === t.ts && c.result && isAnswer(c));
+      return { placeholders: placeholders.length, answers: updates.length + posted.length };
+    };
+    await fake
+      .waitFor(() => threads.every((t) => answersIn(t).answers >= 1), 90_000, 'every question answered')
+      .catch((e: Error) => {
+        throw new Error(
+          `${e.message}\nunanswered: ${threads
+            .filter((t) => answersIn(t).answers === 0)
+            .map((t) => t.channel)
+            .join(', ')}\n${logs.map((l, i) => `replica ${i}:\n${l}`).join('\n')}`,
+        );
+      });
+    // two more sweeps: a second answer would show by now
+    await new Promise((r) => setTimeout(r, 5000));
+    for (const t of threads) expect(answersIn(t), t.channel).toEqual({ placeholders: 1, answers: 1 });
+    // the killed replica's question was answered by the other one, in a's placeholder
+    expect(fake.held).toHaveLength(1);
+  }, 240_000);
+});
