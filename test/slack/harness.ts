@@ -1,3 +1,4 @@
+import net from 'node:net';
 import fs from 'node:fs';
 import { openCore, type Core } from '../../src/core.js';
 import { ingest } from '../../src/ingest/ingest.js';
@@ -96,4 +97,25 @@ export function headlineOf(r: EngineResult): string {
 /** The headline of the answer this harness's engine gives to `question` (the sample corpus is public). */
 export async function expectedHeadline(h: Harness, question: string): Promise<string> {
   return headlineOf(await h.core.engine.run(question, LOCAL));
+}
+
+/** The Redis the shared-limits tests use: RAGASK_TEST_REDIS_URL, by default the local one. */
+export const TEST_REDIS_URL = process.env.RAGASK_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Whether something accepts connections at a Redis URL's host and port (within a second). */
+export function redisAnswers(url: string = TEST_REDIS_URL): Promise<boolean> {
+  const u = new URL(url);
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: u.hostname, port: Number(u.port || 6379) });
+    socket.setTimeout(1000);
+    socket.once('connect', () => {
+      socket.end();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
 }

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCore } from '../../src/core.js';
@@ -8,7 +7,7 @@ import { seededRandom } from '../../src/eval/scale.js';
 import { ingest } from '../../src/ingest/ingest.js';
 import { FakeSlack, deliver, eventBody, freePort, type ApiCall } from '../../src/slack/stand-in.js';
 import { ROOT, SAMPLE_DIR, tempDir, testConfig } from '../helpers.js';
-import { SECRET, blocksText } from './harness.js';
+import { SECRET, TEST_REDIS_URL, blocksText, redisAnswers } from './harness.js';
 
 // Two real `ragask serve` processes sharing one store (and, where a Redis answers, their Slack rate
 // limits), against the stand-in of Slack: events go to either at random, some are redelivered to
@@ -20,19 +19,8 @@ let fake: FakeSlack;
 const children: ChildProcess[] = [];
 /** Each replica's stderr, for the failure message. */
 const logs: string[] = [];
-const REDIS_URL = process.env.RAGASK_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = TEST_REDIS_URL;
 const TOKEN = `xoxb-1-replicas-${process.pid}-${Date.now()}`;
-
-function redisAnswers(url: string): Promise<boolean> {
-  const u = new URL(url);
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: u.hostname, port: Number(u.port || 6379) }, () => {
-      socket.end();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 /** A replica: `ragask serve` in HTTP mode on its own port; resolves once it listens. */
 function replica(port: number, redis: boolean): Promise<ChildProcess> {

@@ -1,34 +1,17 @@
 import { spawn } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserError } from '../../src/errors.js';
 import { SlackApi, type TierLimits } from '../../src/slack/api.js';
 import { FakeSlack } from '../../src/slack/stand-in.js';
 import { ROOT } from '../helpers.js';
+import { TEST_REDIS_URL, redisAnswers } from './harness.js';
 
 // Several replicas' Web API calls paced together through the Redis they share (bottleneck
 // clustering), against the stand-in of Slack. Needs a Redis: RAGASK_TEST_REDIS_URL, by default the
 // one on 127.0.0.1:6379; skipped, saying so, where none answers.
 
-const REDIS_URL = process.env.RAGASK_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-async function redisAnswers(url: string): Promise<boolean> {
-  const u = new URL(url);
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: u.hostname, port: Number(u.port || 6379) });
-    socket.setTimeout(1000);
-    socket.once('connect', () => {
-      socket.end();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-    socket.once('timeout', () => {
-      socket.destroy();
-      resolve(false);
-    });
-  });
-}
+const REDIS_URL = TEST_REDIS_URL;
 
 const available = await redisAnswers(REDIS_URL);
 if (!available) console.warn(`shared Slack limits: skipped, no Redis answers at ${REDIS_URL} (set RAGASK_TEST_REDIS_URL)`);
