@@ -34,6 +34,13 @@ function revive(e: SerializedError): Error {
   return err;
 }
 
+/** The worker holding a request stopped (crashed, killed, out of memory) before it answered. */
+export class WorkerStopped extends Error {
+  constructor(readonly code: number) {
+    super(`the engine worker answering this stopped (exit code ${code})`);
+  }
+}
+
 interface Slot {
   worker: Worker;
   pending: Map<number, { resolve: (v: EngineResult) => void; reject: (e: Error) => void }>;
@@ -108,7 +115,7 @@ export class EnginePool implements EngineApi {
       });
       worker.on('exit', (code) => {
         if (!ready) return reject(new Error(`an engine worker exited (code ${code}) while starting`));
-        for (const p of slot.pending.values()) p.reject(new Error(`the engine worker answering this stopped (exit code ${code})`));
+        for (const p of slot.pending.values()) p.reject(new WorkerStopped(code));
         slot.pending.clear();
         const i = this.slots.indexOf(slot);
         if (i >= 0) this.slots.splice(i, 1);
@@ -127,7 +134,22 @@ export class EnginePool implements EngineApi {
     });
   }
 
+  /**
+   * Sends a request to the worker with the fewest in flight. When that worker dies while holding
+   * it, the request is sent once more (to another worker, or its replacement): a question is not
+   * lost to one crash; one that ends two workers is failed, not passed on.
+   */
   private async call(req: Omit<EngineRequest, 'id'>): Promise<EngineResult> {
+    try {
+      return await this.send(req);
+    } catch (e) {
+      if (!(e instanceof WorkerStopped) || this.closing) throw e;
+      this.opts.log.warn({ method: req.method, code: e.code }, 'an engine worker stopped while answering; asking another');
+      return this.send(req);
+    }
+  }
+
+  private async send(req: Omit<EngineRequest, 'id'>): Promise<EngineResult> {
     if (this.slots.length === 0 && !this.closing) await this.replacing;
     if (this.slots.length === 0) throw new Error(this.closing ? 'the engine is stopping' : 'no engine worker is running');
     let slot = this.slots[0]!;

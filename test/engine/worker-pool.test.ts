@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Core } from '../../src/core.js';
 import { UserError } from '../../src/errors.js';
 import type { EngineResult } from '../../src/engine/types.js';
-import { EnginePool } from '../../src/engine/worker-pool.js';
+import { EnginePool, WorkerStopped } from '../../src/engine/worker-pool.js';
 import { silentLogger } from '../../src/log.js';
 import { LOCAL } from '../../src/store/access.js';
 import { sampleCore, tempDir } from '../helpers.js';
@@ -87,15 +87,28 @@ describe('EnginePool', () => {
     await expect(pool.resume(r, 99, LOCAL)).rejects.toThrow(RangeError);
   }, 120_000);
 
-  it('fails only the requests of a worker that dies, and replaces it', async () => {
+  it('answers a question whose worker dies mid-answer on another, once, and replaces the worker', async () => {
     const slots = (pool as unknown as { slots: { worker: { postMessage(m: unknown): void }; pending: Map<number, unknown> }[] }).slots;
+    const busy = (besides?: unknown) => slots.find((s) => s !== besides && s.pending.size > 0);
+    const crash = (besides?: unknown) => {
+      const slot = busy(besides);
+      slot?.worker.postMessage({ method: 'exit' });
+      return slot;
+    };
+    // one crash: the question is asked again and answered
     const asked = pool.run(QUESTION, LOCAL);
-    const busy = slots.find((s) => s.pending.size > 0)!;
-    busy.worker.postMessage({ method: 'exit' });
-    await expect(asked).rejects.toThrow(/engine worker .* stopped/);
-    const again = await pool.run(QUESTION, LOCAL);
-    expect(again.question).toBe(QUESTION);
+    crash();
+    expect((await asked).question).toBe(QUESTION);
     await expect.poll(() => pool.size, { timeout: 60_000 }).toBe(2);
+    // a question that ends the worker it is sent to, twice, is failed rather than passed on
+    const poison = pool.run(QUESTION, LOCAL);
+    const first = crash();
+    // its second try, on another worker
+    await expect.poll(() => busy(first) !== undefined, { timeout: 60_000, interval: 1 }).toBe(true);
+    crash(first);
+    await expect(poison).rejects.toThrow(WorkerStopped);
+    await expect.poll(() => pool.size, { timeout: 60_000 }).toBe(2);
+    expect((await pool.run(QUESTION, LOCAL)).question).toBe(QUESTION);
   }, 180_000);
 
   it('refuses to start on a store it cannot open, with the store error', async () => {
