@@ -13,6 +13,7 @@ import path from 'node:path';
 import { Encoder } from './models/encoder.js';
 import { MaskedLM } from './models/masked-lm.js';
 import { Reader } from './models/reader.js';
+import { resolveModel } from './models/registry.js';
 import { SqliteStore, type Store } from './store/store.js';
 
 /**
@@ -45,6 +46,28 @@ export function engineSettings(config: Config): EngineSettings {
     answeredCoverage: 0.9,
     readerPassages: config.readerPassages,
     gateThreshold: GATE_THRESHOLD,
+  };
+}
+
+/**
+ * What the Slack app needs of the core when the engine answers elsewhere (in worker threads): the
+ * store (its Slack state, the list of sources) and who may see what.
+ */
+export type StoreCore = Pick<Core, 'store' | 'access'> & { close(): Promise<void> };
+
+/**
+ * The store alone, without loading any model (the encoder's id and dimension come from its
+ * manifest): for `ragask serve` when workers answer, where models in this thread would sit idle.
+ */
+export function openStoreCore(config: Config, log: Logger = silentLogger): StoreCore {
+  const { manifest } = resolveModel(config.modelsDir, config.model, config.modelVariant);
+  const store = SqliteStore.open({ dataDir: config.dataDir, model: `${manifest.name}/${config.modelVariant}`, dimension: manifest.dimension ?? 384, hnsw: config.hnsw, log });
+  return {
+    store,
+    access: new AccessResolver(store),
+    async close() {
+      store.close();
+    },
   };
 }
 

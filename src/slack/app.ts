@@ -115,7 +115,7 @@ export interface SlackAppHandle {
  * or HTTP (Events API, signature verification, behind a load balancer) — and the listeners, which
  * only call the service. The core is passed in; nothing here retrieves.
  */
-export function createSlackApp(core: Core, config: Config, log: Logger, opts: SlackAppOptions = {}): SlackAppHandle {
+export function createSlackApp(core: Pick<Core, 'store' | 'access'> & { engine?: EngineApi }, config: Config, log: Logger, opts: SlackAppOptions = {}): SlackAppHandle {
   checkSlackConfig(config);
   const s = config.slack;
   const logger = boltLogger(log);
@@ -140,7 +140,9 @@ export function createSlackApp(core: Core, config: Config, log: Logger, opts: Sl
   });
   const store = core.store.slackState(s.stateTtlMs);
   const queue = new EngineQueue({ concurrency: opts.concurrency ?? config.engineConcurrency, limit: config.queueLimit });
-  const service = new SlackService({ core, engine: opts.engine ?? core.engine, config, api, store, log, queue });
+  const engine = opts.engine ?? core.engine;
+  if (!engine) throw new Error("createSlackApp needs an engine: the core's, or opts.engine");
+  const service = new SlackService({ core, engine, config, api, store, log, queue });
   registerListeners(app, service);
   // Persist first, ack second: both receivers hand every delivery to app.processEvent, which acks
   // an event before any middleware runs; a question is in the ledger before that.

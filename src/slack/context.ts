@@ -36,7 +36,8 @@ export function accessOf(origin: Origin): AccessContext {
 }
 
 export interface ServiceDeps {
-  core: Core;
+  /** The store and access rules (the models, when any, answer through `engine`). */
+  core: Pick<Core, 'store' | 'access'>;
   /** Who answers: a pool of worker threads when serving, else the core's own engine. */
   engine: EngineApi;
   config: Config;

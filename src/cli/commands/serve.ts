@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { checkSlackConfig, secretsOf } from '../../config.js';
-import { openCore } from '../../core.js';
+import { openCore, openStoreCore } from '../../core.js';
 import { EnginePool } from '../../engine/worker-pool.js';
 import { createLogger } from '../../log.js';
 import { createSlackApp } from '../../slack/app.js';
@@ -35,7 +35,8 @@ export function register(program: Command, ctx: CliContext): void {
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);
       });
-      const core = await openCore(config, log);
+      // with engine workers, this thread only needs the store: the models load in the workers
+      const core = config.engineWorkers > 0 ? openStoreCore(config, log) : await openCore(config, log);
       let closePool = () => Promise.resolve();
       try {
         if (signalled) return;
