@@ -5,14 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCore } from '../../src/core.js';
 import { seededRandom } from '../../src/eval/scale.js';
 import { ingest } from '../../src/ingest/ingest.js';
-import { FakeSlack, deliver, eventBody, freePort, type ApiCall } from '../../src/slack/stand-in.js';
+import { FakeSlack, actionBody, deliver, eventBody, freePort, type ApiCall } from '../../src/slack/stand-in.js';
 import { ROOT, SAMPLE_DIR, tempDir, testConfig } from '../helpers.js';
 import { SECRET, TEST_REDIS_URL, blocksText, redisAnswers } from './harness.js';
 
 // Two real `ragask serve` processes sharing one store (and, where a Redis answers, their Slack rate
 // limits), against the stand-in of Slack: events go to either at random, some are redelivered to
 // the other, and one replica is killed in the middle of an answer. Every question is answered
-// exactly once.
+// exactly once, and a button clicked through two replicas at once acts once.
 
 const dir = tempDir();
 let fake: FakeSlack;
@@ -121,5 +121,34 @@ describe('several replicas on one store', () => {
     for (const t of threads) expect(answersIn(t), t.channel).toEqual({ placeholders: 1, answers: 1 });
     // the killed replica's question was answered by the other one, in a's placeholder
     expect(fake.held).toHaveLength(1);
-  }, 240_000);
+
+    // a "Continue with" button clicked at once through the surviving replica and a new one acts once
+    ports.push(await freePort());
+    await replica(ports[2]!, redis);
+    const withButton = fake
+      .callsOf('chat.update')
+      .filter((u) => u.result && isAnswer(u))
+      .map((u) => ({
+        u,
+        b: (u.args.blocks as { type: string; elements?: { action_id: string; value: string }[] }[]).flatMap((x) => x.elements ?? []).find((e) => e.action_id === 'ragask_continue_0'),
+      }))
+      .find((x) => x.b);
+    expect(withButton, 'an answer that stopped for a person').toBeDefined();
+    const { u, b } = withButton!;
+    const thread = threads.find((t) => t.channel === u.args.channel)!;
+    const before = fake.callsOf('chat.update').filter((x) => x.args.ts === u.args.ts && x.result && isAnswer(x)).length;
+    const clickBody = actionBody({
+      user: 'U1',
+      channel: thread.channel,
+      messageTs: String(u.args.ts),
+      threadTs: thread.ts,
+      actionId: b!.action_id,
+      value: b!.value,
+      responseUrl: fake.responseUrl(`click-${Date.now()}`),
+    });
+    await Promise.all([ports[1]!, ports[2]!].map((p) => deliver(p, SECRET, clickBody, 'application/x-www-form-urlencoded')));
+    await fake.waitFor(() => fake.callsOf('chat.update').filter((x) => x.args.ts === u.args.ts && x.result && isAnswer(x)).length > before, 60_000, 'the resumed answer');
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(fake.callsOf('chat.update').filter((x) => x.args.ts === u.args.ts && x.result && isAnswer(x)).length).toBe(before + 1);
+  }, 300_000);
 });
