@@ -54,6 +54,21 @@ function replica(port: number, redis: boolean): Promise<ChildProcess> {
 }
 
 const isAnswer = (c: ApiCall) => blocksText(c.args.blocks).includes('Confidence');
+/** The replicas' ports: a (killed in the first test), b, and c (started later). */
+const ports: number[] = [];
+
+/** `ragask <args>` on the replicas' store, as an operator would run it beside them. */
+function cli(args: string[]): Promise<{ code: number | null; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'ragask.js'), ...args], {
+      env: { ...process.env, RAGASK_DATA_DIR: dir, RAGASK_MODELS_DIR: path.join(ROOT, 'models'), RAGASK_THREADS: '1', RAGASK_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let err = '';
+    child.stderr!.on('data', (d) => (err += String(d)));
+    child.on('exit', (code) => resolve({ code, err }));
+  });
+}
 
 beforeAll(async () => {
   const config = testConfig(dir);
@@ -72,7 +87,7 @@ afterAll(async () => {
 describe('several replicas on one store', () => {
   it('answers every question exactly once, with redeliveries to the other replica and one replica killed mid-answer', async () => {
     const redis = await redisAnswers(REDIS_URL);
-    const ports = [await freePort(), await freePort()];
+    ports.push(await freePort(), await freePort());
     const [a] = await Promise.all(ports.map((p) => replica(p, redis)));
     const questions = fs
       .readFileSync(path.join(SAMPLE_DIR, 'questions.jsonl'), 'utf8')
@@ -151,4 +166,32 @@ describe('several replicas on one store', () => {
     await new Promise((r) => setTimeout(r, 3000));
     expect(fake.callsOf('chat.update').filter((x) => x.args.ts === u.args.ts && x.result && isAnswer(x)).length).toBe(before + 1);
   }, 300_000);
+
+  it('sees a document ingested beside it, and its new scope, at once in every replica', async () => {
+    const docs = tempDir('ragask-replica-docs-');
+    const file = path.join(docs, 'kestrel-radio.md');
+    fs.writeFileSync(file, '# Project Kestrel radio\n\nThe Project Kestrel telemetry radio transmits on channel 42 of the Orbion band.\n');
+    try {
+      expect((await cli(['ingest', docs])).code).toBe(0);
+      const askBoth = async (channel: string, n: number) => {
+        const answers: string[] = [];
+        for (const port of [ports[1]!, ports[2]!]) {
+          const ts = `7100.${String(n++).padStart(4, '0')}`;
+          const { body } = eventBody({ type: 'app_mention', user: 'U1', text: '<@UBOT> Which channel does the Project Kestrel telemetry radio transmit on?', ts, channel, event_ts: ts });
+          await deliver(port, SECRET, body, 'application/json');
+          const placeholder = await fake.waitFor(() => fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === ts && c.result), 60_000, 'placeholder');
+          const answer = await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.result && c.args.ts === placeholder.result!.ts && isAnswer(c)), 60_000, 'answer');
+          answers.push(blocksText(answer.args.blocks));
+        }
+        return answers;
+      };
+      // both replicas (their engine workers included) cite the new document at once
+      for (const a of await askBoth('CNEW', 1)) expect(a).toContain('Project Kestrel radio');
+      // scoped to another channel: neither replica shows it here any more
+      expect((await cli(['sources', 'set', file, '--scope', 'channel:COTHER'])).code).toBe(0);
+      for (const a of await askBoth('CNEW', 3)) expect(a).not.toContain('Project Kestrel radio');
+    } finally {
+      fs.rmSync(docs, { recursive: true, force: true });
+    }
+  }, 240_000);
 });
