@@ -40,6 +40,17 @@ export async function sampleCore(overrides: Partial<Record<SettingName, unknown>
   };
 }
 
+/** A store in `dataDir` holding the sample corpus, closed again (for processes that open it themselves). */
+export async function ingestSample(dataDir: string): Promise<void> {
+  const config = testConfig(dataDir);
+  const core = await openCore(config);
+  try {
+    await ingest({ store: core.store, encoder: core.encoder, config }, [SAMPLE_DIR]);
+  } finally {
+    await core.close();
+  }
+}
+
 /** The sample document a source path belongs to, relative to data/sample ("projects/falcon.md"). */
 export function sampleRel(source: string): string {
   return path.relative(SAMPLE_DIR, source.split('#')[0]!).split(path.sep).join('/');

@@ -144,7 +144,7 @@ export class Decomposer {
    * frequency is counted up to ENTITY_DF_CAP. Cached until the store changes.
    */
   private linksOf(entity: string, access: ResolvedAccess | undefined): EntityLinks {
-    this.refresh();
+    // the cache was checked against the store by candidates(), the only caller, once per call
     const allowed = access?.allowedDocs ?? null;
     const key = `${access?.scopeKey ?? 'local'}\u0000${normalize(entity)}`;
     const hit = this.linkCache.get(key);

@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { rng } from '../engine/reranker-head.js';
 
 /**
  * Filler for corpus-scale benchmarks: Wikipedia-style passages that stand beside an evaluation
  * corpus and make the store 10k, 50k or 100k windows large, so the same questions can be timed
- * against a growing corpus. Deterministic (a seeded generator), so every run builds the same stores.
+ * against a growing corpus. Deterministic (the seeded mulberry32 the reranker trains with), so every run builds the same stores.
  *
  * Source: the contexts of the reader training sets (`<shared>/reader-*`; HotpotQA, 2Wiki, SQuAD,
  * NQ), about 10k distinct passages. Past those, a passage is re-made from the sentences of three
@@ -21,18 +22,6 @@ export interface FillerPassage {
 
 /** Recipe version: part of the key of a kept scale store (a changed recipe builds new stores). */
 export const FILLER_RECIPE = 1;
-
-/** mulberry32: a small seeded PRNG (the filler must be the same on every machine). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const sentencesOf = (text: string) => text.split(/(?<=[.!?]["”’)]?)\s+(?=["“(]?\p{Lu})/u).filter((s) => s.trim().length > 0);
 
@@ -63,7 +52,7 @@ export function loadFillerPool(sharedDir: string, excludeTitles: ReadonlySet<str
       }
     }
   }
-  const rand = seededRandom(seed);
+  const rand = rng(seed);
   for (let i = pool.length - 1; i > 0; i--) {
     const j = Math.floor(rand() * (i + 1));
     [pool[i], pool[j]] = [pool[j]!, pool[i]!];
@@ -77,7 +66,7 @@ export function fillerPassage(pool: readonly FillerPassage[], k: number): Filler
   if (k < pool.length) return pool[k]!;
   const base = pool[k % pool.length]!;
   const round = Math.floor(k / pool.length);
-  const rand = seededRandom(k * 7919 + 17);
+  const rand = rng(k * 7919 + 17);
   const others = [pool[Math.floor(rand() * pool.length)]!, pool[Math.floor(rand() * pool.length)]!];
   const own = sentencesOf(base.text);
   const borrowed = others.flatMap((o) => sentencesOf(o.text));

@@ -57,20 +57,6 @@ const MAX_CLOCK_SKEW_S = 300;
  * Bolt refuses a request timestamped too far in the past; one from the future is refused here, so
  * a captured request cannot be kept and replayed later.
  */
-/**
- * Logs (debug) how long each HTTP request took from being read to being answered: the ack time
- * this process controls, which `npm run bench:load` reads back (a driver on the same machine
- * measures its own delays too).
- */
-function timeRequests(receiver: HTTPReceiver, log: Logger): void {
-  const next = receiver.requestListener;
-  receiver.requestListener = (req, res) => {
-    const t0 = performance.now();
-    res.once('finish', () => log.debug({ ackMs: +(performance.now() - t0).toFixed(2), status: res.statusCode }, 'slack: request answered'));
-    next(req, res);
-  };
-}
-
 function rejectFutureTimestamps(receiver: HTTPReceiver, log: Logger): void {
   const next = receiver.requestListener;
   receiver.requestListener = (req, res) => {
@@ -124,10 +110,7 @@ export function createSlackApp(core: Pick<Core, 'store' | 'access'> & { engine?:
     s.mode === 'http'
       ? new HTTPReceiver({ signingSecret: s.signingSecret!, endpoints: endpoint, processBeforeResponse: false, logger, unhandledRequestTimeoutMillis: 3001 })
       : new SocketModeReceiver({ appToken: s.appToken!, logger, installerOptions: { clientOptions: { slackApiUrl: s.apiUrl } } });
-  if (receiver instanceof HTTPReceiver) {
-    rejectFutureTimestamps(receiver, log);
-    timeRequests(receiver, log);
-  }
+  if (receiver instanceof HTTPReceiver) rejectFutureTimestamps(receiver, log);
   // initialised in start(), after ragask's own check of the token: Bolt's check at construction
   // would fail later as an unhandled rejection with a raw stack trace
   const app = new App({ token: s.botToken!, receiver, logger, clientOptions: { slackApiUrl: s.apiUrl }, ignoreSelf: true, deferInitialization: true });

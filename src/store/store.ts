@@ -228,7 +228,7 @@ export class SqliteStore implements Store {
   private readonly log: Logger;
   /** countTextMatches' unfiltered counts, until the store changes (see refreshTextCounts). */
   private readonly textCounts = new LRUCache<string, number>({ max: 50_000 });
-  private textCountsGeneration = '';
+  private textCountsSeq = -1;
 
   private readonly statements = new Map<string, Database.Statement>();
 
@@ -319,6 +319,7 @@ export class SqliteStore implements Store {
 
   /** Inserts a document (replacing any earlier version with the same source) in one transaction. */
   replaceDocument(doc: DocumentInput, chunks: ChunkInput[], defaultScope: Scope = PUBLIC_SCOPE): number {
+    this.textCounts.clear();
     const tx = this.db.transaction(() => {
       const old = this.sql('SELECT id, scope FROM documents WHERE source = ?').get(doc.source) as { id: number; scope: string } | undefined;
       if (old) this.deleteDocumentNow(old.id);
@@ -396,6 +397,7 @@ export class SqliteStore implements Store {
   }
 
   private deleteDocumentNow(docId: number): void {
+    this.textCounts.clear();
     this.sql("INSERT INTO index_log (window_id, op) SELECT w.id, 'del' FROM windows w JOIN chunks c ON c.id = w.chunk_id WHERE c.doc_id = ?").run(docId);
     this.sql('DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE doc_id = ?)').run(docId);
     this.sql('DELETE FROM chunk_labels_fts WHERE rowid IN (SELECT id FROM chunks WHERE doc_id = ?)').run(docId);
@@ -478,11 +480,15 @@ export class SqliteStore implements Store {
     return n;
   }
 
+  /**
+   * Counts change with the documents only (never with scopes, as they are unfiltered): this
+   * process's writes clear them (replaceDocument, deleteDocumentNow), another's show as a newer
+   * index log position, without a query per count.
+   */
   private refreshTextCounts(): void {
-    const generation = `${this.index.appliedSeq}:${this.accessVersion()}`;
-    if (generation === this.textCountsGeneration) return;
+    if (this.index.appliedSeq === this.textCountsSeq) return;
     this.textCounts.clear();
-    this.textCountsGeneration = generation;
+    this.textCountsSeq = this.index.appliedSeq;
   }
 
   /**

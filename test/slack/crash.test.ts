@@ -2,10 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openCore } from '../../src/core.js';
-import { ingest } from '../../src/ingest/ingest.js';
 import { FakeSlack, deliver, eventBody, freePort } from '../../src/slack/stand-in.js';
-import { ROOT, SAMPLE_DIR, tempDir, testConfig } from '../helpers.js';
+import { ROOT, ingestSample, tempDir } from '../helpers.js';
 import { SECRET, blocksText } from './harness.js';
 
 const dir = tempDir();
@@ -30,10 +28,7 @@ function serve(port: number): Promise<ChildProcess> {
 }
 
 beforeAll(async () => {
-  const config = testConfig(dir);
-  const core = await openCore(config);
-  await ingest({ store: core.store, encoder: core.encoder, config }, [SAMPLE_DIR]);
-  await core.close();
+  await ingestSample(dir);
   fake = new FakeSlack();
   await fake.start();
 });

@@ -2,11 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openCore } from '../../src/core.js';
-import { seededRandom } from '../../src/eval/scale.js';
-import { ingest } from '../../src/ingest/ingest.js';
+import { rng } from '../../src/engine/reranker-head.js';
 import { FakeSlack, actionBody, deliver, eventBody, freePort, type ApiCall } from '../../src/slack/stand-in.js';
-import { ROOT, SAMPLE_DIR, tempDir, testConfig } from '../helpers.js';
+import { ROOT, SAMPLE_DIR, ingestSample, tempDir } from '../helpers.js';
 import { SECRET, TEST_REDIS_URL, blocksText, redisAnswers } from './harness.js';
 
 // Two real `ragask serve` processes sharing one store (and, where a Redis answers, their Slack rate
@@ -71,10 +69,7 @@ function cli(args: string[]): Promise<{ code: number | null; err: string }> {
 }
 
 beforeAll(async () => {
-  const config = testConfig(dir);
-  const core = await openCore(config);
-  await ingest({ store: core.store, encoder: core.encoder, config }, [SAMPLE_DIR]);
-  await core.close();
+  await ingestSample(dir);
   fake = new FakeSlack();
   await fake.start();
 }, 120_000);
@@ -95,7 +90,7 @@ describe('several replicas on one store', () => {
       .filter(Boolean)
       .map((l) => (JSON.parse(l) as { question: string }).question)
       .slice(0, 10);
-    const rand = seededRandom(7);
+    const rand = rng(7);
     // the first question goes to replica a, and its answer hangs at "Slack": a is killed then
     fake.hold('chat.update', (args) => args.channel === 'CR0' && blocksText(args.blocks).includes('Confidence'));
     const threads = questions.map((q, i) => {
