@@ -27,6 +27,14 @@ function setting<T extends z.ZodType>(schema: T, form: string, doc: string, feat
 
 export const SETTINGS = {
   RAGASK_DATA_DIR: setting(z.string().min(1).default('data'), 'a folder path', 'Folder holding the SQLite store (ragask.db) and the HNSW index.'),
+  RAGASK_DATABASE_URL: setting(
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\/[^\s]*$/)
+      .optional(),
+    'a postgres:// or postgresql:// URL',
+    'Store everything in this PostgreSQL database (pgvector 0.5 or newer) instead of RAGASK_DATA_DIR: documents, vectors (an HNSW index in pgvector), full-text search and the Slack state, shared by every replica. Empty: the embedded SQLite store.',
+  ),
   RAGASK_MODELS_DIR: setting(z.string().min(1).default('models'), 'a folder path', 'Folder holding the ONNX models (filled by `npm run models`).'),
   RAGASK_MODEL: setting(
     z
@@ -184,13 +192,17 @@ export const SETTINGS = {
 
 export type SettingName = keyof typeof SETTINGS;
 
-// a Redis URL may carry a password
-const SECRET_SETTINGS = new Set<string>(['SLACK_BOT_TOKEN', 'SLACK_APP_TOKEN', 'SLACK_SIGNING_SECRET', 'RAGASK_REDIS_URL']);
+// a Redis or PostgreSQL URL may carry a password
+const SECRET_SETTINGS = new Set<string>(['SLACK_BOT_TOKEN', 'SLACK_APP_TOKEN', 'SLACK_SIGNING_SECRET', 'RAGASK_REDIS_URL', 'RAGASK_DATABASE_URL']);
 type SettingValue<K extends SettingName> = z.output<(typeof SETTINGS)[K]['schema']>;
 export type Settings = { [K in SettingName]: SettingValue<K> };
 
 export interface Config {
   dataDir: string;
+  /** The PostgreSQL backend (RAGASK_DATABASE_URL), or null for the embedded SQLite store in dataDir. */
+  databaseUrl: string | null;
+  /** A schema of its own in that database (eval datasets, benchmarks, tests); null: the URL's search_path. Not a setting. */
+  databaseSchema: string | null;
   modelsDir: string;
   model: string;
   modelVariant: 'fp32' | 'int8';
@@ -279,6 +291,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const s = values as Settings;
   return {
     dataDir: path.resolve(s.RAGASK_DATA_DIR),
+    databaseUrl: s.RAGASK_DATABASE_URL ?? null,
+    databaseSchema: null,
     modelsDir: path.resolve(s.RAGASK_MODELS_DIR),
     model: s.RAGASK_MODEL,
     modelVariant: s.RAGASK_MODEL_VARIANT,

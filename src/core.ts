@@ -14,7 +14,8 @@ import { Encoder } from './models/encoder.js';
 import { MaskedLM } from './models/masked-lm.js';
 import { Reader } from './models/reader.js';
 import { resolveModel } from './models/registry.js';
-import { SqliteStore, type Store } from './store/store.js';
+import { openStore } from './store/open.js';
+import type { Store } from './store/store.js';
 
 /**
  * The core, assembled from a config: encoder, stores, retriever and the multi-hop engine.
@@ -59,16 +60,29 @@ export type StoreCore = Pick<Core, 'store' | 'access'> & { close(): Promise<void
  * The store alone, without loading any model (the encoder's id and dimension come from its
  * manifest): for `ragask serve` when workers answer, where models in this thread would sit idle.
  */
-export function openStoreCore(config: Config, log: Logger = silentLogger): StoreCore {
+export async function openStoreCore(config: Config, log: Logger = silentLogger): Promise<StoreCore> {
   const { manifest } = resolveModel(config.modelsDir, config.model, config.modelVariant);
-  const store = SqliteStore.open({ dataDir: config.dataDir, model: `${manifest.name}/${config.modelVariant}`, dimension: manifest.dimension ?? 384, hnsw: config.hnsw, log });
+  const store = await openStore({
+    dataDir: config.dataDir,
+    databaseUrl: config.databaseUrl,
+    ...pgSchemaOf(config),
+    model: `${manifest.name}/${config.modelVariant}`,
+    dimension: manifest.dimension ?? 384,
+    hnsw: config.hnsw,
+    log,
+  });
   return {
     store,
     access: new AccessResolver(store),
     async close() {
-      store.close();
+      await store.close();
     },
   };
+}
+
+/** The PostgreSQL schema a config's store lives in, if it has one of its own. */
+export function pgSchemaOf(config: Config): { pgSchema?: string } {
+  return config.databaseSchema ? { pgSchema: config.databaseSchema } : {};
 }
 
 export interface OpenCoreOptions {
@@ -90,7 +104,16 @@ export async function openCore(config: Config, log: Logger = silentLogger, opts:
   try {
     if (config.mlmModel) mlm = await MaskedLM.load({ modelsDir: config.modelsDir, model: config.mlmModel, threads: config.threads });
     reader = await Reader.load({ modelsDir: config.modelsDir, model: config.readerModel, variant: config.readerVariant, threads: config.threads });
-    store = SqliteStore.open({ dataDir: config.dataDir, model: encoder.id, dimension: encoder.dimension, hnsw: config.hnsw, log, persistIndex: opts.persistIndex ?? true });
+    store = await openStore({
+      dataDir: config.dataDir,
+      databaseUrl: config.databaseUrl,
+      ...pgSchemaOf(config),
+      model: encoder.id,
+      dimension: encoder.dimension,
+      hnsw: config.hnsw,
+      log,
+      persistIndex: opts.persistIndex ?? true,
+    });
   } catch (e) {
     await releaseModels();
     throw e;
@@ -99,7 +122,7 @@ export async function openCore(config: Config, log: Logger = silentLogger, opts:
     try {
       scorer = HeadScorer.load(path.join(config.dataDir, 'reranker-head.json'), encoder.id, encoder.dimension);
     } catch (e) {
-      store.close();
+      await store.close();
       await releaseModels();
       throw e;
     }
@@ -121,7 +144,7 @@ export async function openCore(config: Config, log: Logger = silentLogger, opts:
     access,
     queryCache,
     async close() {
-      store.close();
+      await store.close();
       await releaseModels();
     },
   };

@@ -65,6 +65,7 @@ describe('configuration', () => {
       RAGASK_SLACK_EPHEMERAL: 'maybe',
       RAGASK_SLACK_RATE_LIMITS: 'fast',
       RAGASK_REDIS_URL: 'localhost:6379',
+      RAGASK_DATABASE_URL: 'mysql://db/ragask',
       RAGASK_RECOVERY_SWEEP_S: '0',
       RAGASK_STATE_TTL_H: '0',
       RAGASK_LOG_LEVEL: 'loud',

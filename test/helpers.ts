@@ -41,8 +41,8 @@ export async function sampleCore(overrides: Partial<Record<SettingName, unknown>
 }
 
 /** A store in `dataDir` holding the sample corpus, closed again (for processes that open it themselves). */
-export async function ingestSample(dataDir: string): Promise<void> {
-  const config = testConfig(dataDir);
+export async function ingestSample(dataDir: string, overrides: Partial<Record<SettingName, unknown>> = {}): Promise<void> {
+  const config = testConfig(dataDir, overrides);
   const core = await openCore(config);
   try {
     await ingest({ store: core.store, encoder: core.encoder, config }, [SAMPLE_DIR]);

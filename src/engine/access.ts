@@ -23,13 +23,13 @@ export class AccessResolver {
 
   constructor(private readonly store: Store) {}
 
-  resolve(ctx: AccessContext): ResolvedAccess {
+  async resolve(ctx: AccessContext): Promise<ResolvedAccess> {
     if (ctx.kind === 'local') return ALL_ACCESS;
     const scopeKey = contextKey(ctx);
-    const key = `${scopeKey}@${this.store.accessVersion()}`;
+    const key = `${scopeKey}@${await this.store.accessVersion()}`;
     const hit = this.cache.get(key);
     if (hit) return hit;
-    const scopes = this.store.scopes();
+    const scopes = await this.store.scopes();
     const allowed = new Set<number>();
     for (const [id, scope] of scopes) if (allows(scope, ctx)) allowed.add(id);
     const everything = allowed.size === scopes.size;

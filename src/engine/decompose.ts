@@ -4,7 +4,7 @@ import type { MaskedLM } from '../models/masked-lm.js';
 import { MASK } from '../models/masked-lm.js';
 import { analyze, isStopword, type Analysis, type Mention } from '../models/nlp.js';
 import type { Store } from '../store/store.js';
-import { ftsQuery } from './fts-query.js';
+import { textQuery } from './fts-query.js';
 import type { Candidate } from './retrieve.js';
 import type { CandidateRef } from './types.js';
 import type { ResolvedAccess } from './access.js';
@@ -46,8 +46,8 @@ export interface DecomposeInput {
 export interface DecomposerDeps {
   store: Store;
   /** Window vectors of a document's chunks, for the lookahead (the retriever's cached windows). */
-  windowsOfDoc: (docId: number) => Float32Array[];
-  windowsOfChunks: (chunkIds: readonly number[]) => Float32Array[];
+  windowsOfDoc: (docId: number) => Promise<Float32Array[]>;
+  windowsOfChunks: (chunkIds: readonly number[]) => Promise<Float32Array[]>;
   mlm?: MaskedLM | null;
   /** Hop-1 chunks whose entities are considered. */
   sourceChunks?: number;
@@ -128,11 +128,11 @@ export class Decomposer {
   private chunkCount = 1;
 
   /** Drops what the cache holds when the store has changed since it was filled. */
-  private refresh(): void {
-    const gen = `${this.deps.store.index.appliedSeq}:${this.deps.store.accessVersion()}`;
+  private async refresh(): Promise<void> {
+    const gen = `${this.deps.store.index.appliedSeq}:${await this.deps.store.accessVersion()}`;
     if (gen === this.cacheGeneration) return;
     this.linkCache.clear();
-    this.chunkCount = Math.max(1, this.deps.store.counts().chunks);
+    this.chunkCount = Math.max(1, (await this.deps.store.counts()).chunks);
     this.cacheGeneration = gen;
   }
 
@@ -143,16 +143,16 @@ export class Decomposer {
    * searched on their own (see Store.entityMentions), mentions are read up to MENTION_LINKS, and the
    * frequency is counted up to ENTITY_DF_CAP. Cached until the store changes.
    */
-  private linksOf(entity: string, access: ResolvedAccess | undefined): EntityLinks {
+  private async linksOf(entity: string, access: ResolvedAccess | undefined): Promise<EntityLinks> {
     // the cache was checked against the store by candidates(), the only caller, once per call
     const allowed = access?.allowedDocs ?? null;
     const key = `${access?.scopeKey ?? 'local'}\u0000${normalize(entity)}`;
     const hit = this.linkCache.get(key);
     if (hit) return hit;
     const terms = contentTerms(entity);
-    const all = ftsQuery(entity).split(' OR ').join(' ');
+    const all = textQuery(entity, 'all');
     const result: EntityLinks = { df: 0, targets: [] };
-    if (terms.length && all) {
+    if (terms.length && all.terms.length) {
       const want = new Set(terms);
       const jaccard = (text: string) => {
         const have = termSet(text);
@@ -161,9 +161,9 @@ export class Decomposer {
         return inter < want.size ? 0 : inter / (want.size + have.size - inter);
       };
       // Only documents the asker may see count, for the frequency behind IDF and for link targets.
-      const mentions = this.deps.store.entityMentions(all, { labelled: LABELLED_LINKS, mentioned: MENTION_LINKS }, allowed);
+      const mentions = await this.deps.store.entityMentions(all, { labelled: LABELLED_LINKS, mentioned: MENTION_LINKS }, allowed);
       // every match was read when the mentions did not fill their limit: then that is the frequency
-      result.df = mentions.mentioned.length < MENTION_LINKS ? mentions.labelled.length + mentions.mentioned.length : this.deps.store.countTextMatches(all, ENTITY_DF_CAP, allowed);
+      result.df = mentions.mentioned.length < MENTION_LINKS ? mentions.labelled.length + mentions.mentioned.length : await this.deps.store.countTextMatches(all, ENTITY_DF_CAP, allowed);
       const byDoc = new Map<number, LinkTarget>();
       const mentionChunks = new Map<number, number[]>();
       for (const r of [...mentions.labelled, ...mentions.mentioned]) {
@@ -189,7 +189,7 @@ export class Decomposer {
     return result;
   }
 
-  private windowsOfTarget(t: LinkTarget): Float32Array[] {
+  private async windowsOfTarget(t: LinkTarget): Promise<Float32Array[]> {
     if (!t.chunkIds) return this.deps.windowsOfDoc(t.docId);
     return this.deps.windowsOfChunks(t.chunkIds);
   }
@@ -198,7 +198,7 @@ export class Decomposer {
     const { question, questionAnalysis: qa, evidence } = input;
     const qTerms = termSet(question);
     const known = termSet(input.knownText);
-    this.refresh();
+    await this.refresh();
     const n = this.chunkCount;
     const seen = new Set<string>();
     const raw: { entity: string; origin: 'evidence' | 'question'; chunk: Candidate | null; rank: number }[] = [];
@@ -250,13 +250,13 @@ export class Decomposer {
     const sourceDoc = (r: (typeof raw)[number]) => r.chunk?.chunk.docId ?? -1;
     for (const r of raw) {
       if (input.deadline && scored.length > 0 && input.deadline.now() > input.deadline.at) break;
-      const links = this.linksOf(r.entity, input.access);
+      const links = await this.linksOf(r.entity, input.access);
       // The strongest link to a document the chain has not reached (nor the one it came from).
       const target = links.targets.find((t) => allow(t.docId) && !input.knownDocIds.has(t.docId) && t.docId !== sourceDoc(r)) ?? null;
       // Lookahead: how well what the entity links to answers the current query, relative to the best
       // evidence so far, from the stored window vectors (no encoding needed).
       let lookahead = 0;
-      if (target) for (const w of this.windowsOfTarget(target)) lookahead = Math.max(lookahead, dot(input.queryVector, w));
+      if (target) for (const w of await this.windowsOfTarget(target)) lookahead = Math.max(lookahead, dot(input.queryVector, w));
       lookahead = Math.min(1.2, lookahead / topRerank);
       const idf = Math.log((n + 1) / (links.df + 1)) / Math.log(n + 1);
       const relevance = r.chunk ? (r.chunk.score / topScore) * (1 / (1 + 0.5 * r.rank)) : 0.6;

@@ -1,19 +1,15 @@
 import { isStopword } from '../models/nlp.js';
+import type { TextQuery } from '../store/interfaces.js';
 
 /**
- * Turns free text into a safe FTS5 query: every term is a quoted string (so no user text is ever
- * read as FTS5 syntax), stopwords dropped, terms OR-ed for BM25 ranking.
+ * The search terms of free text, in order, each once: stopwords dropped, each a lowercase word or a
+ * phrase of words ("KX-220" → "kx 220", as full-text tokenizers split it). Only letters and digits
+ * survive, so no user text is ever read as query syntax by a backend.
  */
-export function ftsQuery(text: string, maxTerms = 32): string {
-  return ftsTerms(text, maxTerms).join(' OR ');
-}
-
-/** The quoted FTS5 terms of free text, in order, each once (see ftsQuery). */
-export function ftsTerms(text: string, maxTerms = 32): string[] {
+export function queryTerms(text: string, maxTerms = 32): string[] {
   const terms: string[] = [];
   const seen = new Set<string>();
   for (const raw of text.normalize('NFKC').split(/\s+/)) {
-    // keep letters, digits and inner joiners; FTS5's unicode61 tokenizer splits "KX-220" into a phrase
     const word = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
     if (!word || isStopword(word)) continue;
     const parts = word.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
@@ -22,8 +18,13 @@ export function ftsTerms(text: string, maxTerms = 32): string[] {
     const phrase = parts.join(' ').toLowerCase();
     if (seen.has(phrase)) continue;
     seen.add(phrase);
-    terms.push(`"${phrase.replace(/"/g, '""')}"`);
+    terms.push(phrase);
     if (terms.length >= maxTerms) break;
   }
   return terms;
+}
+
+/** Free text as a text query: chunks holding any of its terms (BM25 ranking), or all of them. */
+export function textQuery(text: string, match: TextQuery['match'] = 'any', maxTerms = 32): TextQuery {
+  return { terms: queryTerms(text, maxTerms), match };
 }

@@ -163,7 +163,7 @@ export class HopEngine implements EngineApi {
 
   /** Answers `question` as seen from `access` (who asks, where): retrieval sees only what it allows. */
   async run(question: string, access: AccessContext, overrides: Partial<EngineSettings> = {}): Promise<EngineResult> {
-    const ctx = this.deps.access.resolve(access);
+    const ctx = await this.deps.access.resolve(access);
     question = boundQuestion(question);
     return this.continueChain(
       freshChain(question),
@@ -178,7 +178,7 @@ export class HopEngine implements EngineApi {
    * query a person typed: the earlier hops are kept as they were.
    */
   async resume(previous: EngineResult, choice: number | string, access: AccessContext, overrides: Partial<EngineSettings> = {}): Promise<EngineResult> {
-    const ctx = this.deps.access.resolve(access);
+    const ctx = await this.deps.access.resolve(access);
     const settings = { ...this.settings, ...previous.settings, ...overrides };
     const visible = redactResult(previous, ctx);
     // A person confirmed this hop: it counts as much as the hop it follows.
@@ -208,7 +208,7 @@ export class HopEngine implements EngineApi {
    * afresh; the first hop records the rewritten query as formed by 'follow-up'.
    */
   async followUp(previous: EngineResult, question: string, access: AccessContext, overrides: Partial<EngineSettings> = {}): Promise<EngineResult> {
-    const ctx = this.deps.access.resolve(access);
+    const ctx = await this.deps.access.resolve(access);
     question = boundQuestion(question);
     // only what this asker may see of the earlier chain conditions the new query
     const visible = redactResult(previous, ctx);
@@ -245,9 +245,9 @@ export class HopEngine implements EngineApi {
   private async retrieve(query: string, focus: string | null, hop: number, vector: Float32Array | null, state: ChainState, settings: EngineSettings, ctx: ResolvedAccess) {
     const cache = this.deps.queryCache?.enabled ? this.deps.queryCache : null;
     // the key includes the asker's scope
-    const key = cache ? cache.key({ query: focus ? `${query}\u0000${focus}` : query, hop, exclude: [...state.exclude], k: settings.retrieveK, scope: ctx.scopeKey }) : null;
+    const key = cache ? await cache.key({ query: focus ? `${query}\u0000${focus}` : query, hop, exclude: [...state.exclude], k: settings.retrieveK, scope: ctx.scopeKey }) : null;
     if (cache && key) {
-      const hit = cache.get(key);
+      const hit = await cache.get(key);
       // and a hit is checked again: nothing the asker may not see is ever served from it
       if (hit) return { ...hit, candidates: hit.candidates.filter((c) => ctx.allowDoc(c.chunk.docId)), cached: true };
     }
@@ -259,7 +259,7 @@ export class HopEngine implements EngineApi {
       ...(focus ? { focus } : {}),
     });
     const value = { candidates: r.candidates, queryVector: r.queryVector, timings: r.timings };
-    if (cache && key) cache.set(key, value);
+    if (cache && key) await cache.set(key, value);
     return { ...value, cached: false };
   }
 
@@ -423,7 +423,7 @@ export class HopEngine implements EngineApi {
     // encoded only when the chain stops for a person and offers them. Alone also keeps its int8
     // vector free of batch-mates (dynamic quantisation scales activations per batch).
     const options = candidates.slice(0, SUGGESTIONS);
-    const evidenceVector = this.evidenceVector(top[0]!);
+    const evidenceVector = await this.evidenceVector(top[0]!);
     const coverage = evidenceCoverage(state.question, state.knownText.join(' '));
     const check = (c: BridgeCandidate, i: number, vector: Float32Array) => {
       const geometry = stepGeometry(run.queryVector, vector, evidenceVector);
@@ -481,9 +481,9 @@ export class HopEngine implements EngineApi {
   }
 
   /** The vector of the best evidence window, for the directional coherence check. */
-  private evidenceVector(c: Candidate): Float32Array | null {
+  private async evidenceVector(c: Candidate): Promise<Float32Array | null> {
     if (!c.window) return null;
-    const ws = this.deps.retriever.windowsOf([c.chunk.id]).get(c.chunk.id) ?? [];
+    const ws = (await this.deps.retriever.windowsOf([c.chunk.id])).get(c.chunk.id) ?? [];
     return ws.find((w) => w.id === c.window!.windowId)?.vector ?? null;
   }
 }

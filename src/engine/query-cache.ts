@@ -27,9 +27,9 @@ export class QueryCache {
     return this.ttlSeconds > 0;
   }
 
-  key(parts: { query: string; hop: number; exclude: number[]; k: number; scope: string }): string {
+  async key(parts: { query: string; hop: number; exclude: number[]; k: number; scope: string }): Promise<string> {
     // the key names the store as it is now, writes by other processes included
-    this.store.syncIndex();
+    await this.store.syncIndex();
     const gen = this.store.index.appliedSeq;
     const q = parts.query.toLowerCase().replace(/\s+/g, ' ').trim();
     return createHash('sha256')
@@ -37,16 +37,16 @@ export class QueryCache {
       .digest('hex');
   }
 
-  get(key: string): CachedRetrieval | null {
+  async get(key: string): Promise<CachedRetrieval | null> {
     if (this.ttlSeconds <= 0) return null;
-    const row = this.store.cachedQuery(key);
+    const row = await this.store.cachedQuery(key);
     if (!row) return null;
     if (Date.now() / 1000 - row.createdAt > this.ttlSeconds) {
-      this.store.dropCachedQueries({ key });
+      await this.store.dropCachedQueries({ key });
       return null;
     }
     const v = JSON.parse(row.value) as { qv: string; c: CachedCandidate[]; t: CachedRetrieval['timings'] };
-    const chunks = this.store.getChunks(v.c.map((c) => c.chunkId));
+    const chunks = await this.store.getChunks(v.c.map((c) => c.chunkId));
     // A chunk deleted since is dropped rather than served stale.
     const candidates = v.c.flatMap((c) => {
       const chunk = chunks.get(c.chunkId);
@@ -59,15 +59,15 @@ export class QueryCache {
     return { candidates, queryVector, timings: v.t };
   }
 
-  set(key: string, value: CachedRetrieval): void {
+  async set(key: string, value: CachedRetrieval): Promise<void> {
     if (this.ttlSeconds <= 0) return;
     const c: CachedCandidate[] = value.candidates.map(({ chunk, ...rest }) => ({ ...rest, chunkId: chunk.id }));
     const qv = Buffer.from(value.queryVector.buffer, value.queryVector.byteOffset, value.queryVector.byteLength).toString('base64');
-    this.store.cacheQuery(key, JSON.stringify({ qv, c, t: value.timings }), Math.floor(Date.now() / 1000));
+    await this.store.cacheQuery(key, JSON.stringify({ qv, c, t: value.timings }), Math.floor(Date.now() / 1000));
   }
 
   /** Removes expired entries; returns how many. */
-  prune(): number {
+  async prune(): Promise<number> {
     return this.store.dropCachedQueries({ before: Math.floor(Date.now() / 1000) - this.ttlSeconds });
   }
 }

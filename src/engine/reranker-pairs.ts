@@ -26,14 +26,14 @@ function shuffled<T>(xs: T[], seed: number): T[] {
  * what a question about that sentence should find.
  */
 export async function makeTrainingPairs(store: Store, encoder: Encoder, maxPairs: number, seed = 7, onProgress?: (done: number, total: number) => void): Promise<TrainingPair[]> {
-  const rows = store.chunksWithWindowCounts(30);
+  const rows = await store.chunksWithWindowCounts(30);
   const picked: { query: string; d: Float32Array }[] = [];
   for (const r of shuffled(rows, seed)) {
     if (picked.length >= maxPairs) break;
     const sentences = sentencesOf(r.text).filter((s) => s.text.split(/\s+/).length >= 5);
     if (sentences.length < 2) continue;
     const s = sentences[(r.id * 7919) % sentences.length]!;
-    const windows = store.windowsOfChunks([r.id]);
+    const windows = await store.windowsOfChunks([r.id]);
     let best: { overlap: number; vector: Float32Array } | null = null;
     for (const w of windows) {
       const overlap = Math.max(0, Math.min(w.charEnd, s.end) - Math.max(w.charStart, s.start)) / Math.max(1, s.end - s.start);

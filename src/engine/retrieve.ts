@@ -2,7 +2,8 @@ import { LRUCache } from 'lru-cache';
 import type { Encoder } from '../models/encoder.js';
 import type { ChunkRow, Store, WindowRow } from '../store/store.js';
 import type { ResolvedAccess } from './access.js';
-import { ftsQuery, ftsTerms } from './fts-query.js';
+import { queryTerms, textQuery } from './fts-query.js';
+import type { TextQuery } from '../store/interfaces.js';
 import { contentTerms, termSet } from './text.js';
 import { bestWindow, cosineScorer, type WindowScore, type WindowScorer } from './rerank.js';
 
@@ -107,7 +108,7 @@ export class Retriever {
   }
 
   /** Windows of chunks, from the LRU or SQLite (decoded once). */
-  windowsOf(chunkIds: readonly number[]): Map<number, WindowRow[]> {
+  async windowsOf(chunkIds: readonly number[]): Promise<Map<number, WindowRow[]>> {
     // chunk ids can be reused after a document is replaced: a cache of another generation is dropped
     const generation = this.store.index.appliedSeq;
     if (generation !== this.cacheGeneration) {
@@ -122,7 +123,7 @@ export class Retriever {
       else missing.push(id);
     }
     if (missing.length) {
-      const rows = this.store.windowsOfChunks(missing);
+      const rows = await this.store.windowsOfChunks(missing);
       const grouped = new Map<number, WindowRow[]>(missing.map((id) => [id, []]));
       for (const r of rows) grouped.get(r.chunkId)!.push(r);
       for (const [id, ws] of grouped) {
@@ -134,12 +135,12 @@ export class Retriever {
   }
 
   /** Window vectors of every chunk of a document. */
-  windowsOfDoc(docId: number): Float32Array[] {
-    return this.windowVectors(this.store.chunkIdsOfDocument(docId));
+  async windowsOfDoc(docId: number): Promise<Float32Array[]> {
+    return this.windowVectors(await this.store.chunkIdsOfDocument(docId));
   }
 
-  windowVectors(chunkIds: readonly number[]): Float32Array[] {
-    return [...this.windowsOf(chunkIds).values()].flat().map((w) => w.vector);
+  async windowVectors(chunkIds: readonly number[]): Promise<Float32Array[]> {
+    return [...(await this.windowsOf(chunkIds)).values()].flat().map((w) => w.vector);
   }
 
   clearCache(): void {
@@ -154,9 +155,10 @@ export class Retriever {
    * against 6 to 10 for the names and numbers a question turns on). Below the budget, as in a corpus
    * of a few thousand chunks, every term stays and BM25 is exactly what it was.
    */
-  bm25Query(query: string): string {
+  async bm25Query(query: string): Promise<TextQuery> {
     const budget = this.bm25Postings;
-    const terms = ftsTerms(query).map((t, i) => ({ t, i, df: this.store.countTextMatches(t, budget + 1) }));
+    // counted together: a backend across the network answers them in parallel
+    const terms = await Promise.all(queryTerms(query).map(async (t, i) => ({ t, i, df: await this.store.countTextMatches({ terms: [t], match: 'any' }, budget + 1) })));
     const kept: typeof terms = [];
     let postings = 0;
     for (const x of [...terms].sort((a, b) => a.df - b.df || a.i - b.i)) {
@@ -164,10 +166,7 @@ export class Retriever {
       kept.push(x);
       postings += x.df;
     }
-    return kept
-      .sort((a, b) => a.i - b.i)
-      .map((x) => x.t)
-      .join(' OR ');
+    return { terms: kept.sort((a, b) => a.i - b.i).map((x) => x.t), match: 'any' };
   }
 
   async retrieve(query: string, opts: RetrieveOptions): Promise<RetrieveResult> {
@@ -175,7 +174,7 @@ export class Retriever {
     const mode = opts.mode ?? 'hybrid';
     const qv = opts.queryVector ?? (await this.encoder.encodeOne(query));
     const t1 = performance.now();
-    this.store.syncIndex();
+    await this.store.syncIndex();
     const exclude = opts.exclude ?? new Set<number>();
 
     // Dense: windows from HNSW, grouped into chunks by their best window.
@@ -183,9 +182,8 @@ export class Retriever {
     const dense = new Map<number, number>();
     if (mode !== 'bm25') {
       // HNSW filters while it searches: windows of documents the asker may not see are never candidates
-      const windowDoc = allowedDocs ? this.store.windowDocs() : null;
-      const hits = this.store.index.search(qv, opts.denseWindows ?? 100, windowDoc ? (wid) => allowedDocs!.has(windowDoc[wid] ?? 0) : undefined);
-      const chunkOf = this.store.windowChunks(hits.map((h) => h.windowId));
+      const hits = await this.store.index.search(qv, opts.denseWindows ?? 100, allowedDocs);
+      const chunkOf = await this.store.windowChunks(hits.map((h) => h.windowId));
       for (const h of hits) {
         const c = chunkOf.get(h.windowId);
         if (c === undefined || exclude.has(c)) continue;
@@ -196,7 +194,7 @@ export class Retriever {
 
     const bm25 = new Map<number, number>();
     if (mode !== 'dense') {
-      for (const r of this.store.searchText(this.bm25Query(query), (opts.bm25Chunks ?? 50) + exclude.size, undefined, allowedDocs)) {
+      for (const r of await this.store.searchText(await this.bm25Query(query), (opts.bm25Chunks ?? 50) + exclude.size, undefined, allowedDocs)) {
         if (!exclude.has(r.chunkId)) bm25.set(r.chunkId, r.score);
       }
     }
@@ -205,8 +203,8 @@ export class Retriever {
     const focus = new Map<number, number>();
     if (focusTerms.length && mode !== 'dense') {
       // every term of the entity, titles weighing most: its own document first, then its mentions
-      const all = ftsQuery(opts.focus!).split(' OR ').join(' AND ');
-      if (all) for (const r of this.store.searchText(all, 20, [4.0, 2.0, 1.0], allowedDocs)) if (!exclude.has(r.chunkId)) focus.set(r.chunkId, r.score);
+      const all = textQuery(opts.focus!, 'all');
+      if (all.terms.length) for (const r of await this.store.searchText(all, 20, [4.0, 2.0, 1.0], allowedDocs)) if (!exclude.has(r.chunkId)) focus.set(r.chunkId, r.score);
     }
     const t3 = performance.now();
 
@@ -220,12 +218,12 @@ export class Retriever {
     [...focus.entries()].sort((a, b) => b[1] - a[1]).forEach(([id], i) => fused.set(id, (fused.get(id) ?? 0) + 1 / (RRF_K + i + 1)));
 
     const pool = [...fused.entries()].sort((a, b) => b[1] - a[1]).slice(0, opts.rerankCandidates ?? Math.max(40, opts.k * 4));
-    const chunks = this.store.getChunks(pool.map(([id]) => id));
+    const chunks = await this.store.getChunks(pool.map(([id]) => id));
     const allowed = pool.filter(([id]) => {
       const c = chunks.get(id);
       return c && (!opts.access || opts.access.allowDoc(c.docId));
     });
-    const windows = this.windowsOf(allowed.map(([id]) => id));
+    const windows = await this.windowsOf(allowed.map(([id]) => id));
     const maxBm25 = Math.max(1e-9, ...allowed.map(([id]) => bm25.get(id) ?? 0));
     const densityWeight = opts.densityWeight ?? this.densityWeight;
 

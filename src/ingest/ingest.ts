@@ -138,8 +138,8 @@ export async function ingest(deps: IngestDeps, inputs: readonly string[], opts: 
   const units: Unit[] = [];
   const seenSources = new Set<string>();
   /** A file that failed keeps whatever was stored for it: a refused file is not a deleted file. */
-  const keepStored = (f: { path: string; kind: DocumentKind }) => {
-    if (f.kind === 'jsonl') for (const s of store.sourcesUnder(`${f.path}#`)) seenSources.add(s.source);
+  const keepStored = async (f: { path: string; kind: DocumentKind }) => {
+    if (f.kind === 'jsonl') for (const s of await store.sourcesUnder(`${f.path}#`)) seenSources.add(s.source);
     else seenSources.add(f.path);
   };
   for (const f of resolved.files) {
@@ -148,17 +148,17 @@ export async function ingest(deps: IngestDeps, inputs: readonly string[], opts: 
       stat = fs.statSync(f.path);
     } catch (e) {
       fail({ file: f.path, reason: errorMessage(e) });
-      keepStored(f);
+      await keepStored(f);
       continue;
     }
     if (stat.size > config.maxFileBytes) {
       fail({ file: f.path, reason: `${(stat.size / 1048576).toFixed(1)} MB is over the RAGASK_MAX_FILE_MB limit (${(config.maxFileBytes / 1048576).toFixed(1)} MB); raise it or split the file` });
-      keepStored(f);
+      await keepStored(f);
       continue;
     }
     if (stat.size === 0) {
       fail({ file: f.path, reason: 'empty file' });
-      keepStored(f);
+      await keepStored(f);
       continue;
     }
     let bytes: Buffer;
@@ -166,7 +166,7 @@ export async function ingest(deps: IngestDeps, inputs: readonly string[], opts: 
       bytes = fs.readFileSync(f.path);
     } catch (e) {
       fail({ file: f.path, reason: `cannot read it (${errorMessage(e)})` });
-      keepStored(f);
+      await keepStored(f);
       continue;
     }
     if (f.kind === 'jsonl') {
@@ -175,7 +175,7 @@ export async function ingest(deps: IngestDeps, inputs: readonly string[], opts: 
         content = decodeText(f.path, bytes);
       } catch (e) {
         fail({ file: f.path, reason: errorMessage(e) });
-        keepStored(f);
+        await keepStored(f);
         continue;
       }
       const { records, failures } = readJsonl(f.path, content);
@@ -198,7 +198,7 @@ export async function ingest(deps: IngestDeps, inputs: readonly string[], opts: 
       }
       // With a bad line in the file, its record cannot be told apart from a deleted one: prune none of
       // this file's records (nothing stored is lost to a typo).
-      if (failures.length || records.length === 0) keepStored(f);
+      if (failures.length || records.length === 0) await keepStored(f);
       continue;
     }
     seenSources.add(f.path);
@@ -239,9 +239,10 @@ export async function ingest(deps: IngestDeps, inputs: readonly string[], opts: 
     const vectors = await encoder.encode(texts);
     let k = 0;
     for (const p of batch) for (const c of p.chunks) for (const w of c.windows) w.vector = vectors[k++]!;
-    store.inTransaction(() => {
-      for (const p of batch) store.replaceDocument(opts.scope ? { ...p.doc, scope: opts.scope } : p.doc, p.chunks, config.defaultScope ?? PUBLIC_SCOPE);
-    });
+    await store.replaceDocuments(
+      batch.map((p) => ({ doc: opts.scope ? { ...p.doc, scope: opts.scope } : p.doc, chunks: p.chunks })),
+      config.defaultScope ?? PUBLIC_SCOPE,
+    );
     for (const p of batch) {
       if (p.existed) report.updated++;
       else report.added++;
@@ -252,9 +253,9 @@ export async function ingest(deps: IngestDeps, inputs: readonly string[], opts: 
     deps.progress?.update(done);
     batch = [];
     batchWindows = 0;
-    store.syncIndex();
+    await store.syncIndex();
     if (performance.now() - lastSave > INDEX_SAVE_EVERY_MS) {
-      store.index.flush();
+      await store.index.flush();
       lastSave = performance.now();
     }
   };
@@ -264,11 +265,11 @@ export async function ingest(deps: IngestDeps, inputs: readonly string[], opts: 
       report.interrupted = true;
       break;
     }
-    const existing = store.getDocumentBySource(unit.source);
+    const existing = await store.getDocumentBySource(unit.source);
     if (existing && existing.contentHash === unit.hash) {
       // unchanged text, but a new --scope still applies
       if (opts.scope && JSON.stringify(existing.scope) !== JSON.stringify(opts.scope)) {
-        store.setScope([existing.id], opts.scope);
+        await store.setScope([existing.id], opts.scope);
         report.rescoped++;
       }
       report.unchanged++;
@@ -293,16 +294,16 @@ export async function ingest(deps: IngestDeps, inputs: readonly string[], opts: 
   if (opts.prune && !report.interrupted) {
     for (const root of resolved.roots) {
       // a folder or a .jsonl covers what lies under it; a single file, only itself ("a.md", not "a.mdx")
-      const under = root.endsWith(path.sep) || root.endsWith('#') ? store.sourcesUnder(root) : store.sourcesUnder(root).filter((d) => d.source === root);
+      const under = root.endsWith(path.sep) || root.endsWith('#') ? await store.sourcesUnder(root) : (await store.sourcesUnder(root)).filter((d) => d.source === root);
       for (const d of under) {
         if (seenSources.has(d.source)) continue;
-        store.deleteDocument(d.id);
+        await store.deleteDocument(d.id);
         report.removed++;
       }
     }
-    store.syncIndex();
+    await store.syncIndex();
   }
-  store.index.flush();
+  await store.index.flush();
   deps.progress?.stop();
   report.seconds = (performance.now() - t0) / 1000;
   log.info({ ...report, failed: report.failed.length }, 'ingest done');

@@ -138,7 +138,7 @@ export function createSlackApp(core: Pick<Core, 'store' | 'access'> & { engine?:
       return;
     }
     const d = questionDelivery(event.body);
-    if (d) store.recordDelivery(d.eventId, d.channel, event.body);
+    if (d) await store.recordDelivery(d.eventId, d.channel, event.body);
     return processEvent(event);
   };
   // a recovered delivery goes through Bolt again, acked to nobody
@@ -159,7 +159,7 @@ export function createSlackApp(core: Pick<Core, 'store' | 'access'> & { engine?:
       await checkBotToken(api, s.apiUrl);
       await api.ready();
       await app.init();
-      pruneTimer = setInterval(() => store.prune(), 3600_000);
+      pruneTimer = setInterval(() => void store.prune().catch((e: unknown) => log.warn({ err: e }, 'slack: pruning the state failed; retried in an hour')), 3600_000);
       pruneTimer.unref();
       // questions a previous process took but never answered are answered now (in the background),
       // and the sweep keeps doing so for those whose handling fails while this process lives
@@ -169,7 +169,7 @@ export function createSlackApp(core: Pick<Core, 'store' | 'access'> & { engine?:
       sweepTimer = setInterval(() => void recover(sweep.idleMs), sweep.everyMs);
       sweepTimer.unref();
       // the claims of the questions being answered stay this process's while it lives
-      leaseTimer = setInterval(() => store.renewClaims(), EVENT_LEASE_MS / 3);
+      leaseTimer = setInterval(() => void store.renewClaims().catch((e: unknown) => log.warn({ err: e }, 'slack: renewing event claims failed; retried at the next period')), EVENT_LEASE_MS / 3);
       leaseTimer.unref();
       if (s.mode === 'http') {
         const server = (await (receiver as HTTPReceiver).start({ port: s.port, host: s.host })) as Server;

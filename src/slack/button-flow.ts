@@ -40,7 +40,7 @@ export class ButtonFlow {
   /** The state behind a button, or a polite reason why it is gone. */
   private async stateFor(input: ActionInput): Promise<{ state: StoredState; index: number | undefined } | null> {
     const v = this.parseValue(input.value);
-    const state = v ? this.deps.store.getState(v.k) : null;
+    const state = v ? await this.deps.store.getState(v.k) : null;
     if (!v || !state || state.channel !== input.channel) {
       await this.tell(input, 'This button no longer works (its answer was not found). Please ask again.');
       return null;
@@ -53,8 +53,8 @@ export class ButtonFlow {
   }
 
   /** Whether `user` took part in the thread of `state` (asked in it). */
-  private isParticipant(state: StoredState, user: string): boolean {
-    const thread = state.threadTs === 'ephemeral' ? null : this.deps.store.getThread(state.channel, state.threadTs);
+  private async isParticipant(state: StoredState, user: string): Promise<boolean> {
+    const thread = state.threadTs === 'ephemeral' ? null : await this.deps.store.getThread(state.channel, state.threadTs);
     const people = new Set([state.owner, ...(thread?.participants ?? [])]);
     return people.has(user);
   }
@@ -72,7 +72,7 @@ export class ButtonFlow {
     const found = await this.stateFor(input);
     if (!found) return;
     const { state, index } = found;
-    if (!this.isParticipant(state, input.user)) {
+    if (!(await this.isParticipant(state, input.user))) {
       await this.tell(input, 'Only the people who asked in this thread can choose how it continues. Ask your own question with `/ragask`, or mention me.', state.threadTs);
       return;
     }
@@ -81,8 +81,8 @@ export class ButtonFlow {
       await this.tell(input, 'That suggestion is not part of this answer any more.', state.threadTs);
       return;
     }
-    if (!this.deps.store.useState(state.key, input.user)) {
-      const again = this.deps.store.getState(state.key);
+    if (!(await this.deps.store.useState(state.key, input.user))) {
+      const again = await this.deps.store.getState(state.key);
       await this.tell(input, `This answer was already continued${again?.usedBy ? ` by <@${escapeMrkdwn(again.usedBy)}>` : ''}; see the updated message.`, state.threadTs, true);
       return;
     }
@@ -92,13 +92,13 @@ export class ButtonFlow {
     const header = state.threadTs === state.messageTs ? { echoQuestion: true, askedBy: state.owner } : {};
     try {
       const result = await this.queue.run(() => this.deps.engine.resume(state.result, index!, accessOf(origin)));
-      const key = this.deps.store.saveState({ channel: state.channel, threadTs: state.threadTs, messageTs: state.messageTs, owner: state.owner, result });
+      const key = await this.deps.store.saveState({ channel: state.channel, threadTs: state.threadTs, messageTs: state.messageTs, owner: state.owner, result });
       await this.replace(input, state, answerMessage(result, { stateKey: key, ...header }));
-      if (state.threadTs !== 'ephemeral') this.deps.store.addTurn(state.channel, state.threadTs, { user: input.user, question: result.question, messageTs: state.messageTs, result });
+      if (state.threadTs !== 'ephemeral') await this.deps.store.addTurn(state.channel, state.threadTs, { user: input.user, question: result.question, messageTs: state.messageTs, result });
     } catch (e) {
       this.deps.log.error({ err: e }, 'slack: resuming failed');
       // the answer stays as it was, buttons and all, so someone can try again
-      this.deps.store.unuseState(state.key);
+      await this.deps.store.unuseState(state.key);
       await this.replace(input, state, answerMessage(state.result, { stateKey: state.key, ...header, notes: [':warning: _Continuing failed; the error was logged. Try again in a moment._'] })).catch(
         () => undefined,
       );
@@ -110,15 +110,15 @@ export class ButtonFlow {
     const found = await this.stateFor(input);
     if (!found) return;
     const { state } = found;
-    if (!this.isParticipant(state, input.user)) {
+    if (!(await this.isParticipant(state, input.user))) {
       await this.tell(input, 'Only the people who asked in this thread can stop it.', state.threadTs);
       return;
     }
-    if (!this.deps.store.useState(state.key, input.user)) {
+    if (!(await this.deps.store.useState(state.key, input.user))) {
       await this.tell(input, 'This answer was already continued or stopped.', state.threadTs);
       return;
     }
-    const key = this.deps.store.saveState({ channel: state.channel, threadTs: state.threadTs, messageTs: state.messageTs, owner: state.owner, result: { ...state.result, suggestions: [] } });
+    const key = await this.deps.store.saveState({ channel: state.channel, threadTs: state.threadTs, messageTs: state.messageTs, owner: state.owner, result: { ...state.result, suggestions: [] } });
     const header = state.threadTs === state.messageTs ? { echoQuestion: true, askedBy: state.owner } : {};
     await this.replace(input, state, answerMessage({ ...state.result, suggestions: [] }, { stateKey: key, ...header, footer: `Stopped here by <@${escapeMrkdwn(input.user)}>` }));
   }
@@ -127,7 +127,7 @@ export class ButtonFlow {
   async trace(input: ActionInput): Promise<void> {
     const found = await this.stateFor(input);
     if (!found) return;
-    const msg = traceMessage(this.visibleTo(found.state.result, { channel: input.channel, user: input.user, threadTs: found.state.threadTs, isDM: input.channel.startsWith('D') }));
+    const msg = traceMessage(await this.visibleTo(found.state.result, { channel: input.channel, user: input.user, threadTs: found.state.threadTs, isDM: input.channel.startsWith('D') }));
     if (input.ephemeral && input.responseUrl) await this.deps.api.respond(input.responseUrl, { response_type: 'ephemeral', replace_original: false, ...msg });
     else
       await this.deps.api.postEphemeral({
@@ -139,8 +139,8 @@ export class ButtonFlow {
   }
 
   /** A stored result as a given person, where they are, may see it. */
-  private visibleTo(result: EngineResult, origin: Origin): EngineResult {
-    return redactResult(result, this.deps.core.access.resolve(accessOf(origin)));
+  private async visibleTo(result: EngineResult, origin: Origin): Promise<EngineResult> {
+    return redactResult(result, await this.deps.core.access.resolve(accessOf(origin)));
   }
 
   /** Helpful / not helpful: one entry per answer and person, in the context it was given in. */
@@ -148,7 +148,7 @@ export class ButtonFlow {
     const found = await this.stateFor(input);
     if (!found) return;
     const r = found.state.result;
-    this.deps.store.addFeedback({
+    await this.deps.store.addFeedback({
       stateKey: found.state.key,
       channel: found.state.channel,
       threadTs: found.state.threadTs,

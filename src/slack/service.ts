@@ -67,7 +67,7 @@ export class SlackService {
    * `minIdleMs` spares rows touched that recently (the periodic sweep; a start passes 0).
    */
   async recoverOrphans(replay: (raw: unknown) => Promise<void>, minIdleMs = 0): Promise<number> {
-    const orphans = this.deps.store.orphanedEvents(undefined, minIdleMs);
+    const orphans = await this.deps.store.orphanedEvents(undefined, minIdleMs);
     for (const o of orphans) {
       this.deps.log.info({ eventId: o.eventId }, 'slack: answering an event left unanswered');
       if (isRawDelivery(o.payload)) await replay(o.payload.raw);
@@ -77,8 +77,8 @@ export class SlackService {
   }
 
   /** A delivery recorded before its ack that the listeners leave alone (not a question for ragask). */
-  ignoreEvent(eventId: string | undefined): void {
-    if (eventId) this.deps.store.ignoreEvent(eventId);
+  async ignoreEvent(eventId: string | undefined): Promise<void> {
+    if (eventId) await this.deps.store.ignoreEvent(eventId);
   }
 
   setBotUserId(id: string | undefined): void {
@@ -103,12 +103,12 @@ export class SlackService {
   }
 
   /** A plain reply in a thread ragask answered that is addressed to it (see follow-up.ts). */
-  isFollowUp(channel: string, threadTs: string, user: string, text: string): boolean {
-    return isFollowUp(this.deps.store.getThread(channel, threadTs), user, text);
+  async isFollowUp(channel: string, threadTs: string, user: string, text: string): Promise<boolean> {
+    return isFollowUp(await this.deps.store.getThread(channel, threadTs), user, text);
   }
 
-  hasThread(channel: string, threadTs: string): boolean {
-    return this.deps.store.getThread(channel, threadTs) !== null;
+  async hasThread(channel: string, threadTs: string): Promise<boolean> {
+    return (await this.deps.store.getThread(channel, threadTs)) !== null;
   }
 
   /** An @-mention, a DM, or a follow-up in a thread ragask answered. */
@@ -125,7 +125,7 @@ export class SlackService {
     let attempts = 1;
     if (input.eventId) {
       const { eventId: _e, ...payload } = input;
-      const claim = store.claimEvent(input.eventId, input.channel, payload);
+      const claim = await store.claimEvent(input.eventId, input.channel, payload);
       if (claim.status === 'duplicate') {
         log.info({ eventId: input.eventId }, 'slack: duplicate delivery ignored');
         return;
@@ -137,17 +137,17 @@ export class SlackService {
       const { question, cut } = this.cleanQuestion(input.text);
       if (!question) {
         const ts = await this.post(input, usageMessage('Ask me a question after the mention, for example: _@ragask which sensor does Project Falcon use?_'));
-        if (input.eventId) store.finishEvent(input.eventId, 'answered', ts);
+        if (input.eventId) await store.finishEvent(input.eventId, 'answered', ts);
         return;
       }
-      const thread = store.getThread(input.channel, input.threadTs);
+      const thread = await store.getThread(input.channel, input.threadTs);
       const previous = thread?.turns.at(-1)?.result ?? null;
       // Working: the assistant-thread status in DMs where Slack offers it, else a placeholder
       // message that the answer replaces.
       status = !answerTs && input.isDM && (await this.trySetStatus(input));
       if (answerTs) await api.update({ channel: input.channel, ts: answerTs, ...workingMessage(question) });
       else if (!status) answerTs = await this.post(input, workingMessage(question));
-      if (input.eventId && answerTs) store.setEventMessage(input.eventId, answerTs);
+      if (input.eventId && answerTs) await store.setEventMessage(input.eventId, answerTs);
       const t0 = performance.now();
       const ctx = this.access(input);
       const result = await this.queue.run(
@@ -156,22 +156,22 @@ export class SlackService {
       );
       this.logHops(log, result, performance.now() - t0);
       answerTs = await this.publish(input, answerTs, result, cut);
-      if (input.eventId) store.finishEvent(input.eventId, 'answered', answerTs);
+      if (input.eventId) await store.finishEvent(input.eventId, 'answered', answerTs);
     } catch (e) {
       log.error({ err: e }, 'slack: answering failed');
       if (answerTs || status) {
         // the asker saw that ragask was working on it: tell them it failed, in that message or thread
         if (answerTs) await api.update({ channel: input.channel, ts: answerTs, ...errorMessage() }).catch(() => undefined);
         else answerTs = await this.post(input, errorMessage()).catch(() => null);
-        if (input.eventId) store.finishEvent(input.eventId, 'answered', answerTs);
+        if (input.eventId) await store.finishEvent(input.eventId, 'answered', answerTs);
       } else if (input.eventId && attempts >= MAX_ATTEMPTS) {
         // nothing could be posted, time after time: tell the asker plainly, and stop trying
         log.warn({ eventId: input.eventId, attempts }, 'slack: giving up on a question nothing could be posted for');
-        store.finishEvent(input.eventId, 'answered', null);
+        await store.finishEvent(input.eventId, 'answered', null);
         await api.postEphemeral({ channel: input.channel, user: input.user, ...(input.isDM ? {} : { thread_ts: input.threadTs }), ...noticeMessage(GAVE_UP) }).catch(() => undefined);
       } else if (input.eventId) {
         // nothing was posted: the recovery sweep (with backoff), a redelivery or a restart answers it
-        store.releaseEvent(input.eventId);
+        await store.releaseEvent(input.eventId);
       }
     }
   }
@@ -182,27 +182,27 @@ export class SlackService {
    */
   private async publish(origin: Origin, placeholderTs: string | null, result: EngineResult, cut: boolean): Promise<string> {
     const { store, api } = this.deps;
-    const key = store.saveState({ channel: origin.channel, threadTs: origin.threadTs, messageTs: placeholderTs ?? 'pending', owner: origin.user, result });
+    const key = await store.saveState({ channel: origin.channel, threadTs: origin.threadTs, messageTs: placeholderTs ?? 'pending', owner: origin.user, result });
     const msg = answerMessage(result, { stateKey: key, notes: cut ? [cutNote] : [] });
     const turn = { user: origin.user, question: result.asked ?? result.question, result };
     if (placeholderTs && (await api.updateBacklogged())) {
       // Slack's update tier is spent (a sustained burst): the answer goes out now as a new message
       // in the thread, and the placeholder points to it once updates are free again
       const messageTs = await this.post(origin, msg);
-      store.setStateMessage(key, messageTs);
-      store.addTurn(origin.channel, origin.threadTs, { ...turn, messageTs });
+      await store.setStateMessage(key, messageTs);
+      await store.addTurn(origin.channel, origin.threadTs, { ...turn, messageTs });
       api.updateWhenIdle({ channel: origin.channel, ts: placeholderTs, ...noticeMessage('Answered in the next message of this thread.') });
       return messageTs;
     }
     if (placeholderTs) {
       // the thread knows the turn before the answer shows, so a reply to it is already a follow-up
-      store.addTurn(origin.channel, origin.threadTs, { ...turn, messageTs: placeholderTs });
+      await store.addTurn(origin.channel, origin.threadTs, { ...turn, messageTs: placeholderTs });
       await api.update({ channel: origin.channel, ts: placeholderTs, text: msg.text, blocks: msg.blocks });
       return placeholderTs;
     }
     const messageTs = await this.post(origin, msg);
-    store.setStateMessage(key, messageTs);
-    store.addTurn(origin.channel, origin.threadTs, { ...turn, messageTs });
+    await store.setStateMessage(key, messageTs);
+    await store.addTurn(origin.channel, origin.threadTs, { ...turn, messageTs });
     return messageTs;
   }
 
@@ -274,7 +274,7 @@ export class SlackService {
       return;
     }
     if (/^sources$/i.test(text)) {
-      await api.respond(input.responseUrl, { response_type: 'ephemeral', ...this.sourcesMessage({ channel: input.channel, user: input.user, threadTs: '', isDM: input.isDM }) });
+      await api.respond(input.responseUrl, { response_type: 'ephemeral', ...(await this.sourcesMessage({ channel: input.channel, user: input.user, threadTs: '', isDM: input.isDM })) });
       return;
     }
     let ephemeral = config.slack.ephemeral;
@@ -303,9 +303,9 @@ export class SlackService {
             () => this.deps.engine.run(question, this.access(origin)),
             () => this.tellBusy({ ...origin, threadTs: ts! }),
           );
-          const key = this.deps.store.saveState({ channel: input.channel, threadTs: ts, messageTs: ts, owner: input.user, result });
+          const key = await this.deps.store.saveState({ channel: input.channel, threadTs: ts, messageTs: ts, owner: input.user, result });
           const msg = answerMessage(result, { stateKey: key, echoQuestion: true, askedBy: input.user, notes: cut ? [cutNote] : [] });
-          this.deps.store.addTurn(input.channel, ts, { user: input.user, question, messageTs: ts, result });
+          await this.deps.store.addTurn(input.channel, ts, { user: input.user, question, messageTs: ts, result });
           await api.update({ channel: input.channel, ts, text: msg.text, blocks: msg.blocks });
         } catch (e) {
           this.deps.log.error({ err: e }, 'slack: /ragask failed');
@@ -319,7 +319,7 @@ export class SlackService {
     const origin: Origin = { channel: input.channel, user: input.user, threadTs: 'ephemeral', isDM: input.isDM, ...(input.teamId ? { teamId: input.teamId } : {}) };
     try {
       const result = await this.queue.run(() => this.deps.engine.run(question, this.access(origin)));
-      const key = this.deps.store.saveState({ channel: input.channel, threadTs: 'ephemeral', messageTs: 'ephemeral', owner: input.user, result });
+      const key = await this.deps.store.saveState({ channel: input.channel, threadTs: 'ephemeral', messageTs: 'ephemeral', owner: input.user, result });
       const msg = answerMessage(result, { stateKey: key, echoQuestion: true, notes: cut ? [cutNote] : [] });
       await api.respond(input.responseUrl, { response_type: 'ephemeral', replace_original: true, ...msg });
     } catch (e) {
@@ -329,9 +329,9 @@ export class SlackService {
   }
 
   /** `/ragask sources`: what the current channel (or, in a DM, this user) can see. */
-  sourcesMessage(origin: Origin): Message {
-    const access = this.deps.core.access.resolve(this.access(origin));
-    const docs = this.deps.core.store.listDocuments().filter((d) => access.allowDoc(d.id));
+  async sourcesMessage(origin: Origin): Promise<Message> {
+    const access = await this.deps.core.access.resolve(this.access(origin));
+    const docs = (await this.deps.core.store.listDocuments()).filter((d) => access.allowDoc(d.id));
     // how many others exist is not this channel's business: only what it can see is counted
     const where = origin.isDM ? 'Our direct messages' : 'This channel';
     const lines = docs.slice(0, 40).map((d) => `• ${escapeMrkdwn(d.title)}${d.scope && d.scope.kind !== 'public' ? ` _(${d.scope.kind === 'user' ? 'private to you' : 'this channel'})_` : ''}`);

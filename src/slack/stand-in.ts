@@ -94,10 +94,10 @@ export class FakeSlack {
     return this.calls.filter((c) => c.method === method);
   }
 
-  async waitFor<T>(check: () => T | undefined | null | false, timeoutMs = 20_000, what = 'condition'): Promise<T> {
+  async waitFor<T>(check: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
     const until = Date.now() + timeoutMs;
     for (;;) {
-      const v = check();
+      const v = await check();
       if (v) return v;
       if (Date.now() > until) throw new Error(`timed out waiting for ${what}; calls: ${this.calls.map((c) => c.method).join(', ')}`);
       await new Promise((r) => setTimeout(r, 20));

@@ -131,7 +131,7 @@ export class HnswIndex implements VectorIndex {
     const problem = vi.tryLoad();
     if (problem) return { problem, size: 0, behind: 0 };
     const behind = (db.prepare('SELECT count(*) AS n FROM index_log WHERE seq > ?').get(vi.seq) as { n: number }).n;
-    return { problem: null, size: vi.size, behind };
+    return { problem: null, size: vi.count, behind };
   }
 
   /** Loads the index file if it matches SQLite, else rebuilds it; then replays newer log entries. */
@@ -143,11 +143,11 @@ export class HnswIndex implements VectorIndex {
     if (reason) {
       vi.rebuiltBecause = reason;
       vi.log.info({ file, reason }, 'rebuilding the HNSW index from SQLite');
-      vi.rebuild();
+      vi.rebuildNow();
     } else {
       vi.catchUp();
     }
-    vi.flush();
+    vi.flushNow();
     return vi;
   }
 
@@ -191,7 +191,11 @@ export class HnswIndex implements VectorIndex {
   }
 
   /** Rebuilds from every window vector in SQLite. */
-  rebuild(onProgress?: (done: number, total: number) => void): void {
+  async rebuild(onProgress?: (done: number, total: number) => void): Promise<void> {
+    this.rebuildNow(onProgress);
+  }
+
+  private rebuildNow(onProgress?: (done: number, total: number) => void): void {
     // one read transaction: the windows and the log position come from the same snapshot
     this.db.transaction(() => {
       const total = (this.db.prepare('SELECT count(*) AS n FROM windows').get() as { n: number }).n;
@@ -239,21 +243,44 @@ export class HnswIndex implements VectorIndex {
     }
     this.dirty = true;
     // Deleted points still cost search time and memory; compact when they dominate.
-    if (this.deleted > 1000 && this.deleted > this.index.getCurrentCount() * 0.3) this.rebuild();
+    if (this.deleted > 1000 && this.deleted > this.index.getCurrentCount() * 0.3) this.rebuildNow();
     return rows.length;
   }
 
-  search(vector: Float32Array, k: number, filter?: (windowId: number) => boolean): VectorHit[] {
+  async search(vector: Float32Array, k: number, allowedDocs: ReadonlySet<number> | null = null): Promise<VectorHit[]> {
+    return this.searchNow(vector, k, allowedDocs);
+  }
+
+  /** hnswlib checks the filter while it walks the graph: windows of other documents are never candidates. */
+  searchNow(vector: Float32Array, k: number, allowedDocs: ReadonlySet<number> | null = null): VectorHit[] {
     const count = this.index.getCurrentCount();
     if (count === 0 || k <= 0) return [];
     const n = Math.min(k, count);
     if (this.params.efSearch < n) this.index.setEf(n);
-    const res = filter ? this.index.searchKnn(Array.from(vector), n, filter) : this.index.searchKnn(Array.from(vector), n);
+    const windowDoc = allowedDocs ? this.windowDocs() : null;
+    const res = windowDoc ? this.index.searchKnn(Array.from(vector), n, (wid) => allowedDocs!.has(windowDoc[wid] ?? 0)) : this.index.searchKnn(Array.from(vector), n);
     if (this.params.efSearch < n) this.index.setEf(this.params.efSearch);
     return res.neighbors.map((id, i) => ({ windowId: id, score: 1 - res.distances[i]! }));
   }
 
-  get size(): number {
+  private windowDocCache: { seq: number; map: Int32Array } | null = null;
+
+  /** Window id → document id at the index's log position, for filtering while searching. */
+  private windowDocs(): Int32Array {
+    if (this.windowDocCache?.seq === this.seq) return this.windowDocCache.map;
+    const max = (this.db.prepare('SELECT coalesce(max(id), 0) AS m FROM windows').get() as { m: number }).m;
+    const map = new Int32Array(max + 1);
+    for (const r of this.db.prepare('SELECT w.id, c.doc_id FROM windows w JOIN chunks c ON c.id = w.chunk_id').iterate() as Iterable<{ id: number; doc_id: number }>) map[r.id] = r.doc_id;
+    this.windowDocCache = { seq: this.seq, map };
+    return map;
+  }
+
+  async size(): Promise<number> {
+    return this.count;
+  }
+
+  /** Windows in the index (without those marked deleted). */
+  get count(): number {
     return this.index.getCurrentCount() - this.deleted;
   }
 
@@ -262,7 +289,11 @@ export class HnswIndex implements VectorIndex {
   }
 
   /** Writes the index to a temporary file, fsyncs it and renames it over the old one, then the sidecar. */
-  save(): void {
+  async save(): Promise<void> {
+    this.saveNow();
+  }
+
+  private saveNow(): void {
     const tmp = `${this.file}.tmp-${process.pid}`;
     this.index.writeIndexSync(tmp);
     fsyncFile(tmp);
@@ -283,8 +314,12 @@ export class HnswIndex implements VectorIndex {
   }
 
   /** Saves if anything changed since the last save (never where the index only reads). */
-  flush(): void {
-    if (this.dirty && this.persist) this.save();
+  async flush(): Promise<void> {
+    this.flushNow();
+  }
+
+  private flushNow(): void {
+    if (this.dirty && this.persist) this.saveNow();
   }
 
   fileBytes(): number {

@@ -10,18 +10,41 @@ import type { EngineResult } from '../engine/types.js';
 import type { EventClaim, FeedbackContext, FeedbackRow, StoredState, ThreadState, Turn } from './slack-state.js';
 import type { ChunkInput, ChunkRow, DocumentInput, DocumentRow, MentionHit, StoreStats, WindowRow } from './store.js';
 
+/**
+ * A full-text query, as data: each backend compiles it to its own syntax (FTS5 MATCH, a tsquery),
+ * so no user text is ever read as query syntax. A term is a lowercase word, or a phrase of words
+ * joined by single spaces ("kx 220"); `any` ranks chunks holding any term, `all` needs every one.
+ */
+export interface TextQuery {
+  terms: readonly string[];
+  match: 'any' | 'all';
+}
+
+/** A batch of whole documents written in one transaction (ingest). */
+export interface DocumentWrite {
+  doc: DocumentInput;
+  chunks: ChunkInput[];
+}
+
 /** Approximate nearest neighbours over window vectors, kept in step with the store's index log. */
 export interface VectorIndex {
-  /** The k best windows for a unit vector, cosine similarity, optionally only those `filter` admits. */
-  search(vector: Float32Array, k: number, filter?: (windowId: number) => boolean): VectorHit[];
-  readonly size: number;
-  /** The last change of the store that the index holds (for cache keys). */
+  /**
+   * The k best windows for a unit vector by cosine similarity; with `allowedDocs`, only windows of
+   * those documents are candidates at all (the access filter is applied inside the search, so an
+   * asker's k results are never thinned by documents they may not see).
+   */
+  search(vector: Float32Array, k: number, allowedDocs?: ReadonlySet<number> | null): Promise<VectorHit[]>;
+  /** How many windows the index holds. */
+  size(): Promise<number>;
+  /** The last change of the store that the index holds (for cache keys); moves on with Store.syncIndex. */
   readonly appliedSeq: number;
   /** Why the index was rebuilt when it was opened, or null. */
   rebuiltBecause: string | null;
-  rebuild(onProgress?: (done: number, total: number) => void): void;
-  save(): void;
-  flush(): void;
+  rebuild(onProgress?: (done: number, total: number) => void): Promise<void>;
+  /** Writes the index where it keeps it (a file), if it keeps one outside the database. */
+  save(): Promise<void>;
+  /** Saves if anything changed since the last save. */
+  flush(): Promise<void>;
 }
 
 /**
@@ -38,30 +61,30 @@ export const EVENT_LEASE_MS = 60_000;
  */
 export interface SlackStateStore {
   // events ledger
-  recordDelivery(eventId: string, channel: string | null, raw: unknown): void;
-  claimEvent(eventId: string, channel: string | null, payload?: unknown, staleMs?: number): EventClaim;
-  ignoreEvent(eventId: string): void;
-  setEventMessage(eventId: string, ts: string): void;
-  finishEvent(eventId: string, status: 'answered' | 'ignored', answerTs?: string | null): void;
-  releaseEvent(eventId: string): void;
+  recordDelivery(eventId: string, channel: string | null, raw: unknown): Promise<void>;
+  claimEvent(eventId: string, channel: string | null, payload?: unknown, staleMs?: number): Promise<EventClaim>;
+  ignoreEvent(eventId: string): Promise<void>;
+  setEventMessage(eventId: string, ts: string): Promise<void>;
+  finishEvent(eventId: string, status: 'answered' | 'ignored', answerTs?: string | null): Promise<void>;
+  releaseEvent(eventId: string): Promise<void>;
   /** Renews the leases of the events this process is answering (see EVENT_LEASE_MS). */
-  renewClaims(): void;
-  orphanedEvents(maxAgeMs?: number, minIdleMs?: number): { eventId: string; payload: unknown }[];
-  eventStatus(eventId: string): string | null;
+  renewClaims(): Promise<void>;
+  orphanedEvents(maxAgeMs?: number, minIdleMs?: number): Promise<{ eventId: string; payload: unknown }[]>;
+  eventStatus(eventId: string): Promise<string | null>;
   // threads
-  getThread(channel: string, threadTs: string): ThreadState | null;
-  addTurn(channel: string, threadTs: string, turn: Omit<Turn, 'at'>): ThreadState;
+  getThread(channel: string, threadTs: string): Promise<ThreadState | null>;
+  addTurn(channel: string, threadTs: string, turn: Omit<Turn, 'at'>): Promise<ThreadState>;
   // button states
-  saveState(s: { channel: string; threadTs: string; messageTs: string; owner: string; result: EngineResult }): string;
-  setStateMessage(key: string, messageTs: string): void;
-  getState(key: string): (StoredState & { expired: boolean }) | null;
-  useState(key: string, user: string): boolean;
-  unuseState(key: string): void;
+  saveState(s: { channel: string; threadTs: string; messageTs: string; owner: string; result: EngineResult }): Promise<string>;
+  setStateMessage(key: string, messageTs: string): Promise<void>;
+  getState(key: string): Promise<(StoredState & { expired: boolean }) | null>;
+  useState(key: string, user: string): Promise<boolean>;
+  unuseState(key: string): Promise<void>;
   // feedback
-  addFeedback(f: Omit<FeedbackRow, 'id' | 'createdAt'>): boolean;
-  listFeedback(limit?: number, givenIn?: FeedbackContext | null): FeedbackRow[];
+  addFeedback(f: Omit<FeedbackRow, 'id' | 'createdAt'>): Promise<boolean>;
+  listFeedback(limit?: number, givenIn?: FeedbackContext | null): Promise<FeedbackRow[]>;
   /** Drops expired threads and states, and events older than the retention; returns how many. */
-  prune(eventRetentionMs?: number): number;
+  prune(eventRetentionMs?: number): Promise<number>;
 }
 
 /** Documents, chunks and windows, text search, entity mentions, access scopes, the query cache and the index. */
@@ -71,52 +94,52 @@ export interface Store {
   readonly model: string;
 
   // documents
-  getDocumentBySource(source: string): DocumentRow | undefined;
-  listDocuments(): DocumentRow[];
-  sourcesUnder(prefix: string): { id: number; source: string }[];
-  replaceDocument(doc: DocumentInput, chunks: ChunkInput[], defaultScope?: Scope): number;
-  deleteDocument(docId: number): void;
-  /** Runs `work` in one transaction (a batch of whole documents at ingest). */
-  inTransaction<T>(work: () => T): T;
+  getDocumentBySource(source: string): Promise<DocumentRow | undefined>;
+  listDocuments(): Promise<DocumentRow[]>;
+  sourcesUnder(prefix: string): Promise<{ id: number; source: string }[]>;
+  /** Writes whole documents in one transaction (each replacing any stored with its source); returns their ids. */
+  replaceDocuments(batch: readonly DocumentWrite[], defaultScope?: Scope): Promise<number[]>;
+  deleteDocument(docId: number): Promise<void>;
 
   // access scopes
-  setScope(docIds: readonly number[], scope: Scope): number;
-  accessVersion(): number;
-  scopes(): Map<number, Scope | null>;
+  setScope(docIds: readonly number[], scope: Scope): Promise<number>;
+  accessVersion(): Promise<number>;
+  scopes(): Promise<Map<number, Scope | null>>;
 
   // chunks and windows
-  getChunks(ids: readonly number[]): Map<number, ChunkRow>;
-  chunksOfDocument(docId: number): ChunkRow[];
-  chunkIdsOfDocument(docId: number): number[];
-  windowDocs(): Int32Array;
-  windowChunks(windowIds: readonly number[]): Map<number, number>;
-  windowsOfChunks(chunkIds: readonly number[]): WindowRow[];
-  windowTexts(): { id: number; title: string; headingPath: string[]; text: string }[];
-  allWindowVectors(): { id: number; vector: Float32Array }[];
-  chunksWithWindowCounts(minTokens: number): { id: number; text: string; windows: number }[];
+  getChunks(ids: readonly number[]): Promise<Map<number, ChunkRow>>;
+  chunksOfDocument(docId: number): Promise<ChunkRow[]>;
+  chunkIdsOfDocument(docId: number): Promise<number[]>;
+  windowChunks(windowIds: readonly number[]): Promise<Map<number, number>>;
+  windowsOfChunks(chunkIds: readonly number[]): Promise<WindowRow[]>;
+  windowTexts(): Promise<{ id: number; title: string; headingPath: string[]; text: string }[]>;
+  allWindowVectors(): Promise<{ id: number; vector: Float32Array }[]>;
+  chunksWithWindowCounts(minTokens: number): Promise<{ id: number; text: string; windows: number }[]>;
 
   // text search and entity mentions
-  searchText(match: string, limit: number, weights?: [number, number, number], docIds?: ReadonlySet<number> | null): { chunkId: number; score: number }[];
-  /** Chunks (of the given documents) matching an FTS5 query, counted up to `cap` (bounded work). */
-  countTextMatches(match: string, cap: number, docIds?: ReadonlySet<number> | null): number;
+  /** BM25 over chunks (title, headings, body, weighted by `weights`), positive scores, best first. */
+  searchText(query: TextQuery, limit: number, weights?: [number, number, number], docIds?: ReadonlySet<number> | null): Promise<{ chunkId: number; score: number }[]>;
+  /** Chunks (of the given documents) matching a text query, counted up to `cap` (bounded work). */
+  countTextMatches(query: TextQuery, cap: number, docIds?: ReadonlySet<number> | null): Promise<number>;
   /** Chunks an entity may link to: titled or headed by it, best first, and some that mention it. */
-  entityMentions(match: string, limits: { labelled: number; mentioned: number }, docIds?: ReadonlySet<number> | null): { labelled: MentionHit[]; mentioned: MentionHit[] };
+  entityMentions(query: TextQuery, limits: { labelled: number; mentioned: number }, docIds?: ReadonlySet<number> | null): Promise<{ labelled: MentionHit[]; mentioned: MentionHit[] }>;
 
   // query cache
-  cachedQuery(key: string): { value: string; createdAt: number } | null;
-  cacheQuery(key: string, value: string, createdAt: number): void;
-  dropCachedQueries(which: { key: string } | { before: number }): number;
+  cachedQuery(key: string): Promise<{ value: string; createdAt: number } | null>;
+  cacheQuery(key: string, value: string, createdAt: number): Promise<void>;
+  dropCachedQueries(which: { key: string } | { before: number }): Promise<number>;
 
   // re-embedding with another model
-  beginReembedding(model: string): void;
-  setVectors(batch: readonly { id: number; vector: Float32Array }[]): void;
-  finishReembedding(model: string, dimension: number): void;
+  beginReembedding(model: string): Promise<void>;
+  setVectors(batch: readonly { id: number; vector: Float32Array }[]): Promise<void>;
+  finishReembedding(model: string, dimension: number): Promise<void>;
 
   // the index log, state and lifecycle
-  syncIndex(): number;
-  counts(): { documents: number; chunks: number; windows: number };
-  stats(): StoreStats;
+  /** Brings the vector index and the caches keyed by its position up to the store's latest writes (by any process); returns how many changes it applied. */
+  syncIndex(): Promise<number>;
+  counts(): Promise<{ documents: number; chunks: number; windows: number }>;
+  stats(): Promise<StoreStats>;
   /** The Slack app's state in this store (`ttlMs`: how long button states and threads last). */
   slackState(ttlMs: number): SlackStateStore;
-  close(): void;
+  close(): Promise<void>;
 }

@@ -105,14 +105,14 @@ export type EventClaim = { status: 'new'; messageTs: string | null; attempts: nu
  * This process as the owner of the events it claims: host, pid and a random part (a restarted
  * process may get the same pid).
  */
-const OWNER = `${os.hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 10)}`;
+export const OWNER = `${os.hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 10)}`;
 
 /**
  * Whether an owner is a process of this machine that is gone: its events can be taken over at
  * once, without waiting for the lease. Owners of other machines (and owners of the older form
  * "pid:nonce" of another host) are never judged by pid: only their lease counts.
  */
-function ownerDeadHere(owner: string, self: string): boolean {
+export function ownerDeadHere(owner: string, self: string): boolean {
   if (owner === self) return false;
   const parts = owner.split(':');
   const [host, pidText] = parts.length >= 3 ? [parts[0], parts[1]] : [os.hostname(), parts[0]];
@@ -129,8 +129,31 @@ function ownerDeadHere(owner: string, self: string): boolean {
   }
 }
 
+/** What decides whether an event's claim may be taken (see SqliteSlackState.claimable). */
+export interface ClaimRow {
+  owner: string | null;
+  lease_until: number | null;
+  updated_at: number;
+}
+
+/**
+ * Whether `self` may take an event's claim: nobody holds it, `self` does, its lease has lapsed, its
+ * owner is a process of this machine that is gone, or (a claim from before leases) it has not moved
+ * for `staleMs`. The same rule in every backend.
+ */
+export function claimable(row: ClaimRow, self: string, t: number, staleMs: number): boolean {
+  if (!row.owner || row.owner === self) return true;
+  if (row.lease_until !== null) return row.lease_until <= t || ownerDeadHere(row.owner, self);
+  return ownerDeadHere(row.owner, self) || t - row.updated_at >= staleMs;
+}
+
+/** The key of a thread's state: channel:thread_ts. */
+export function threadKey(channel: string, threadTs: string): string {
+  return `${channel}:${threadTs}`;
+}
+
 /** A thread keeps its last few turns: enough context for follow-ups, bounded in size. */
-const MAX_TURNS = 5;
+export const MAX_TURNS = 5;
 
 /** The SQLite backend of the SlackStateStore: its own tables and schema version in the store's file. */
 export class SqliteSlackState implements SlackStateStore {
@@ -153,14 +176,12 @@ export class SqliteSlackState implements SlackStateStore {
    * lapsed, its owner is a process of this machine that is gone, or (a claim from before leases)
    * it has not moved for `staleMs`.
    */
-  private claimable(row: { owner: string | null; lease_until: number | null; updated_at: number }, t: number, staleMs: number): boolean {
-    if (!row.owner || row.owner === this.owner) return true;
-    if (row.lease_until !== null) return row.lease_until <= t || ownerDeadHere(row.owner, this.owner);
-    return ownerDeadHere(row.owner, this.owner) || t - row.updated_at >= staleMs;
+  private claimable(row: ClaimRow, t: number, staleMs: number): boolean {
+    return claimable(row, this.owner, t, staleMs);
   }
 
   /** Renews the leases of the events this owner is answering (called every EVENT_LEASE_MS / 3). */
-  renewClaims(): void {
+  async renewClaims(): Promise<void> {
     if (this.inflight.size === 0) return;
     this.db
       .prepare("UPDATE slack_events SET lease_until = ? WHERE owner = ? AND status = 'received' AND event_id IN (SELECT value FROM json_each(?))")
@@ -190,7 +211,7 @@ export class SqliteSlackState implements SlackStateStore {
    * (killed while answering) is claimed again, so it is answered once, not never; the placeholder
    * that process already posted is reused rather than posting a second message.
    */
-  claimEvent(eventId: string, channel: string | null, payload: unknown = null, staleMs = 10 * 60_000): EventClaim {
+  async claimEvent(eventId: string, channel: string | null, payload: unknown = null, staleMs = 10 * 60_000): Promise<EventClaim> {
     if (this.inflight.has(eventId)) return { status: 'duplicate' };
     const t = this.now();
     // immediate: the row is read and written under the write lock, so two processes sharing the
@@ -220,7 +241,7 @@ export class SqliteSlackState implements SlackStateStore {
    * Records a delivery before it is acknowledged (see delivery.ts), owned by nobody until a
    * listener claims it. A redelivery of a recorded event changes nothing.
    */
-  recordDelivery(eventId: string, channel: string | null, raw: unknown): void {
+  async recordDelivery(eventId: string, channel: string | null, raw: unknown): Promise<void> {
     const t = this.now();
     this.db
       .prepare("INSERT OR IGNORE INTO slack_events (event_id, status, channel, owner, payload, created_at, updated_at) VALUES (?, 'received', ?, NULL, ?, ?, ?)")
@@ -228,16 +249,16 @@ export class SqliteSlackState implements SlackStateStore {
   }
 
   /** A recorded delivery the listeners left alone (not a question for ragask): never replayed. */
-  ignoreEvent(eventId: string): void {
+  async ignoreEvent(eventId: string): Promise<void> {
     this.db.prepare("UPDATE slack_events SET status = 'ignored', updated_at = ? WHERE event_id = ? AND status = 'received' AND owner IS NULL").run(this.now(), eventId);
   }
 
   /** Remembers the message posted for an event before it is answered (for a restart to reuse). */
-  setEventMessage(eventId: string, ts: string): void {
+  async setEventMessage(eventId: string, ts: string): Promise<void> {
     this.db.prepare('UPDATE slack_events SET answer_ts = ?, updated_at = ? WHERE event_id = ?').run(ts, this.now(), eventId);
   }
 
-  finishEvent(eventId: string, status: 'answered' | 'ignored', answerTs: string | null = null): void {
+  async finishEvent(eventId: string, status: 'answered' | 'ignored', answerTs: string | null = null): Promise<void> {
     this.db.prepare('UPDATE slack_events SET status = ?, answer_ts = ?, updated_at = ? WHERE event_id = ?').run(status, answerTs, this.now(), eventId);
     this.inflight.delete(eventId);
   }
@@ -249,7 +270,7 @@ export class SqliteSlackState implements SlackStateStore {
    * every start forever. `minIdleMs` leaves alone a row touched that recently (a delivery this
    * process recorded and is about to claim), doubled for each further attempt already made.
    */
-  orphanedEvents(maxAgeMs = 3600_000, minIdleMs = 0): { eventId: string; payload: unknown }[] {
+  async orphanedEvents(maxAgeMs = 3600_000, minIdleMs = 0): Promise<{ eventId: string; payload: unknown }[]> {
     const t = this.now();
     const rows = this.db
       // the idle time doubles with each attempt already made (backoff), up to 64 times
@@ -265,36 +286,36 @@ export class SqliteSlackState implements SlackStateStore {
   }
 
   /** Lets a redelivery or a restart answer an event whose handling failed before it was answered. */
-  releaseEvent(eventId: string): void {
+  async releaseEvent(eventId: string): Promise<void> {
     this.inflight.delete(eventId);
     this.db.prepare("UPDATE slack_events SET owner = NULL WHERE event_id = ? AND status = 'received'").run(eventId);
   }
 
-  eventStatus(eventId: string): string | null {
+  async eventStatus(eventId: string): Promise<string | null> {
     const row = this.db.prepare('SELECT status FROM slack_events WHERE event_id = ?').get(eventId) as { status: string } | undefined;
     return row?.status ?? null;
   }
 
-  static threadKey(channel: string, threadTs: string): string {
-    return `${channel}:${threadTs}`;
+  async getThread(channel: string, threadTs: string): Promise<ThreadState | null> {
+    return this.getThreadNow(channel, threadTs);
   }
 
-  getThread(channel: string, threadTs: string): ThreadState | null {
-    const row = this.db.prepare('SELECT participants, turns, expires_at FROM slack_threads WHERE key = ?').get(SqliteSlackState.threadKey(channel, threadTs)) as
+  private getThreadNow(channel: string, threadTs: string): ThreadState | null {
+    const row = this.db.prepare('SELECT participants, turns, expires_at FROM slack_threads WHERE key = ?').get(threadKey(channel, threadTs)) as
       { participants: string; turns: string; expires_at: number } | undefined;
     if (!row || row.expires_at < this.now()) return null;
     return { channel, threadTs, participants: JSON.parse(row.participants) as string[], turns: JSON.parse(row.turns) as Turn[] };
   }
 
   /** Records an answered turn of a thread; the asker becomes a participant. */
-  addTurn(channel: string, threadTs: string, turn: Omit<Turn, 'at'>): ThreadState {
+  async addTurn(channel: string, threadTs: string, turn: Omit<Turn, 'at'>): Promise<ThreadState> {
     // read and written under the write lock: replicas answering in one thread keep every turn
     return this.db.transaction(() => this.addTurnNow(channel, threadTs, turn)).immediate();
   }
 
   private addTurnNow(channel: string, threadTs: string, turn: Omit<Turn, 'at'>): ThreadState {
     const t = this.now();
-    const prev = this.getThread(channel, threadTs);
+    const prev = this.getThreadNow(channel, threadTs);
     const participants = [...new Set([...(prev?.participants ?? []), turn.user])];
     const turns = [...(prev?.turns ?? []), { ...turn, at: t }].slice(-MAX_TURNS);
     this.db
@@ -302,15 +323,15 @@ export class SqliteSlackState implements SlackStateStore {
         `INSERT INTO slack_threads (key, channel, thread_ts, participants, turns, created_at, updated_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT(key) DO UPDATE SET participants = excluded.participants, turns = excluded.turns, updated_at = excluded.updated_at, expires_at = excluded.expires_at`,
       )
-      .run(SqliteSlackState.threadKey(channel, threadTs), channel, threadTs, JSON.stringify(participants), JSON.stringify(turns), t, t, t + this.ttlMs);
+      .run(threadKey(channel, threadTs), channel, threadTs, JSON.stringify(participants), JSON.stringify(turns), t, t, t + this.ttlMs);
     return { channel, threadTs, participants, turns };
   }
 
   /** Stores the engine state behind an answer message; the key goes into its buttons. */
-  saveState(s: { channel: string; threadTs: string; messageTs: string; owner: string; result: EngineResult }): string {
+  async saveState(s: { channel: string; threadTs: string; messageTs: string; owner: string; result: EngineResult }): Promise<string> {
     const t = this.now();
     // channel + thread + message, plus a random part so a key cannot be guessed from public ids
-    const key = `${SqliteSlackState.threadKey(s.channel, s.threadTs)}:${s.messageTs}:${randomBytes(6).toString('hex')}`;
+    const key = `${threadKey(s.channel, s.threadTs)}:${s.messageTs}:${randomBytes(6).toString('hex')}`;
     this.db
       .prepare('INSERT INTO slack_states (key, channel, thread_ts, message_ts, owner, result, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
       .run(key, s.channel, s.threadTs, s.messageTs, s.owner, JSON.stringify(s.result), t, t + this.ttlMs);
@@ -318,11 +339,11 @@ export class SqliteSlackState implements SlackStateStore {
   }
 
   /** The message a state belongs to, once posted. */
-  setStateMessage(key: string, messageTs: string): void {
+  async setStateMessage(key: string, messageTs: string): Promise<void> {
     this.db.prepare('UPDATE slack_states SET message_ts = ? WHERE key = ?').run(messageTs, key);
   }
 
-  getState(key: string): (StoredState & { expired: boolean }) | null {
+  async getState(key: string): Promise<(StoredState & { expired: boolean }) | null> {
     const row = this.db.prepare('SELECT * FROM slack_states WHERE key = ?').get(key) as Record<string, unknown> | undefined;
     if (!row) return null;
     return {
@@ -340,17 +361,17 @@ export class SqliteSlackState implements SlackStateStore {
   }
 
   /** Makes a state usable again (its continuation failed, so the buttons stay). */
-  unuseState(key: string): void {
+  async unuseState(key: string): Promise<void> {
     this.db.prepare('UPDATE slack_states SET used_at = NULL, used_by = NULL WHERE key = ?').run(key);
   }
 
   /** Marks a state used; false if it was already (two clicks racing: only one wins). */
-  useState(key: string, user: string): boolean {
+  async useState(key: string, user: string): Promise<boolean> {
     return this.db.prepare('UPDATE slack_states SET used_at = ?, used_by = ? WHERE key = ? AND used_at IS NULL').run(this.now(), user, key).changes === 1;
   }
 
   /** One entry per answer and person; clicking again changes it. */
-  addFeedback(f: Omit<FeedbackRow, 'id' | 'createdAt'>): boolean {
+  async addFeedback(f: Omit<FeedbackRow, 'id' | 'createdAt'>): Promise<boolean> {
     const r = this.db
       .prepare(
         `INSERT INTO feedback (state_key, channel, thread_ts, message_ts, user, value, question, answer, evidence, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -365,7 +386,7 @@ export class SqliteSlackState implements SlackStateStore {
    * Feedback, newest first: every entry, or only those given in one context — a channel, or a
    * user's direct messages with ragask (an entry belongs to the context it was given in).
    */
-  listFeedback(limit = 100, givenIn: FeedbackContext | null = null): FeedbackRow[] {
+  async listFeedback(limit = 100, givenIn: FeedbackContext | null = null): Promise<FeedbackRow[]> {
     const where = givenIn === null ? '' : 'channel' in givenIn ? 'WHERE channel = @channel' : "WHERE user = @user AND channel LIKE 'D%'";
     const params = givenIn === null ? {} : 'channel' in givenIn ? { channel: givenIn.channel } : { user: givenIn.dmOf };
     return (this.db.prepare(`SELECT * FROM feedback ${where} ORDER BY created_at DESC, id DESC LIMIT @limit`).all({ ...params, limit }) as Record<string, unknown>[]).map((r) => ({
@@ -384,7 +405,7 @@ export class SqliteSlackState implements SlackStateStore {
   }
 
   /** Deletes expired states and threads and old event ids; returns how many rows went. */
-  prune(eventRetentionMs = 7 * 86400_000): number {
+  async prune(eventRetentionMs = 7 * 86400_000): Promise<number> {
     const t = this.now();
     let n = this.db.prepare('DELETE FROM slack_states WHERE expires_at < ?').run(t).changes;
     n += this.db.prepare('DELETE FROM slack_threads WHERE expires_at < ?').run(t).changes;

@@ -8,10 +8,10 @@ import { UserError } from '../errors.js';
 import { getMeta, openDatabase, setMeta, type DB } from './db.js';
 import { PUBLIC_SCOPE, scopeFromJson, scopeToJson, type Scope } from './access.js';
 import { HnswIndex, type HnswParams } from './hnsw.js';
-import type { Store } from './interfaces.js';
+import type { DocumentWrite, Store, TextQuery } from './interfaces.js';
 import { SqliteSlackState } from './slack-state.js';
 
-export type { Store, VectorIndex, SlackStateStore } from './interfaces.js';
+export type { Store, VectorIndex, SlackStateStore, TextQuery, DocumentWrite } from './interfaces.js';
 import { blobToVector, vectorToBlob } from './vectors.js';
 
 export type DocumentKind = 'markdown' | 'text' | 'html' | 'pdf' | 'jsonl';
@@ -83,6 +83,7 @@ export interface WindowRow {
   ord: number;
   charStart: number;
   charEnd: number;
+  tokenCount: number;
   vector: Float32Array;
 }
 
@@ -158,6 +159,11 @@ function toChunk(r: RawChunk): ChunkRow {
   };
 }
 
+/** A text query as an FTS5 MATCH expression: every term a quoted string, so nothing is read as syntax. */
+export function fts5Match(query: TextQuery): string {
+  return query.terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(query.match === 'any' ? ' OR ' : ' ');
+}
+
 /**
  * A set of document ids (an asker's allowed documents) as the JSON list that `json_each(?)` reads
  * in SQL; made once per set (resolved sets are never changed), since the same resolution filters
@@ -178,18 +184,6 @@ export function docIdsJson(ids: ReadonlySet<number>): string {
  * the HNSW index over window vectors. Every write to a document happens in one SQLite transaction,
  * so a query never sees half a document; the index follows from index_log.
  */
-/**
- * The scope of each chunk's document, read straight from a store's database (for listings that
- * need no model, such as `ragask feedback`). A chunk no longer stored is absent.
- */
-export function chunkScopes(db: DB, chunkIds: readonly number[]): Map<number, Scope | null> {
-  const rows = db.prepare('SELECT c.id AS chunk, d.scope FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.id IN (SELECT value FROM json_each(?))').all(JSON.stringify(chunkIds)) as {
-    chunk: number;
-    scope: string;
-  }[];
-  return new Map(rows.map((r) => [r.chunk, scopeFromJson(r.scope)]));
-}
-
 /**
  * A read-only health check of a store's database (for `ragask doctor`, before anything opens it
  * for writing): SQLite's integrity check and schema version, rows without their parent, documents without chunks, chunks missing from the
@@ -288,7 +282,7 @@ export class SqliteStore implements Store {
     }
   }
 
-  getDocumentBySource(source: string): DocumentRow | undefined {
+  async getDocumentBySource(source: string): Promise<DocumentRow | undefined> {
     const r = this.sql('SELECT * FROM documents WHERE source = ?').get(source) as Record<string, unknown> | undefined;
     return r ? this.toDocument(r) : undefined;
   }
@@ -308,17 +302,21 @@ export class SqliteStore implements Store {
     };
   }
 
-  listDocuments(): DocumentRow[] {
+  async listDocuments(): Promise<DocumentRow[]> {
     return (this.sql('SELECT * FROM documents ORDER BY source').all() as Record<string, unknown>[]).map((r) => this.toDocument(r));
   }
 
   /** Sources whose key starts with `prefix` (the records of one .jsonl file, or the files under a folder). */
-  sourcesUnder(prefix: string): { id: number; source: string }[] {
+  async sourcesUnder(prefix: string): Promise<{ id: number; source: string }[]> {
     return this.sql('SELECT id, source FROM documents WHERE substr(source, 1, length(?)) = ?').all(prefix, prefix) as { id: number; source: string }[];
   }
 
-  /** Inserts a document (replacing any earlier version with the same source) in one transaction. */
-  replaceDocument(doc: DocumentInput, chunks: ChunkInput[], defaultScope: Scope = PUBLIC_SCOPE): number {
+  /** Writes whole documents (each replacing any earlier version with the same source) in one transaction. */
+  async replaceDocuments(batch: readonly DocumentWrite[], defaultScope: Scope = PUBLIC_SCOPE): Promise<number[]> {
+    return this.db.transaction(() => batch.map((w) => this.replaceDocumentNow(w.doc, w.chunks, defaultScope)))();
+  }
+
+  private replaceDocumentNow(doc: DocumentInput, chunks: ChunkInput[], defaultScope: Scope): number {
     this.textCounts.clear();
     const tx = this.db.transaction(() => {
       const old = this.sql('SELECT id, scope FROM documents WHERE source = ?').get(doc.source) as { id: number; scope: string } | undefined;
@@ -349,7 +347,7 @@ export class SqliteStore implements Store {
     return tx();
   }
 
-  deleteDocument(docId: number): void {
+  async deleteDocument(docId: number): Promise<void> {
     this.db.transaction(() => {
       this.deleteDocumentNow(docId);
       this.bumpAccessVersion();
@@ -357,7 +355,7 @@ export class SqliteStore implements Store {
   }
 
   /** Changes who may see documents; returns how many changed. */
-  setScope(docIds: readonly number[], scope: Scope): number {
+  async setScope(docIds: readonly number[], scope: Scope): Promise<number> {
     return this.db.transaction(() => {
       const n = this.sql('UPDATE documents SET scope = ? WHERE id IN (SELECT value FROM json_each(?))').run(scopeToJson(scope), JSON.stringify(docIds)).changes;
       this.bumpAccessVersion();
@@ -372,28 +370,15 @@ export class SqliteStore implements Store {
   }
 
   /** Changes whenever a document is added, removed or re-scoped: the key of access caches. */
-  accessVersion(): number {
+  async accessVersion(): Promise<number> {
     return Number((this.sql('SELECT value FROM meta WHERE key = ?').get('access_version') as { value: string } | undefined)?.value ?? '0');
   }
 
   /** Every document's scope (null: unreadable). */
-  scopes(): Map<number, Scope | null> {
+  async scopes(): Promise<Map<number, Scope | null>> {
     const out = new Map<number, Scope | null>();
     for (const r of this.sql('SELECT id, scope FROM documents').all() as { id: number; scope: string }[]) out.set(r.id, scopeFromJson(r.scope));
     return out;
-  }
-
-  private windowDocCache: { version: number; map: Int32Array } | null = null;
-
-  /** Window id → document id, for filtering HNSW results by document while searching. */
-  windowDocs(): Int32Array {
-    const version = this.index.appliedSeq;
-    if (this.windowDocCache?.version === version) return this.windowDocCache.map;
-    const max = (this.sql('SELECT coalesce(max(id), 0) AS m FROM windows').get() as { m: number }).m;
-    const map = new Int32Array(max + 1);
-    for (const r of this.sql('SELECT w.id, c.doc_id FROM windows w JOIN chunks c ON c.id = w.chunk_id').iterate() as Iterable<{ id: number; doc_id: number }>) map[r.id] = r.doc_id;
-    this.windowDocCache = { version, map };
-    return map;
   }
 
   private deleteDocumentNow(docId: number): void {
@@ -406,7 +391,7 @@ export class SqliteStore implements Store {
     this.sql('DELETE FROM documents WHERE id = ?').run(docId);
   }
 
-  getChunks(ids: readonly number[]): Map<number, ChunkRow> {
+  async getChunks(ids: readonly number[]): Promise<Map<number, ChunkRow>> {
     const out = new Map<number, ChunkRow>();
     if (ids.length === 0) return out;
     const stmt = this.sql(`${CHUNK_SELECT} WHERE c.id IN (SELECT value FROM json_each(?))`);
@@ -414,16 +399,16 @@ export class SqliteStore implements Store {
     return out;
   }
 
-  chunksOfDocument(docId: number): ChunkRow[] {
+  async chunksOfDocument(docId: number): Promise<ChunkRow[]> {
     return (this.sql(`${CHUNK_SELECT} WHERE c.doc_id = ? ORDER BY c.ord`).all(docId) as RawChunk[]).map(toChunk);
   }
 
-  chunkIdsOfDocument(docId: number): number[] {
+  async chunkIdsOfDocument(docId: number): Promise<number[]> {
     return (this.sql('SELECT id FROM chunks WHERE doc_id = ? ORDER BY ord').all(docId) as { id: number }[]).map((r) => r.id);
   }
 
   /** Window id → chunk id for the given windows (dropping any no longer in SQLite). */
-  windowChunks(windowIds: readonly number[]): Map<number, number> {
+  async windowChunks(windowIds: readonly number[]): Promise<Map<number, number>> {
     const out = new Map<number, number>();
     if (windowIds.length === 0) return out;
     const rows = this.sql('SELECT id, chunk_id FROM windows WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(windowIds)) as { id: number; chunk_id: number }[];
@@ -431,19 +416,17 @@ export class SqliteStore implements Store {
     return out;
   }
 
-  windowsOfChunks(chunkIds: readonly number[]): WindowRow[] {
+  async windowsOfChunks(chunkIds: readonly number[]): Promise<WindowRow[]> {
     if (chunkIds.length === 0) return [];
     const rows = this.db
-      .prepare('SELECT id, chunk_id, ord, char_start, char_end, vector FROM windows WHERE chunk_id IN (SELECT value FROM json_each(?)) ORDER BY chunk_id, ord')
-      .all(JSON.stringify(chunkIds)) as { id: number; chunk_id: number; ord: number; char_start: number; char_end: number; vector: Buffer }[];
-    return rows.map((r) => ({ id: r.id, chunkId: r.chunk_id, ord: r.ord, charStart: r.char_start, charEnd: r.char_end, vector: blobToVector(r.vector) }));
+      .prepare('SELECT id, chunk_id, ord, char_start, char_end, token_count, vector FROM windows WHERE chunk_id IN (SELECT value FROM json_each(?)) ORDER BY chunk_id, ord')
+      .all(JSON.stringify(chunkIds)) as { id: number; chunk_id: number; ord: number; char_start: number; char_end: number; token_count: number; vector: Buffer }[];
+    return rows.map((r) => ({ id: r.id, chunkId: r.chunk_id, ord: r.ord, charStart: r.char_start, charEnd: r.char_end, tokenCount: r.token_count, vector: blobToVector(r.vector) }));
   }
 
-  /**
-   * BM25 over chunks (title, headings, body). `match` is an FTS5 query; scores are returned as
-   * positive numbers, higher is better.
-   */
-  searchText(match: string, limit: number, weights: [number, number, number] = [2.0, 1.0, 1.0], docIds: ReadonlySet<number> | null = null): { chunkId: number; score: number }[] {
+  /** BM25 over chunks (title, headings, body): FTS5's own, scores returned as positive numbers, higher is better. */
+  async searchText(query: TextQuery, limit: number, weights: [number, number, number] = [2.0, 1.0, 1.0], docIds: ReadonlySet<number> | null = null): Promise<{ chunkId: number; score: number }[]> {
+    const match = fts5Match(query);
     if (!match) return [];
     // with an access filter, only chunks of allowed documents are ranked at all
     const rows = (
@@ -465,7 +448,8 @@ export class SqliteStore implements Store {
    * How many chunks (of the given documents) match an FTS5 query, counted up to `cap`: the work is
    * bounded by the cap, not by the corpus. Unfiltered counts are kept until the store changes.
    */
-  countTextMatches(match: string, cap: number, docIds: ReadonlySet<number> | null = null): number {
+  async countTextMatches(query: TextQuery, cap: number, docIds: ReadonlySet<number> | null = null): Promise<number> {
+    const match = fts5Match(query);
     if (!match) return 0;
     const key = `${cap}\u0000${match}`;
     if (!docIds) {
@@ -492,12 +476,13 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Chunks an entity (an FTS5 query of all its terms) may link to, in bounded work: those whose
+   * Chunks an entity (a query of all its terms) may link to, in bounded work: those whose
    * title or headings contain it, best first (BM25 over titles and headings only, so the work grows
    * with how many titles name it), and up to `mentioned` others that merely mention it (in stored
    * order: ranking every mention would read the whole posting list of a common name).
    */
-  entityMentions(match: string, limits: { labelled: number; mentioned: number }, docIds: ReadonlySet<number> | null = null): { labelled: MentionHit[]; mentioned: MentionHit[] } {
+  async entityMentions(query: TextQuery, limits: { labelled: number; mentioned: number }, docIds: ReadonlySet<number> | null = null): Promise<{ labelled: MentionHit[]; mentioned: MentionHit[] }> {
+    const match = fts5Match(query);
     if (!match) return { labelled: [], mentioned: [] };
     const only = docIds ? ' AND c.doc_id IN (SELECT value FROM json_each(?))' : '';
     const params: unknown[] = docIds ? [match, docIdsJson(docIds)] : [match];
@@ -520,7 +505,7 @@ export class SqliteStore implements Store {
   }
 
   /** Chunks of at least `minTokens` tokens, with how many windows each has (the reranker's training pairs). */
-  chunksWithWindowCounts(minTokens: number): { id: number; text: string; windows: number }[] {
+  async chunksWithWindowCounts(minTokens: number): Promise<{ id: number; text: string; windows: number }[]> {
     return this.db.prepare('SELECT c.id, c.text, (SELECT count(*) FROM windows w WHERE w.chunk_id = c.id) AS windows FROM chunks c WHERE c.token_count >= ?').all(minTokens) as {
       id: number;
       text: string;
@@ -529,24 +514,24 @@ export class SqliteStore implements Store {
   }
 
   /** The query cache's entry for a key (JSON and when it was written, in seconds), if any. */
-  cachedQuery(key: string): { value: string; createdAt: number } | null {
+  async cachedQuery(key: string): Promise<{ value: string; createdAt: number } | null> {
     const row = this.sql('SELECT value, created_at FROM query_cache WHERE key = ?').get(key) as { value: string; created_at: number } | undefined;
     return row ? { value: row.value, createdAt: row.created_at } : null;
   }
 
-  cacheQuery(key: string, value: string, createdAt: number): void {
+  async cacheQuery(key: string, value: string, createdAt: number): Promise<void> {
     this.db
       .prepare('INSERT INTO query_cache (key, value, created_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, created_at = excluded.created_at')
       .run(key, value, createdAt);
   }
 
   /** Drops one cached query (a key), or every entry written before `before` seconds; returns how many. */
-  dropCachedQueries(which: { key: string } | { before: number }): number {
+  async dropCachedQueries(which: { key: string } | { before: number }): Promise<number> {
     return 'key' in which ? this.sql('DELETE FROM query_cache WHERE key = ?').run(which.key).changes : this.sql('DELETE FROM query_cache WHERE created_at < ?').run(which.before).changes;
   }
 
   /** Every window's own text with its document title and headings, in id order (for re-embedding). */
-  windowTexts(): { id: number; title: string; headingPath: string[]; text: string }[] {
+  async windowTexts(): Promise<{ id: number; title: string; headingPath: string[]; text: string }[]> {
     // window offsets are JavaScript (UTF-16) offsets: the text is cut here, not by SQLite's substr
     const rows = this.db
       .prepare(
@@ -562,57 +547,52 @@ export class SqliteStore implements Store {
    * refuses to open meanwhile), `setVectors` replaces a batch in one transaction, and `finish`
    * records the model, drops cached retrievals and rebuilds the index from the new vectors.
    */
-  beginReembedding(model: string): void {
+  async beginReembedding(model: string): Promise<void> {
     setMeta(this.db, 'reindexing', model);
   }
 
-  setVectors(batch: readonly { id: number; vector: Float32Array }[]): void {
+  async setVectors(batch: readonly { id: number; vector: Float32Array }[]): Promise<void> {
     const update = this.sql('UPDATE windows SET vector = ? WHERE id = ?');
     this.db.transaction(() => {
       for (const w of batch) update.run(vectorToBlob(w.vector), w.id);
     })();
   }
 
-  finishReembedding(model: string, dimension: number): void {
+  async finishReembedding(model: string, dimension: number): Promise<void> {
     this.db.transaction(() => {
       setMeta(this.db, 'embedding_model', model);
       setMeta(this.db, 'embedding_dimension', String(dimension));
       this.sql("DELETE FROM meta WHERE key = 'reindexing'").run();
     })();
     this.sql('DELETE FROM query_cache').run();
-    this.index.rebuild();
-    this.index.save();
+    await this.index.rebuild();
+    await this.index.save();
   }
 
   /** Every window's id and vector (exact search, for measuring the HNSW index's recall). */
-  allWindowVectors(): { id: number; vector: Float32Array }[] {
+  async allWindowVectors(): Promise<{ id: number; vector: Float32Array }[]> {
     return (this.sql('SELECT id, vector FROM windows').all() as { id: number; vector: Buffer }[]).map((w) => ({ id: w.id, vector: blobToVector(w.vector) }));
   }
 
-  /** Runs `work` in one transaction (a batch of whole documents at ingest). */
-  inTransaction<T>(work: () => T): T {
-    return this.db.transaction(work)();
-  }
-
-  counts(): { documents: number; chunks: number; windows: number } {
+  async counts(): Promise<{ documents: number; chunks: number; windows: number }> {
     const c = (t: string) => (this.sql(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n;
     return { documents: c('documents'), chunks: c('chunks'), windows: c('windows') };
   }
 
-  stats(): StoreStats {
+  async stats(): Promise<StoreStats> {
     const fileBytes = (f: string) => (fs.existsSync(f) ? fs.statSync(f).size : 0);
     return {
-      ...this.counts(),
+      ...(await this.counts()),
       model: this.model,
       dimension: this.index.dimension,
       dbBytes: fileBytes(this.dbFile) + fileBytes(`${this.dbFile}-wal`),
       indexBytes: this.index.fileBytes(),
-      indexSize: this.index.size,
+      indexSize: await this.index.size(),
     };
   }
 
   /** Brings the in-memory index up to date with writes made since (by this or another process). */
-  syncIndex(): number {
+  async syncIndex(): Promise<number> {
     return this.index.catchUp();
   }
 
@@ -620,9 +600,9 @@ export class SqliteStore implements Store {
     return new SqliteSlackState(this.db, ttlMs);
   }
 
-  close(): void {
+  async close(): Promise<void> {
     try {
-      this.index.flush();
+      await this.index.flush();
     } catch (e) {
       this.log.warn({ err: e }, 'could not save the HNSW index; it will be rebuilt on next open');
     }

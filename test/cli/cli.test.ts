@@ -7,28 +7,12 @@ import { main } from '../../src/cli/program.js';
 import { openDatabase } from '../../src/store/db.js';
 import { SqliteSlackState } from '../../src/store/slack-state.js';
 import { ROOT, SAMPLE_DIR, tempDir } from '../helpers.js';
+import { runCli } from './run-cli.js';
 
 let dir: string;
-const baseEnv = { ...process.env };
 
-/** Runs the CLI in-process with `env`; returns exit code, stdout and stderr. */
-async function ragask(args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((out += String(chunk)), true));
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((err += String(chunk)), true));
-  process.env = { ...baseEnv, RAGASK_MODELS_DIR: path.join(ROOT, 'models'), RAGASK_DATA_DIR: path.join(dir, 'data'), RAGASK_THREADS: '1', ...env };
-  process.exitCode = undefined;
-  try {
-    const code = await main(['node', 'ragask', ...args]);
-    return { code, out, err };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-    process.env = { ...baseEnv };
-    process.exitCode = undefined;
-  }
-}
+/** Runs the CLI in-process on this file's store (see runCli). */
+const ragask = (args: string[], env: Record<string, string> = {}) => runCli(path.join(dir, 'data'), args, env);
 
 beforeAll(async () => {
   dir = tempDir();
@@ -135,7 +119,7 @@ describe('ragask CLI', () => {
   it('feedback lists what was given in a context, to that context only; everything only with --all', async () => {
     const db = openDatabase(path.join(dir, 'data', 'ragask.db'));
     const store = new SqliteSlackState(db, 3600_000);
-    store.addFeedback({
+    await store.addFeedback({
       stateKey: 'C1:1.1:1.2:x',
       channel: 'C1',
       threadTs: '1.1',
@@ -146,7 +130,7 @@ describe('ragask CLI', () => {
       answer: 'Mirela Ostrowski',
       evidence: [3, 4],
     });
-    store.addFeedback({
+    await store.addFeedback({
       stateKey: 'D9:2.1:2.2:y',
       channel: 'D9',
       threadTs: '2.1',

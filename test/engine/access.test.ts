@@ -17,11 +17,11 @@ let peopleDoc: number;
 
 beforeAll(async () => {
   ({ core, cleanup } = await sampleCore({ RAGASK_QUERY_CACHE_TTL_S: 3600 }));
-  const docs = core.store.listDocuments();
+  const docs = await core.store.listDocuments();
   incidentDocs = new Set(docs.filter((d) => d.source.startsWith(path.join(SAMPLE_DIR, 'incidents'))).map((d) => d.id));
   peopleDoc = docs.find((d) => d.source.endsWith('people.md'))!.id;
-  core.store.setScope([...incidentDocs], parseScope('channel:CA'));
-  core.store.setScope([peopleDoc], parseScope('user:UPRIV'));
+  await core.store.setScope([...incidentDocs], parseScope('channel:CA'));
+  await core.store.setScope([peopleDoc], parseScope('user:UPRIV'));
 });
 afterAll(() => cleanup());
 
@@ -107,10 +107,10 @@ describe('retrieval filters by who asks, where, inside the engine', () => {
 
   it('redacts a stored result for another context (trace view)', async () => {
     const fromA = await core.engine.run(q, A);
-    const forB = redactResult(fromA, core.access.resolve(B));
+    const forB = redactResult(fromA, await core.access.resolve(B));
     expect(hidden(forB, incidentDocs)).toEqual([]);
     expect(forB.suggestions).toEqual([]);
-    expect(redactResult(fromA, core.access.resolve(A))).toEqual(fromA);
+    expect(redactResult(fromA, await core.access.resolve(A))).toEqual(fromA);
   });
 
   it('drops a hop whose query came from a bridge leading to a hidden document, even when its snippets are visible', async () => {
@@ -119,14 +119,9 @@ describe('retrieval filters by who asks, where, inside the engine', () => {
     expect(last).toBeGreaterThan(0);
     // the last hop's bridge is said to lead to a document no snippet of that hop comes from
     const shown = new Set(full.hops.flatMap((h) => [...h.retrieved.map((x) => x.docId), ...h.snippets.map((s) => s.docId)]));
-    const unseen = Math.max(
-      ...core.store
-        .listDocuments()
-        .map((d) => d.id)
-        .filter((id) => !shown.has(id)),
-    );
+    const unseen = Math.max(...(await core.store.listDocuments()).map((d) => d.id).filter((id) => !shown.has(id)));
     const r: EngineResult = { ...full, hops: full.hops.map((h, i) => (i === last ? { ...h, bridgeFrom: { sourceDocId: h.bridgeFrom?.sourceDocId ?? null, linkDocId: unseen } } : h)) };
-    const access = { ...core.access.resolve(LOCAL), allowedDocs: null, allowDoc: (id: number) => id !== unseen };
+    const access = { ...(await core.access.resolve(LOCAL)), allowedDocs: null, allowDoc: (id: number) => id !== unseen };
     const red = redactResult(r, access);
     expect(red.hops.map((h) => h.query)).toEqual(full.hops.slice(0, last).map((h) => h.query));
     expect(red.hops.at(-1)!.nextQuery).toBeNull();

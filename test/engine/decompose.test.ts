@@ -56,8 +56,8 @@ describe('bridge candidates', () => {
     const d = new Decomposer({
       store: core.store,
       mlm: withMlm ? mlm : null,
-      windowsOfDoc: (id) => core.retriever.windowsOfDoc(id),
-      windowsOfChunks: (ids) => core.retriever.windowVectors(ids),
+      windowsOfDoc: async (id) => await core.retriever.windowsOfDoc(id),
+      windowsOfChunks: async (ids) => await core.retriever.windowVectors(ids),
     });
     return d.candidates({
       question,

@@ -20,17 +20,17 @@ afterAll(() => cleanup());
 
 /** An engine on the shared core with other deps (a clock, a query cache). */
 function engineWith(extra: Partial<ConstructorParameters<typeof HopEngine>[0]>, settings = core.engine.settings): HopEngine {
-  const decomposer = new Decomposer({ store: core.store, windowsOfDoc: (id) => core.retriever.windowsOfDoc(id), windowsOfChunks: (ids) => core.retriever.windowVectors(ids) });
+  const decomposer = new Decomposer({ store: core.store, windowsOfDoc: async (id) => await core.retriever.windowsOfDoc(id), windowsOfChunks: async (ids) => await core.retriever.windowVectors(ids) });
   return new HopEngine({ retriever: core.retriever, decomposer, encoder: core.encoder, reader: core.reader, access: core.access, ...extra }, settings);
 }
 
 const topDoc = (r: EngineResult, hop: number) => sampleRel(r.hops[hop]!.snippets[0]!.citation.source);
 
 /** A short answer, when there is one, is exactly a span of the chunk it cites, and that chunk's sentence quotes it. */
-function expectAnswerIsItsSpan(r: EngineResult): void {
+async function expectAnswerIsItsSpan(r: EngineResult): Promise<void> {
   const a = r.answer;
   if (a.value === null || a.kind !== 'span') return;
-  const chunk = core.store.getChunks([a.span!.chunkId]).get(a.span!.chunkId)!;
+  const chunk = (await core.store.getChunks([a.span!.chunkId])).get(a.span!.chunkId)!;
   expect(chunk.text.slice(a.span!.start, a.span!.end)).toBe(a.value);
   expect(a.sentence).toContain(a.value);
   expect(a.source!.chunkId).toBe(a.span!.chunkId);
@@ -44,7 +44,7 @@ describe('multi-hop chains on the sample corpus', () => {
     expect(r.hops[1]!.bridge).toBe('Project Falcon');
     expect(r.hops[1]!.query).toContain('Project Falcon');
     expect(topDoc(r, 1)).toBe('projects/falcon.md');
-    expectAnswerIsItsSpan(r);
+    await expectAnswerIsItsSpan(r);
     // the bridge is the way there, never the answer
     expect(r.answer.reading!.value).not.toBe('Project Falcon');
     expect(evidenceDocs(r, 5)).toEqual(expect.arrayContaining(['incidents/INC-2024-031.md', 'projects/falcon.md']));
@@ -57,7 +57,7 @@ describe('multi-hop chains on the sample corpus', () => {
     expect(topDoc(r, 1)).toBe('projects/heron.md');
     // the gate let the chain go on with a clear margin (a decision far from its threshold)
     expect(r.hops[0]!.coherence!.pRight!).toBeGreaterThan(r.hops[0]!.coherence!.gateThreshold! + 0.3);
-    expectAnswerIsItsSpan(r);
+    await expectAnswerIsItsSpan(r);
   });
 
   it('records every hop: query, scored evidence with citations, candidates, next query, coherence, timings', async () => {
@@ -153,7 +153,7 @@ describe('low coherence, suggestions and resuming', () => {
     expect(resumed.hops[1]!.bridge).toBe('Project Falcon');
     expect(topDoc(resumed, 1)).toBe('projects/falcon.md');
     expect(resumed.answer.reading).not.toBeNull();
-    expectAnswerIsItsSpan(resumed);
+    await expectAnswerIsItsSpan(resumed);
   });
 
   it('refuses a suggestion that does not exist', async () => {
@@ -176,7 +176,7 @@ describe('time budget', () => {
 describe('budgets that hold', () => {
   /** The real decomposer, made slow on a fake clock: each bridge search takes `ms` of engine time. */
   function slowBridges(clock: { t: number }, ms: number) {
-    const real = new Decomposer({ store: core.store, windowsOfDoc: (id) => core.retriever.windowsOfDoc(id), windowsOfChunks: (ids) => core.retriever.windowVectors(ids) });
+    const real = new Decomposer({ store: core.store, windowsOfDoc: async (id) => await core.retriever.windowsOfDoc(id), windowsOfChunks: async (ids) => await core.retriever.windowVectors(ids) });
     return {
       candidates: async (input: Parameters<Decomposer['candidates']>[0]) => {
         clock.t += ms;
@@ -228,7 +228,7 @@ describe('answers', () => {
       expect(new Set(docs).size).toBe(docs.length);
       for (const v of c.values) expect(v.snippet.text).toContain(v.value);
     }
-    expectAnswerIsItsSpan(r);
+    await expectAnswerIsItsSpan(r);
   });
 
   it('says plainly when the evidence does not answer, and shows the closest sentences', async () => {
@@ -242,7 +242,7 @@ describe('answers', () => {
   it('reads an answer off a table row inside one cell value, never across cells or from a header', async () => {
     const r = await core.engine.run('In which office does the lead of Project Heron work?', LOCAL);
     const at = r.answer.reading!.at!;
-    const chunk = core.store.getChunks([at.chunkId]).get(at.chunkId)!;
+    const chunk = (await core.store.getChunks([at.chunkId])).get(at.chunkId)!;
     expect(chunk.text.slice(at.start, at.end)).toBe(r.answer.reading!.value);
     if (chunk.kind === 'table_row') expect(cellValues(chunk.text).some(([a, b]) => a <= at.start && at.end <= b)).toBe(true);
   });

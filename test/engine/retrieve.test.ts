@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Core } from '../../src/core.js';
-import { ftsQuery } from '../../src/engine/fts-query.js';
+import { queryTerms, textQuery } from '../../src/engine/fts-query.js';
 import { Retriever } from '../../src/engine/retrieve.js';
 import { sampleCore, sampleRel } from '../helpers.js';
 
@@ -12,25 +12,27 @@ beforeAll(async () => {
 afterAll(() => cleanup());
 
 describe('the BM25 query', () => {
-  it('keeps every term while their postings fit the budget, and the rarest ones when they do not', () => {
+  it('keeps every term while their postings fit the budget, and the rarest ones when they do not', async () => {
     const q = 'Which frequency band does the Skylink LR-9 radio of Project Heron use?';
-    const all = ftsQuery(q);
-    expect(core.retriever.bm25Query(q)).toBe(all);
-    const count = (t: string) => core.store.countTextMatches(t, 1000);
-    const terms = all.split(' OR ');
+    const all = textQuery(q);
+    expect(await core.retriever.bm25Query(q)).toEqual(all);
+    const terms = all.terms;
+    const df = new Map<string, number>();
+    for (const t of terms) df.set(t, await core.store.countTextMatches({ terms: [t], match: 'any' }, 1000));
+    const count = (t: string) => df.get(t)!;
     // a budget that only the rarer terms fit: the commonest ones go, the query keeps its order
     const sorted = [...terms].sort((a, b) => count(a) - count(b));
     const budget = count(sorted[0]!) + count(sorted[1]!);
     expect(count(sorted.at(-1)!)).toBeGreaterThan(budget);
     const tight = new Retriever({ store: core.store, encoder: core.encoder, bm25Postings: budget });
-    const kept = tight.bm25Query(q).split(' OR ');
+    const kept = (await tight.bm25Query(q)).terms;
     expect(kept.length).toBeGreaterThanOrEqual(2);
     expect(kept.length).toBeLessThan(terms.length);
     expect(kept).not.toContain(sorted.at(-1));
     expect(kept.reduce((n, t) => n + count(t), 0)).toBeLessThanOrEqual(budget);
     expect(kept).toEqual(terms.filter((t) => kept.includes(t)));
     // and one term stays even when it alone is over the budget
-    expect(new Retriever({ store: core.store, encoder: core.encoder, bm25Postings: 0 }).bm25Query(q).split(' OR ')).toHaveLength(1);
+    expect((await new Retriever({ store: core.store, encoder: core.encoder, bm25Postings: 0 }).bm25Query(q)).terms).toHaveLength(1);
   });
 });
 
@@ -48,7 +50,7 @@ describe('hybrid retrieval with window rerank', () => {
   it('scores a chunk as its best window', async () => {
     const r = await core.retriever.retrieve('Which frequency band does the Skylink LR-9 use?', { k: 3 });
     for (const c of r.candidates) {
-      const ws = core.retriever.windowsOf([c.chunk.id]).get(c.chunk.id)!;
+      const ws = (await core.retriever.windowsOf([c.chunk.id])).get(c.chunk.id)!;
       const best = Math.max(...ws.map((w) => w.vector.reduce((s, x, i) => s + x * r.queryVector[i]!, 0)));
       expect(c.rerank).toBeCloseTo(best, 5);
     }
@@ -60,12 +62,7 @@ describe('hybrid retrieval with window rerank', () => {
     const again = await core.retriever.retrieve('Project Falcon airframe', { k: 10, exclude });
     expect(again.candidates.some((c) => exclude.has(c.chunk.id))).toBe(false);
     const falconDoc = first.candidates[0]!.chunk.docId;
-    const allowed = new Set(
-      core.store
-        .listDocuments()
-        .map((d) => d.id)
-        .filter((id) => id !== falconDoc),
-    );
+    const allowed = new Set((await core.store.listDocuments()).map((d) => d.id).filter((id) => id !== falconDoc));
     const filtered = await core.retriever.retrieve('Project Falcon airframe', {
       k: 10,
       access: { context: { kind: 'slack', channel: 'C', user: 'U', isDM: false }, scopeKey: 't', allowedDocs: allowed, allowDoc: (id) => allowed.has(id) },
@@ -78,10 +75,12 @@ describe('hybrid retrieval with window rerank', () => {
     expect(sampleRel(r.candidates[0]!.chunk.doc.source)).toBe('datasheets/corvid-fc3.md');
   });
 
-  it('treats any text as words, never as FTS5 syntax', async () => {
-    const hostile = 'NEAR(" OR *) AND title:x ^ "unbalanced -- ; DROP TABLE chunks; {col}: -z';
-    expect(ftsQuery(hostile)).not.toMatch(/(^|\s)(AND|NEAR)\s|\*|\^/);
+  it('treats any text as words, never as query syntax', async () => {
+    const hostile = 'NEAR(" OR *) AND title:x ^ "unbalanced -- ; DROP TABLE chunks; {col}: -z & !b | c:* <-> \\d';
+    const terms = queryTerms(hostile);
+    expect(terms.length).toBeGreaterThan(3);
+    for (const t of terms) expect(t).toMatch(/^[\p{L}\p{N}]+( [\p{L}\p{N}]+)*$/u);
     await expect(core.retriever.retrieve(hostile, { k: 3 })).resolves.toBeDefined();
-    expect(ftsQuery('the of and')).toBe('');
+    expect(queryTerms('the of and')).toEqual([]);
   });
 });

@@ -38,7 +38,7 @@ async function turnsDuring(work: () => Promise<unknown>): Promise<number> {
 
 beforeAll(async () => {
   ({ core, cleanup } = await sampleCore());
-  core.store.index.flush();
+  await core.store.index.flush();
   pool = await EnginePool.start({ config: core.config, size: 2, log: silentLogger });
 }, 300_000);
 

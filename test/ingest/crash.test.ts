@@ -108,9 +108,9 @@ describe('ingest killed with SIGKILL at random points', () => {
       // and the index, replayed from the log, holds exactly the stored windows
       const store = SqliteStore.open({ dataDir: data, model: 'all-MiniLM-L6-v2/int8', dimension: 384, hnsw: { m: 16, efConstruction: 200, efSearch: 128 } });
       try {
-        expect(store.index.size).toBe(store.counts().windows);
+        expect(await store.index.size()).toBe((await store.counts()).windows);
       } finally {
-        store.close();
+        await store.close();
       }
     }
     expect(partials).toBeGreaterThan(0);

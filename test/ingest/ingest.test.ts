@@ -26,7 +26,7 @@ beforeAll(async () => {
   store = openStore();
 });
 afterAll(async () => {
-  store.close();
+  await store.close();
   await encoder.release();
   fs.rmSync(dir, { recursive: true, force: true });
 });
@@ -38,13 +38,13 @@ describe('ingesting the sample corpus', () => {
     const r = await run([SAMPLE_DIR]);
     expect(r.failed).toEqual([]);
     expect(r.added).toBe(15);
-    const sources = store.listDocuments().map((d) => path.relative(SAMPLE_DIR, d.source));
+    const sources = (await store.listDocuments()).map((d) => path.relative(SAMPLE_DIR, d.source));
     expect(sources).toContain('datasheets/vantor-ts40.pdf');
     expect(sources).not.toContain('questions.jsonl');
     expect(sources).not.toContain('README.md');
-    const c = store.counts();
+    const c = await store.counts();
     expect(c.windows).toBeGreaterThanOrEqual(c.chunks);
-    expect(store.index.size).toBe(c.windows);
+    expect(await store.index.size()).toBe(c.windows);
   });
 
   it('skips unchanged documents on a second run', async () => {
@@ -52,9 +52,9 @@ describe('ingesting the sample corpus', () => {
     expect(r).toMatchObject({ added: 0, updated: 0, unchanged: 15, windows: 0 });
   });
 
-  it('stores heading paths, pages and evidence density for citations', () => {
-    const pdf = store.getDocumentBySource(path.join(SAMPLE_DIR, 'datasheets', 'vantor-ts40.pdf'))!;
-    const rows = store.chunksOfDocument(pdf.id).filter((c) => c.kind === 'table_row' && c.text.startsWith('Temperature: -20'));
+  it('stores heading paths, pages and evidence density for citations', async () => {
+    const pdf = (await store.getDocumentBySource(path.join(SAMPLE_DIR, 'datasheets', 'vantor-ts40.pdf')))!;
+    const rows = (await store.chunksOfDocument(pdf.id)).filter((c) => c.kind === 'table_row' && c.text.startsWith('Temperature: -20'));
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ headingPath: ['Calibration'], page: 2 });
     expect(rows[0]!.density).toBeGreaterThan(0.2);
@@ -70,19 +70,14 @@ describe('changes and pruning', () => {
     fs.rmSync(path.join(docs, 'b.md'));
     const r1 = await run([docs]);
     expect(r1).toMatchObject({ updated: 1, removed: 0 });
-    expect(store.getDocumentBySource(path.join(docs, 'b.md'))).toBeDefined();
+    expect(await store.getDocumentBySource(path.join(docs, 'b.md'))).toBeDefined();
     const r2 = await run([docs], { prune: true });
     expect(r2.removed).toBe(1);
-    expect(store.getDocumentBySource(path.join(docs, 'b.md'))).toBeUndefined();
-    const a = store.getDocumentBySource(path.join(docs, 'a.md'))!;
-    expect(
-      store
-        .chunksOfDocument(a.id)
-        .map((c) => c.text)
-        .join(' '),
-    ).toContain('24 V');
+    expect(await store.getDocumentBySource(path.join(docs, 'b.md'))).toBeUndefined();
+    const a = (await store.getDocumentBySource(path.join(docs, 'a.md')))!;
+    expect((await store.chunksOfDocument(a.id)).map((c) => c.text).join(' ')).toContain('24 V');
     // the index follows: no window of the deleted or replaced versions remains searchable
-    expect(store.index.size).toBe(store.counts().windows);
+    expect(await store.index.size()).toBe((await store.counts()).windows);
   });
 });
 
@@ -111,22 +106,22 @@ describe('bad input', () => {
     expect(jsonl[1]!.reason).toMatch(/missing or empty "text"/);
     for (const f of r.failed) expect(f.reason).not.toMatch(/\n/);
     // the rest of the batch is in
-    expect(store.getDocumentBySource(path.join(docs, 'good.md'))).toBeDefined();
-    expect(store.getDocumentBySource(`${path.join(docs, 'corpus.jsonl')}#r1`)).toBeDefined();
-    expect(store.getDocumentBySource(`${path.join(docs, 'corpus.jsonl')}#r3`)).toBeDefined();
+    expect(await store.getDocumentBySource(path.join(docs, 'good.md'))).toBeDefined();
+    expect(await store.getDocumentBySource(`${path.join(docs, 'corpus.jsonl')}#r1`)).toBeDefined();
+    expect(await store.getDocumentBySource(`${path.join(docs, 'corpus.jsonl')}#r3`)).toBeDefined();
   });
 
   it('keeps the stored version of a document whose file becomes corrupt', async () => {
     const file = path.join(docs, 'sheet.pdf');
     fs.copyFileSync(path.join(SAMPLE_DIR, 'datasheets', 'vantor-ts40.pdf'), file);
     await run([file]);
-    const before = store.getDocumentBySource(file)!;
+    const before = (await store.getDocumentBySource(file))!;
     fs.writeFileSync(file, fs.readFileSync(file).subarray(0, 500));
     const r = await run([docs], { prune: true });
     expect(r.failed.some((f) => f.file === file)).toBe(true);
-    const after = store.getDocumentBySource(file);
+    const after = await store.getDocumentBySource(file);
     expect(after?.contentHash).toBe(before.contentHash);
-    expect(store.chunksOfDocument(after!.id).length).toBeGreaterThan(0);
+    expect((await store.chunksOfDocument(after!.id)).length).toBeGreaterThan(0);
   });
 
   it('refuses a file over the size cap, naming the setting', async () => {
@@ -146,9 +141,9 @@ describe('interrupted ingest', () => {
     const controller = new AbortController();
     const r1 = await ingest({ store, encoder, config, progress: { start() {}, update: (done) => done >= 5 && controller.abort(), stop() {} } }, [many], { signal: controller.signal });
     expect(r1.interrupted).toBe(true);
-    const partial = store.sourcesUnder(many + path.sep).length;
+    const partial = (await store.sourcesUnder(many + path.sep)).length;
     expect(partial).toBeLessThan(40);
-    for (const d of store.sourcesUnder(many + path.sep)) expect(store.chunksOfDocument(d.id).length).toBeGreaterThan(0);
+    for (const d of await store.sourcesUnder(many + path.sep)) expect((await store.chunksOfDocument(d.id)).length).toBeGreaterThan(0);
     const r2 = await run([many]);
     expect(r2.unchanged).toBe(partial);
     expect(r2.added).toBe(40 - partial);

@@ -10,9 +10,9 @@ let total = 0;
 let incidentCount = 0;
 beforeAll(async () => {
   h = await startHarness({ overrides: { RAGASK_COHERENCE_THRESHOLD: 0.999 } });
-  const docs = h.core.store.listDocuments();
+  const docs = await h.core.store.listDocuments();
   const incidents = docs.filter((d) => d.source.startsWith(path.join(SAMPLE_DIR, 'incidents'))).map((d) => d.id);
-  h.core.store.setScope(incidents, parseScope('channel:CA'));
+  await h.core.store.setScope(incidents, parseScope('channel:CA'));
   total = docs.length;
   incidentCount = incidents.length;
 });
@@ -37,8 +37,9 @@ describe('per-channel access to sources, through Slack', () => {
     expect(
       leaks(
         JSON.stringify(
-          h.slack.store.getState((JSON.parse((inB.args.blocks as { type: string; elements?: { value: string }[] }[]).find((b) => b.type === 'actions')!.elements![0]!.value) as { k: string }).k)!
-            .result,
+          (await h.slack.store.getState(
+            (JSON.parse((inB.args.blocks as { type: string; elements?: { value: string }[] }[]).find((b) => b.type === 'actions')!.elements![0]!.value) as { k: string }).k,
+          ))!.result,
         ),
       ),
     ).toBe(false);

@@ -115,7 +115,7 @@ describe('suggested-hop buttons', () => {
     const helpful = buttons.find((b) => b.action_id === 'ragask_feedback_helpful')!;
     await click('U5', messageTs, '2000.0001', helpful);
     await h.fake.waitFor(ephemeralTo('U5', /Thanks/));
-    const f = h.slack.store.listFeedback().find((x) => x.user === 'U5')!;
+    const f = (await h.slack.store.listFeedback()).find((x) => x.user === 'U5')!;
     expect(f).toMatchObject({ value: 'helpful', channel: 'C1', question: 'Who leads the project whose drone lost telemetry on 2024-03-14?' });
     expect(f.evidence.length).toBeGreaterThan(0);
   });

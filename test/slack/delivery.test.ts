@@ -38,7 +38,7 @@ describe('nothing acknowledged is lost (real Bolt over loopback)', () => {
     const { body: b, eventId } = eventBody({ type: 'app_mention', user: 'U1', text: `<@UBOT> ${q}`, ts: '7000.0001', channel: 'C1', event_ts: '7000.0001' });
     const res = await deliver(first.port, SECRET, b, 'application/json');
     expect(res.status).toBe(200);
-    expect(first.slack.store.eventStatus(eventId)).toBe('received');
+    expect(await first.slack.store.eventStatus(eventId)).toBe('received');
     expect(first.fake.callsOf('chat.postMessage')).toHaveLength(0);
     await first.close();
     open.pop();
@@ -53,7 +53,7 @@ describe('nothing acknowledged is lost (real Bolt over loopback)', () => {
       'answer after restart',
     );
     expect(answer.args.text).toBe(await expectedHeadline(second, q));
-    expect(second.slack.store.eventStatus(eventId)).toBe('answered');
+    expect(await second.slack.store.eventStatus(eventId)).toBe('answered');
   }, 90_000);
 
   it('answers, while the process lives, a question whose first post failed', async () => {
@@ -63,7 +63,7 @@ describe('nothing acknowledged is lost (real Bolt over loopback)', () => {
     const { body: b, eventId } = eventBody({ type: 'app_mention', user: 'U1', text: '<@UBOT> How long must the PM-5 warm up?', ts: '7000.0002', channel: 'C1', event_ts: '7000.0002' });
     await deliver(h.port, SECRET, b, 'application/json');
     const posts = await h.fake.waitFor(
-      () => {
+      async () => {
         const p = h.fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '7000.0002');
         return p.some((c) => c.result) ? p : null;
       },
@@ -71,7 +71,7 @@ describe('nothing acknowledged is lost (real Bolt over loopback)', () => {
       'a placeholder posted on the retry',
     );
     expect(posts.filter((c) => c.result)).toHaveLength(1);
-    await h.fake.waitFor(() => (h.slack.store.eventStatus(eventId) === 'answered' ? true : null), 30_000, 'answered');
+    await h.fake.waitFor(async () => ((await h.slack.store.eventStatus(eventId)) === 'answered' ? true : null), 30_000, 'answered');
   }, 60_000);
 
   it('retries with backoff, then tells the asker privately and stops when nothing can ever be posted', async () => {
@@ -86,7 +86,7 @@ describe('nothing acknowledged is lost (real Bolt over loopback)', () => {
       'the asker told',
     );
     expect(told.args.channel).toBe('C3');
-    expect(h.slack.store.eventStatus(eventId)).toBe('answered');
+    expect(await h.slack.store.eventStatus(eventId)).toBe('answered');
     // five tries in all, spaced out (20, 40, 80, 160 ms idle at least), and none after giving up
     const tries = () => h.fake.callsOf('chat.postMessage').filter((c) => c.args.channel === 'C3').length;
     expect(tries()).toBe(5);
@@ -104,7 +104,7 @@ describe('nothing acknowledged is lost (real Bolt over loopback)', () => {
     const h = open.at(-1)!;
     const { body: b, eventId } = eventBody({ type: 'message', channel_type: 'channel', user: 'U2', text: 'thanks all', ts: '7000.0004', thread_ts: '6999.0001', channel: 'C1' });
     await deliver(h.port, SECRET, b, 'application/json');
-    await h.fake.waitFor(() => (h.slack.store.eventStatus(eventId) === 'ignored' ? true : null), 10_000, 'ignored');
+    await h.fake.waitFor(async () => ((await h.slack.store.eventStatus(eventId)) === 'ignored' ? true : null), 10_000, 'ignored');
     await new Promise((r) => setTimeout(r, 500));
     expect(h.fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '6999.0001')).toHaveLength(0);
   }, 30_000);

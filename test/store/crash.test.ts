@@ -35,11 +35,11 @@ describe('killed while saving the index', () => {
       if (lines.at(-1)!.startsWith('saving')) midSave++;
       const store = SqliteStore.open({ dataDir: dir, model: 'crash/fp32', dimension: 64, hnsw: { m: 16, efConstruction: 64, efSearch: 32 } });
       try {
-        expect(store.index.size).toBe(store.counts().windows);
-        expect(store.counts().windows).toBe(20000);
+        expect(await store.index.size()).toBe((await store.counts()).windows);
+        expect((await store.counts()).windows).toBe(20000);
         // a leftover temporary file never replaces the index
         expect(store.index.rebuiltBecause ?? 'loaded').not.toMatch(/unreadable/);
-        const hit = store.index.search(store.windowsOfChunks([1])[0]!.vector, 1)[0]!;
+        const hit = (await store.index.search((await store.windowsOfChunks([1]))[0]!.vector, 1))[0]!;
         expect(hit.score).toBeCloseTo(1, 4);
       } finally {
         store.db.close();

@@ -35,57 +35,58 @@ function open(dir: string): SqliteStore {
   return SqliteStore.open({ dataDir: dir, model: 'test-model/fp32', dimension: 8, hnsw: params });
 }
 
-function addDoc(store: Store, name: string, seeds: number[]): number {
-  return store.replaceDocument({ source: name, path: name, title: name, kind: 'text', url: null, contentHash: name, bytes: 1 }, [chunk(0, seeds)]);
+async function addDoc(store: Store, name: string, seeds: number[]): Promise<number> {
+  const [id] = await store.replaceDocuments([{ doc: { source: name, path: name, title: name, kind: 'text', url: null, contentHash: name, bytes: 1 }, chunks: [chunk(0, seeds)] }]);
+  return id!;
 }
 
 describe('HNSW index beside SQLite', () => {
-  it('finds the stored vectors and persists them atomically', () => {
+  it('finds the stored vectors and persists them atomically', async () => {
     const dir = tempDir();
     dirs.push(dir);
     const store = open(dir);
-    addDoc(store, 'a', [1, 2, 3]);
-    store.syncIndex();
-    const hit = store.index.search(vec(2), 1)[0]!;
+    await addDoc(store, 'a', [1, 2, 3]);
+    await store.syncIndex();
+    const hit = (await store.index.search(vec(2), 1))[0]!;
     expect(hit.score).toBeCloseTo(1, 5);
-    store.close();
+    await store.close();
     expect(fs.existsSync(path.join(dir, 'index.hnsw'))).toBe(true);
     const again = open(dir);
     expect(again.index.rebuiltBecause).toBeNull();
-    expect(again.index.size).toBe(3);
-    again.close();
+    expect(await again.index.size()).toBe(3);
+    await again.close();
   });
 
-  it('replays writes it did not save (a crash after the SQLite commit) from the index log', () => {
+  it('replays writes it did not save (a crash after the SQLite commit) from the index log', async () => {
     const dir = tempDir();
     dirs.push(dir);
     const store = open(dir);
-    addDoc(store, 'a', [1, 2]);
-    store.close();
+    await addDoc(store, 'a', [1, 2]);
+    await store.close();
     // a second process adds a document and dies before saving the index
     const writer = open(dir);
-    addDoc(writer, 'b', [10, 11, 12]);
+    await addDoc(writer, 'b', [10, 11, 12]);
     writer.db.close();
     const reader = open(dir);
     expect(reader.index.rebuiltBecause).toBeNull();
-    expect(reader.index.size).toBe(5);
-    expect(reader.index.search(vec(11), 1)[0]!.score).toBeCloseTo(1, 5);
-    reader.close();
+    expect(await reader.index.size()).toBe(5);
+    expect((await reader.index.search(vec(11), 1))[0]!.score).toBeCloseTo(1, 5);
+    await reader.close();
   });
 
-  it('never returns a window deleted in SQLite', () => {
+  it('never returns a window deleted in SQLite', async () => {
     const dir = tempDir();
     dirs.push(dir);
     const store = open(dir);
-    const id = addDoc(store, 'a', [1]);
-    addDoc(store, 'b', [50]);
-    store.syncIndex();
-    store.deleteDocument(id);
-    store.syncIndex();
-    const ids = store.index.search(vec(1), 5).map((h) => h.windowId);
-    expect(store.windowChunks(ids).size).toBe(ids.length);
-    expect(store.index.size).toBe(1);
-    store.close();
+    const id = await addDoc(store, 'a', [1]);
+    await addDoc(store, 'b', [50]);
+    await store.syncIndex();
+    await store.deleteDocument(id);
+    await store.syncIndex();
+    const ids = (await store.index.search(vec(1), 5)).map((h) => h.windowId);
+    expect((await store.windowChunks(ids)).size).toBe(ids.length);
+    expect(await store.index.size()).toBe(1);
+    await store.close();
   });
 
   it.each([
@@ -93,26 +94,26 @@ describe('HNSW index beside SQLite', () => {
     ['corrupt', (dir: string) => fs.writeFileSync(path.join(dir, 'index.hnsw'), 'garbage')],
     ['torn (index newer than its sidecar)', (dir: string) => fs.appendFileSync(path.join(dir, 'index.hnsw'), Buffer.alloc(16))],
     ['without sidecar', (dir: string) => fs.rmSync(path.join(dir, 'index.hnsw.meta.json'))],
-  ])('rebuilds a %s index from the vectors in SQLite', (_name, damage) => {
+  ])('rebuilds a %s index from the vectors in SQLite', async (_name, damage) => {
     const dir = tempDir();
     dirs.push(dir);
     const store = open(dir);
-    addDoc(store, 'a', [1, 2, 3, 4]);
-    store.close();
+    await addDoc(store, 'a', [1, 2, 3, 4]);
+    await store.close();
     damage(dir);
     const again = open(dir);
     expect(again.index.rebuiltBecause).not.toBeNull();
-    expect(again.index.size).toBe(4);
-    expect(again.index.search(vec(3), 1)[0]!.score).toBeCloseTo(1, 5);
-    again.close();
+    expect(await again.index.size()).toBe(4);
+    expect((await again.index.search(vec(3), 1))[0]!.score).toBeCloseTo(1, 5);
+    await again.close();
   });
 
-  it('refuses vectors of another model with the re-index command', () => {
+  it('refuses vectors of another model with the re-index command', async () => {
     const dir = tempDir();
     dirs.push(dir);
     const store = open(dir);
-    addDoc(store, 'a', [1]);
-    store.close();
+    await addDoc(store, 'a', [1]);
+    await store.close();
     expect(() => SqliteStore.open({ dataDir: dir, model: 'other-model/int8', dimension: 8, hnsw: params })).toThrow(/ragask reindex/);
   });
 });

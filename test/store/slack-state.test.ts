@@ -4,7 +4,11 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SLACK_MIGRATIONS, SqliteSlackState } from '../../src/store/slack-state.js';
 import { openDatabase, setMeta } from '../../src/store/db.js';
+import type { SlackStateStore } from '../../src/store/interfaces.js';
+import { openPool, type PgPool } from '../../src/store/pg-db.js';
+import { PgSlackState } from '../../src/store/pg-slack-state.js';
 import { ROOT, tempDir } from '../helpers.js';
+import { BACKENDS, freshSchema, skipBackend, type Backend } from '../pg.js';
 
 const dir = tempDir();
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -30,138 +34,181 @@ const feedback = (stateKey: string, user: string, value: 'helpful' | 'not_helpfu
 });
 
 describe('SqliteSlackState', () => {
-  it('keeps one feedback entry per answer and person: clicking again changes it', () => {
+  it('keeps one feedback entry per answer and person: clicking again changes it', async () => {
     const store = new SqliteSlackState(freshDb(), 3600_000);
-    store.addFeedback(feedback('C1:1.1:1.2:a', 'U1', 'helpful'));
-    store.addFeedback(feedback('C1:1.1:1.2:a', 'U1', 'not_helpful'));
-    store.addFeedback(feedback('C1:1.1:1.2:a', 'U2', 'helpful'));
+    await store.addFeedback(feedback('C1:1.1:1.2:a', 'U1', 'helpful'));
+    await store.addFeedback(feedback('C1:1.1:1.2:a', 'U1', 'not_helpful'));
+    await store.addFeedback(feedback('C1:1.1:1.2:a', 'U2', 'helpful'));
     // the same message after "Continue with…" is a new answer, so it gets its own entry
-    store.addFeedback(feedback('C1:1.1:1.2:b', 'U1', 'helpful'));
-    const rows = store.listFeedback();
+    await store.addFeedback(feedback('C1:1.1:1.2:b', 'U1', 'helpful'));
+    const rows = await store.listFeedback();
     expect(rows).toHaveLength(3);
     expect(rows.filter((r) => r.stateKey === 'C1:1.1:1.2:a' && r.user === 'U1').map((r) => r.value)).toEqual(['not_helpful']);
     expect(rows.find((r) => r.stateKey === 'C1:1.1:1.2:b')!.value).toBe('helpful');
   });
 
-  it('upgrades a database made by the first schema without losing its feedback', () => {
+  it('upgrades a database made by the first schema without losing its feedback', async () => {
     const db = freshDb();
     db.exec(SLACK_MIGRATIONS[0]!);
     setMeta(db, 'slack_schema_version', '1');
     db.prepare("INSERT INTO feedback (channel, thread_ts, message_ts, user, value, question, answer, evidence, created_at) VALUES ('C9', '9.1', '9.2', 'U9', 'helpful', 'q?', 'a', '[7]', 5)").run();
     db.prepare("INSERT INTO slack_events (event_id, status, channel, owner, created_at, updated_at) VALUES ('EvOld', 'answered', 'C9', NULL, 1, 1)").run();
     const store = new SqliteSlackState(db, 3600_000);
-    expect(store.listFeedback()).toMatchObject([{ channel: 'C9', messageTs: '9.2', user: 'U9', value: 'helpful', evidence: [7] }]);
-    expect(store.eventStatus('EvOld')).toBe('answered');
+    expect(await store.listFeedback()).toMatchObject([{ channel: 'C9', messageTs: '9.2', user: 'U9', value: 'helpful', evidence: [7] }]);
+    expect(await store.eventStatus('EvOld')).toBe('answered');
     // and the upgraded tables take the new kinds of rows
-    store.addFeedback(feedback('C1:1.1:1.2:a', 'U9', 'helpful'));
-    expect(store.listFeedback()).toHaveLength(2);
-    expect(store.claimEvent('EvNew', 'C1', { text: 'hi' })).toEqual({ status: 'new', messageTs: null, attempts: 1 });
+    await store.addFeedback(feedback('C1:1.1:1.2:a', 'U9', 'helpful'));
+    expect(await store.listFeedback()).toHaveLength(2);
+    expect(await store.claimEvent('EvNew', 'C1', { text: 'hi' })).toEqual({ status: 'new', messageTs: null, attempts: 1 });
   });
 
-  it('lists as orphaned only the unanswered events of processes that are gone', () => {
+  it('lists as orphaned only the unanswered events of processes that are gone', async () => {
     const db = freshDb();
     const store = new SqliteSlackState(db, 3600_000);
     const payload = (id: string) => ({ channel: 'C1', user: 'U1', text: `question ${id}` });
-    for (const id of ['EvDead', 'EvAlive', 'EvMine', 'EvDone']) store.claimEvent(id, 'C1', payload(id));
-    store.finishEvent('EvDone', 'answered', '3.3');
+    for (const id of ['EvDead', 'EvAlive', 'EvMine', 'EvDone']) await store.claimEvent(id, 'C1', payload(id));
+    await store.finishEvent('EvDone', 'answered', '3.3');
     const owner = db.prepare('UPDATE slack_events SET owner = ? WHERE event_id = ?');
     owner.run(`${deadPid()}:gone`, 'EvDead');
     owner.run(`${process.ppid}:parent`, 'EvAlive');
     // the store that claimed them is answering them all
-    expect(store.orphanedEvents()).toEqual([]);
+    expect(await store.orphanedEvents()).toEqual([]);
     // a store started afresh sees the dead process's event only: EvAlive's owner runs, EvMine is
     // this (live) process's, EvDone was answered
-    expect(new SqliteSlackState(db, 3600_000).orphanedEvents()).toEqual([{ eventId: 'EvDead', payload: payload('EvDead') }]);
+    expect(await new SqliteSlackState(db, 3600_000).orphanedEvents()).toEqual([{ eventId: 'EvDead', payload: payload('EvDead') }]);
     // hours later it is no longer answered, and a week later it is pruned
     const later = (ms: number) => new SqliteSlackState(db, 3600_000, () => Date.now() + ms);
-    expect(later(2 * 3600_000).orphanedEvents()).toEqual([]);
-    later(8 * 86400_000).prune();
-    expect(store.eventStatus('EvDead')).toBeNull();
+    expect(await later(2 * 3600_000).orphanedEvents()).toEqual([]);
+    await later(8 * 86400_000).prune();
+    expect(await store.eventStatus('EvDead')).toBeNull();
   });
 });
 
-describe('event claims shared by replicas (leases)', () => {
+const pools: PgPool[] = [];
+const schemas: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const p of pools.splice(0)) await p.end();
+  for (const drop of schemas.splice(0)) await drop();
+});
+
+/** A state store factory on one fresh database of a backend (replicas share it). */
+async function sharedLedger(backend: Backend): Promise<(now: () => number, owner: string) => SlackStateStore> {
+  if (backend === 'sqlite') {
+    const db = freshDb();
+    return (now, owner) => new SqliteSlackState(db, 3600_000, now, owner, 60_000);
+  }
+  const { url, drop } = await freshSchema('lease');
+  schemas.push(drop);
+  const pool = await openPool(url);
+  pools.push(pool);
+  return (now, owner) => new PgSlackState(pool, 3600_000, now, owner, 60_000);
+}
+
+describe.each(BACKENDS)('event claims shared by replicas (leases, %s)', (backend) => {
+  const it_ = skipBackend(backend) ? it.skip : it;
   const payload = { channel: 'C1', user: 'U1', text: 'question' };
   /** Two replicas on other machines sharing one database, on one clock. */
-  function replicas() {
-    const db = freshDb();
+  async function replicas() {
+    const make = await sharedLedger(backend);
     let t = 1_000_000;
     const clock = { now: () => t, advance: (ms: number) => (t += ms) };
     const ownerA = `host-a:${deadPid()}:a1`;
-    const a = new SqliteSlackState(db, 3600_000, clock.now, ownerA, 60_000);
-    const b = new SqliteSlackState(db, 3600_000, clock.now, `host-b:${deadPid()}:b1`, 60_000);
+    const a = make(clock.now, ownerA);
+    const b = make(clock.now, `host-b:${deadPid()}:b1`);
     /** replica a again, as a new process would see the ledger (nothing in flight) */
-    const aAgain = () => new SqliteSlackState(db, 3600_000, clock.now, ownerA, 60_000);
+    const aAgain = () => make(clock.now, ownerA);
     return { a, b, clock, aAgain };
   }
 
-  it('answers an event once while its owner renews, whatever its pid looks like here', () => {
-    const { a, b, clock } = replicas();
-    expect(a.claimEvent('Ev1', 'C1', payload).status).toBe('new');
+  it_('answers an event once while its owner renews, whatever its pid looks like here', async () => {
+    const { a, b, clock } = await replicas();
+    expect((await a.claimEvent('Ev1', 'C1', payload)).status).toBe('new');
     // the owner's pid is dead on this machine, but it runs on another: only its lease counts
-    expect(b.claimEvent('Ev1', 'C1', payload).status).toBe('duplicate');
-    expect(b.orphanedEvents()).toEqual([]);
+    expect((await b.claimEvent('Ev1', 'C1', payload)).status).toBe('duplicate');
+    expect(await b.orphanedEvents()).toEqual([]);
     for (let i = 0; i < 5; i++) {
       clock.advance(20_000);
-      a.renewClaims();
-      expect(b.claimEvent('Ev1', 'C1', payload).status).toBe('duplicate');
+      await a.renewClaims();
+      expect((await b.claimEvent('Ev1', 'C1', payload)).status).toBe('duplicate');
     }
-    a.finishEvent('Ev1', 'answered', '1.2');
+    await a.finishEvent('Ev1', 'answered', '1.2');
     clock.advance(120_000);
-    expect(b.claimEvent('Ev1', 'C1', payload).status).toBe('duplicate');
-    expect(b.orphanedEvents()).toEqual([]);
+    expect((await b.claimEvent('Ev1', 'C1', payload)).status).toBe('duplicate');
+    expect(await b.orphanedEvents()).toEqual([]);
   });
 
-  it('lets another replica take over an event whose owner stopped renewing, once, reusing its message', () => {
-    const { a, b, clock, aAgain } = replicas();
-    a.claimEvent('Ev2', 'C1', payload);
-    a.setEventMessage('Ev2', '2.5');
+  it_('lets another replica take over an event whose owner stopped renewing, once, reusing its message', async () => {
+    const { a, b, clock, aAgain } = await replicas();
+    await a.claimEvent('Ev2', 'C1', payload);
+    await a.setEventMessage('Ev2', '2.5');
     clock.advance(59_000);
-    expect(b.orphanedEvents()).toEqual([]);
+    expect(await b.orphanedEvents()).toEqual([]);
     clock.advance(2_000);
     // the lease lapsed: the sweep of the other replica finds it, and it claims it with the placeholder
-    expect(b.orphanedEvents()).toEqual([{ eventId: 'Ev2', payload }]);
-    expect(b.claimEvent('Ev2', 'C1', payload)).toEqual({ status: 'new', messageTs: '2.5', attempts: 2 });
+    expect(await b.orphanedEvents()).toEqual([{ eventId: 'Ev2', payload }]);
+    expect(await b.claimEvent('Ev2', 'C1', payload)).toEqual({ status: 'new', messageTs: '2.5', attempts: 2 });
     // the first owner's renewal no longer holds anything, and it cannot claim it back while b renews
-    a.renewClaims();
+    await a.renewClaims();
     clock.advance(30_000);
-    b.renewClaims();
-    expect(aAgain().claimEvent('Ev2', 'C1', payload).status).toBe('duplicate');
-    expect(aAgain().orphanedEvents()).toEqual([]);
+    await b.renewClaims();
+    expect((await aAgain().claimEvent('Ev2', 'C1', payload)).status).toBe('duplicate');
+    expect(await aAgain().orphanedEvents()).toEqual([]);
   });
 });
 
-describe('event claims across processes', () => {
-  it('gives each event to exactly one of two processes claiming the same ids at once', async () => {
-    const file = path.join(dir, 'race.db');
-    openDatabase(file).close();
-    const ids = Array.from({ length: 300 }, (_, i) => `EvRace${i}`);
-    const script = `
+describe.each(BACKENDS)('event claims across processes (%s)', (backend) => {
+  const it_ = skipBackend(backend) ? it.skip : it;
+  /** A module that opens the backend's ledger as `state`, in a process of its own. */
+  async function opener(): Promise<string> {
+    if (backend === 'sqlite') {
+      const file = path.join(dir, `race-${n++}.db`);
+      openDatabase(file).close();
+      return `
       import { openDatabase } from ${JSON.stringify(path.join(ROOT, 'dist', 'store', 'db.js'))};
       import { SqliteSlackState } from ${JSON.stringify(path.join(ROOT, 'dist', 'store', 'slack-state.js'))};
-      const state = new SqliteSlackState(openDatabase(${JSON.stringify(file)}), 3600000);
+      const state = new SqliteSlackState(openDatabase(${JSON.stringify(file)}), 3600000);`;
+    }
+    const { url, drop } = await freshSchema('race');
+    schemas.push(drop);
+    // the tables exist before the race starts (their migration is tested on its own)
+    const pool = await openPool(url);
+    await new PgSlackState(pool, 3600_000).eventStatus('none');
+    await pool.end();
+    return `
+      import { openPool } from ${JSON.stringify(path.join(ROOT, 'dist', 'store', 'pg-db.js'))};
+      import { PgSlackState } from ${JSON.stringify(path.join(ROOT, 'dist', 'store', 'pg-slack-state.js'))};
+      const state = new PgSlackState(await openPool(${JSON.stringify(url)}), 3600000);`;
+  }
+
+  it_(
+    'gives each event to exactly one of two processes claiming the same ids at once',
+    async () => {
+      const ids = Array.from({ length: 300 }, (_, i) => `EvRace${i}`);
+      const script = `${await opener()}
       const won = [];
-      for (const id of ${JSON.stringify(ids)}) if (state.claimEvent(id, 'C1', { id }).status === 'new') won.push(id);
+      for (const id of ${JSON.stringify(ids)}) if ((await state.claimEvent(id, 'C1', { id })).status === 'new') won.push(id);
       process.stdout.write(JSON.stringify(won) + '\\n');
       // alive until told: a process that is gone leaves its claims to be taken over
       process.stdin.on('data', () => process.exit(0));`;
-    const children: ReturnType<typeof spawn>[] = [];
-    const run = () =>
-      new Promise<string[]>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'pipe'] });
-        children.push(child);
-        let out = '';
-        let err = '';
-        child.stdout!.on('data', (d) => {
-          out += String(d);
-          if (out.endsWith('\n')) resolve(JSON.parse(out) as string[]);
+      const children: ReturnType<typeof spawn>[] = [];
+      const run = () =>
+        new Promise<string[]>((resolve, reject) => {
+          const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'pipe'] });
+          children.push(child);
+          let out = '';
+          let err = '';
+          child.stdout!.on('data', (d) => {
+            out += String(d);
+            if (out.endsWith('\n')) resolve(JSON.parse(out) as string[]);
+          });
+          child.stderr!.on('data', (d) => (err += String(d)));
+          child.on('exit', (code) => reject(new Error(`claiming process ended early (${code}): ${err}`)));
         });
-        child.stderr!.on('data', (d) => (err += String(d)));
-        child.on('exit', (code) => reject(new Error(`claiming process ended early (${code}): ${err}`)));
-      });
-    const [first, second] = await Promise.all([run(), run()]).finally(() => children.forEach((c) => c.stdin!.end('done\n')));
-    // every id went to one process, none to both: both claimed while the other was alive
-    expect([...first, ...second].sort()).toEqual([...ids].sort());
-    expect(first.filter((id) => second.includes(id))).toEqual([]);
-  }, 60_000);
+      const [first, second] = await Promise.all([run(), run()]).finally(() => children.forEach((c) => c.stdin!.end('done\n')));
+      // every id went to one process, none to both: both claimed while the other was alive
+      expect([...first, ...second].sort()).toEqual([...ids].sort());
+      expect(first.filter((id) => second.includes(id))).toEqual([]);
+    },
+    60_000,
+  );
 });

@@ -3,21 +3,35 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS, openDatabase } from '../../src/store/db.js';
-import { SqliteStore, type ChunkInput } from '../../src/store/store.js';
+import { SqliteStore, type ChunkInput, type Store } from '../../src/store/store.js';
+import { PgStore } from '../../src/store/pg-store.js';
 import { tempDir } from '../helpers.js';
+import { BACKENDS, freshSchema, skipBackend, type Backend } from '../pg.js';
 
 // Full-text searches whose work is bounded whatever the corpus size: entity links through titles
 // and headings, mentions up to a limit, frequencies counted up to a cap (see issue 9, corpus scale).
 
 const dirs: string[] = [];
-afterEach(() => {
+const schemas: (() => Promise<void>)[] = [];
+afterEach(async () => {
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+  for (const drop of schemas.splice(0)) await drop();
 });
 
-function openStore(): SqliteStore {
+const HNSW = { m: 8, efConstruction: 20, efSearch: 20 };
+
+function openSqlite(): SqliteStore {
   const dataDir = tempDir();
   dirs.push(dataDir);
-  return SqliteStore.open({ dataDir, model: 'test/4', dimension: 4, hnsw: { m: 8, efConstruction: 20, efSearch: 20 } });
+  return SqliteStore.open({ dataDir, model: 'test/4', dimension: 4, hnsw: HNSW });
+}
+
+/** An empty store of a backend (PostgreSQL: in a schema of its own). */
+async function openStore(backend: Backend): Promise<Store> {
+  if (backend === 'sqlite') return openSqlite();
+  const { url, drop } = await freshSchema('text');
+  schemas.push(drop);
+  return PgStore.open({ url, model: 'test/4', dimension: 4, hnsw: HNSW });
 }
 
 const chunk = (ord: number, text: string, headingPath: string[] = []): ChunkInput => ({
@@ -32,17 +46,19 @@ const chunk = (ord: number, text: string, headingPath: string[] = []): ChunkInpu
   windows: [{ ord: 0, charStart: 0, charEnd: text.length, tokenCount: 4, vector: new Float32Array([1, 0, 0, 0]) }],
 });
 
-function add(store: SqliteStore, title: string, chunks: ChunkInput[]): number {
-  return store.replaceDocument({ source: `/d/${title}.md`, path: `/d/${title}.md`, title, kind: 'markdown', url: null, contentHash: title, bytes: 1 }, chunks);
+async function add(store: Store, title: string, chunks: ChunkInput[]): Promise<number> {
+  const [id] = await store.replaceDocuments([{ doc: { source: `/d/${title}.md`, path: `/d/${title}.md`, title, kind: 'markdown', url: null, contentHash: title, bytes: 1 }, chunks }]);
+  return id!;
 }
 
-describe('bounded full-text search', () => {
-  it('finds the chunks an entity titles or heads, best first, apart from those that merely mention it', () => {
-    const store = openStore();
-    const own = add(store, 'Vantor TS-40', [chunk(0, 'A temperature sensor.')]);
-    const headed = add(store, 'Sensors', [chunk(0, 'Intro.'), chunk(1, 'Accurate to 0.1 degrees.', ['Vantor TS-40'])]);
-    for (let i = 0; i < 30; i++) add(store, `Mission ${i}`, [chunk(0, `Mission ${i} flew with the Vantor TS-40 on board.`)]);
-    const m = store.entityMentions('"vantor" "ts 40"', { labelled: 10, mentioned: 5 });
+describe.each(BACKENDS)('bounded full-text search (%s)', (backend) => {
+  const it_ = skipBackend(backend) ? it.skip : it;
+  it_('finds the chunks an entity titles or heads, best first, apart from those that merely mention it', async () => {
+    const store = await openStore(backend);
+    const own = await add(store, 'Vantor TS-40', [chunk(0, 'A temperature sensor.')]);
+    const headed = await add(store, 'Sensors', [chunk(0, 'Intro.'), chunk(1, 'Accurate to 0.1 degrees.', ['Vantor TS-40'])]);
+    for (let i = 0; i < 30; i++) await add(store, `Mission ${i}`, [chunk(0, `Mission ${i} flew with the Vantor TS-40 on board.`)]);
+    const m = await store.entityMentions({ terms: ['vantor', 'ts 40'], match: 'all' }, { labelled: 10, mentioned: 5 });
     expect(m.labelled.map((h) => h.docId).sort()).toEqual([own, headed].sort());
     // the document titled exactly by the entity ranks first among those its labels name
     expect(m.labelled[0]!.docId).toBe(own);
@@ -52,31 +68,33 @@ describe('bounded full-text search', () => {
     expect(m.mentioned.some((h) => h.docId === own || h.docId === headed)).toBe(false);
     // an access filter applies inside both searches
     const only = new Set([headed]);
-    const filtered = store.entityMentions('"vantor" "ts 40"', { labelled: 10, mentioned: 5 }, only);
+    const filtered = await store.entityMentions({ terms: ['vantor', 'ts 40'], match: 'all' }, { labelled: 10, mentioned: 5 }, only);
     expect([...filtered.labelled, ...filtered.mentioned].every((h) => h.docId === headed)).toBe(true);
-    store.close();
+    await store.close();
   });
 
-  it('counts matches up to a cap, and counts afresh once the store changes', () => {
-    const store = openStore();
-    for (let i = 0; i < 12; i++) add(store, `Doc ${i}`, [chunk(0, `The radio uses the 868 MHz band, note ${i}.`)]);
-    expect(store.countTextMatches('"868"', 100)).toBe(12);
-    expect(store.countTextMatches('"868"', 5)).toBe(5);
-    add(store, 'Doc 12', [chunk(0, 'Another 868 MHz radio.')]);
-    expect(store.countTextMatches('"868"', 100)).toBe(13);
-    expect(store.countTextMatches('"868"', 100, new Set([1, 2]))).toBe(2);
-    store.close();
+  it_('counts matches up to a cap, and counts afresh once the store changes', async () => {
+    const store = await openStore(backend);
+    for (let i = 0; i < 12; i++) await add(store, `Doc ${i}`, [chunk(0, `The radio uses the 868 MHz band, note ${i}.`)]);
+    expect(await store.countTextMatches({ terms: ['868'], match: 'any' }, 100)).toBe(12);
+    expect(await store.countTextMatches({ terms: ['868'], match: 'any' }, 5)).toBe(5);
+    await add(store, 'Doc 12', [chunk(0, 'Another 868 MHz radio.')]);
+    expect(await store.countTextMatches({ terms: ['868'], match: 'any' }, 100)).toBe(13);
+    expect(await store.countTextMatches({ terms: ['868'], match: 'any' }, 100, new Set([1, 2]))).toBe(2);
+    await store.close();
   });
 
-  it('keeps titles and headings searchable through document removal and replacement', () => {
-    const store = openStore();
-    const id = add(store, 'Heron buoy', [chunk(0, 'Moored at the harbour.')]);
-    expect(store.entityMentions('"heron"', { labelled: 5, mentioned: 5 }).labelled.map((h) => h.docId)).toEqual([id]);
-    store.deleteDocument(id);
-    expect(store.entityMentions('"heron"', { labelled: 5, mentioned: 5 }).labelled).toEqual([]);
-    store.close();
+  it_('keeps titles and headings searchable through document removal and replacement', async () => {
+    const store = await openStore(backend);
+    const id = await add(store, 'Heron buoy', [chunk(0, 'Moored at the harbour.')]);
+    expect((await store.entityMentions({ terms: ['heron'], match: 'all' }, { labelled: 5, mentioned: 5 })).labelled.map((h) => h.docId)).toEqual([id]);
+    await store.deleteDocument(id);
+    expect((await store.entityMentions({ terms: ['heron'], match: 'all' }, { labelled: 5, mentioned: 5 })).labelled).toEqual([]);
+    await store.close();
   });
+});
 
+describe('the SQLite store', () => {
   it('gives a version-3 store its title and heading index when it is opened', () => {
     const dataDir = tempDir();
     dirs.push(dataDir);

@@ -76,14 +76,14 @@ export function register(program: Command, ctx: CliContext): void {
         ...(opts.threshold !== undefined ? { RAGASK_COHERENCE_THRESHOLD: opts.threshold } : {}),
       });
       await withCore(ctx, config, async (core) => {
-        if (core.store.counts().documents === 0) {
+        if ((await core.store.counts()).documents === 0) {
           process.stderr.write('ragask: the store is empty: ingest documents first with `ragask ingest <paths>` (or run `npm run demo` for the sample corpus)\n');
           process.exitCode = 1;
           return;
         }
         const context = askContext(opts);
         if (opts.singleHop) {
-          const r = await core.retriever.retrieve(question, { k: opts.k, access: core.access.resolve(context) });
+          const r = await core.retriever.retrieve(question, { k: opts.k, access: await core.access.resolve(context) });
           if (opts.json) return ctx.out(JSON.stringify(retrievalJson(question, r), null, 2));
           const lines = [`Q: ${question}`, ''];
           r.candidates.forEach((c, i) => {

@@ -3,6 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Config } from '../../config.js';
 import { openCore } from '../../core.js';
+import { resolveModel } from '../../models/registry.js';
+import { copyStore } from '../../store/copy.js';
+import { openStore } from '../../store/open.js';
 import type { EvalDataset } from '../../eval/dataset.js';
 import { percentile } from '../../eval/metrics.js';
 import { FILLER_RECIPE, loadFillerPool, writeFiller, type FillerPassage } from '../../eval/scale.js';
@@ -13,6 +16,8 @@ import { progressBar } from '../progress.js';
 
 /** One corpus size's figures: the same questions, the multi-hop engine without the reader's share. */
 export interface ScaleRow {
+  /** The store measured: the embedded SQLite + hnswlib one, or PostgreSQL + pgvector (a copy of it). */
+  backend: 'sqlite' | 'postgres';
   windows: number;
   documents: number;
   chunks: number;
@@ -24,6 +29,8 @@ export interface ScaleRow {
   bm25MsPerQuestion: number;
   allSupportAt5: number;
   rssMb: number;
+  /** PostgreSQL: windows per second written when the store was copied in (vectors as they are, no encoding), when it was. */
+  copyWindowsPerS?: number;
 }
 
 interface BuildMarker {
@@ -70,7 +77,7 @@ async function ensureStore(config: Config, dataset: EvalDataset, pool: readonly 
       err(`scale: ingesting ${dataset.name}\n`);
       await ingest(deps, dataset.inputs, { exclude: [path.join(dataset.dir, 'questions.jsonl')] });
     }
-    let windows = core.store.counts().windows;
+    let windows = (await core.store.counts()).windows;
     while (windows < size) {
       // windows per filler passage so far (about 2.5 for Wikipedia paragraphs) sizes the next batch
       const perPassage = marker.nextFiller > 0 ? Math.max(0.5, (windows - marker.windows) / marker.nextFiller) : 2.5;
@@ -82,7 +89,7 @@ async function ensureStore(config: Config, dataset: EvalDataset, pool: readonly 
       await ingest(deps, [file]);
       if (marker.nextFiller === 0) marker.windows = windows;
       marker.nextFiller += want;
-      windows = core.store.counts().windows;
+      windows = (await core.store.counts()).windows;
       fs.writeFileSync(path.join(building, MARKER), JSON.stringify(marker));
     }
   } finally {
@@ -94,10 +101,35 @@ async function ensureStore(config: Config, dataset: EvalDataset, pool: readonly 
   return target;
 }
 
-async function measure(config: Config, dataset: EvalDataset, dir: string): Promise<ScaleRow> {
-  const core = await openCore({ ...config, dataDir: dir, queryCacheTtlS: 0 });
+/**
+ * The same store in PostgreSQL: the SQLite snapshot copied into a schema of its own (vectors as
+ * they are, so both backends hold exactly the same windows); kept while its counts match.
+ */
+async function ensurePgCopy(config: Config, sqliteDir: string, size: number, err: (s: string) => void): Promise<{ config: Config; copyWindowsPerS?: number }> {
+  const pgConfig: Config = { ...config, databaseSchema: `ragask_scale_${size}` };
+  const { manifest } = resolveModel(config.modelsDir, config.model, config.modelVariant);
+  const model = { model: `${manifest.name}/${config.modelVariant}`, dimension: manifest.dimension ?? 384, hnsw: config.hnsw };
+  const from = await openStore({ dataDir: sqliteDir, databaseUrl: null, ...model });
   try {
-    const counts = core.store.counts();
+    const to = await openStore({ dataDir: sqliteDir, databaseUrl: config.databaseUrl, pgSchema: pgConfig.databaseSchema!, ...model });
+    try {
+      const [a, b] = [await from.counts(), await to.counts()];
+      if (a.windows === b.windows && a.documents === b.documents) return { config: pgConfig };
+      err(`scale: copying ${a.windows} windows into PostgreSQL (schema ${pgConfig.databaseSchema})\n`);
+      const r = await copyStore(from, to, progressBar());
+      return { config: pgConfig, copyWindowsPerS: Math.round(r.windows / r.seconds) };
+    } finally {
+      await to.close();
+    }
+  } finally {
+    await from.close();
+  }
+}
+
+async function measure(config: Config, dataset: EvalDataset, backend: ScaleRow['backend']): Promise<ScaleRow> {
+  const core = await openCore({ ...config, queryCacheTtlS: 0 });
+  try {
+    const counts = await core.store.counts();
     for (const q of dataset.questions.slice(0, 3)) await core.engine.run(q.question, LOCAL);
     const chain: number[] = [];
     const whole: number[] = [];
@@ -121,6 +153,7 @@ async function measure(config: Config, dataset: EvalDataset, dir: string): Promi
     }
     const n = Math.max(1, dataset.questions.length);
     return {
+      backend,
       windows: counts.windows,
       documents: counts.documents,
       chunks: counts.chunks,
@@ -138,9 +171,12 @@ async function measure(config: Config, dataset: EvalDataset, dir: string): Promi
 
 /**
  * `ragask bench --scale`: the same questions against stores of growing size (see eval/scale.ts).
- * With `keep`, the stores are kept there and reused by later runs of the same recipe.
+ * With `keep`, the stores are kept there and reused by later runs of the same recipe. With
+ * RAGASK_DATABASE_URL set, each size is measured on both backends in turn, in this one run: the
+ * embedded store, then the same windows copied into PostgreSQL.
  */
 export async function scaleBench(config: Config, dataset: EvalDataset, opts: { sizes: number[]; sharedDir: string; keep: string | null; err: (s: string) => void }): Promise<ScaleRow[]> {
+  const sqliteConfig: Config = { ...config, databaseUrl: null, databaseSchema: null };
   const pool = loadFillerPool(opts.sharedDir, corpusTitles(dataset));
   if (pool.length === 0) throw new UserError(`--scale needs filler passages from ${opts.sharedDir}/reader-*/reader.jsonl, and found none: point --shared at the shared datasets folder`);
   const root = opts.keep ? path.resolve(opts.keep) : fs.mkdtempSync(path.join(os.tmpdir(), 'ragask-scale-'));
@@ -148,9 +184,14 @@ export async function scaleBench(config: Config, dataset: EvalDataset, opts: { s
   try {
     const rows: ScaleRow[] = [];
     for (const size of [...opts.sizes].sort((a, b) => a - b)) {
-      const dir = await ensureStore(config, dataset, pool, root, size, key, opts.err);
-      opts.err(`scale: measuring ${size} windows\n`);
-      rows.push(await measure(config, dataset, dir));
+      const dir = await ensureStore(sqliteConfig, dataset, pool, root, size, key, opts.err);
+      opts.err(`scale: measuring ${size} windows (SQLite)\n`);
+      rows.push(await measure({ ...sqliteConfig, dataDir: dir }, dataset, 'sqlite'));
+      if (config.databaseUrl) {
+        const pg = await ensurePgCopy(config, dir, size, opts.err);
+        opts.err(`scale: measuring ${size} windows (PostgreSQL)\n`);
+        rows.push({ ...(await measure({ ...pg.config, dataDir: dir }, dataset, 'postgres')), ...(pg.copyWindowsPerS ? { copyWindowsPerS: pg.copyWindowsPerS } : {}) });
+      }
     }
     return rows;
   } finally {
@@ -160,11 +201,11 @@ export async function scaleBench(config: Config, dataset: EvalDataset, opts: { s
 
 export function formatScale(rows: readonly ScaleRow[]): string {
   return [
-    '| windows (documents) | multihop p50 / p95 ms, without reader | with reader p50 / p95 ms | decompose ms / question | BM25 ms / question | all-support@5 | RSS MB |',
-    '| --- | --- | --- | --- | --- | --- | --- |',
+    '| backend | windows (documents) | multihop p50 / p95 ms, without reader | with reader p50 / p95 ms | decompose ms / question | BM25 ms / question | all-support@5 | RSS MB |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows.map(
       (r) =>
-        `| ${r.windows} (${r.documents}) | ${r.multihopMs.p50} / ${r.multihopMs.p95} | ${r.withReaderMs.p50} / ${r.withReaderMs.p95} | ${r.decomposeMsPerQuestion} | ${r.bm25MsPerQuestion} | ${r.allSupportAt5} | ${r.rssMb} |`,
+        `| ${r.backend} | ${r.windows} (${r.documents}) | ${r.multihopMs.p50} / ${r.multihopMs.p95} | ${r.withReaderMs.p50} / ${r.withReaderMs.p95} | ${r.decomposeMsPerQuestion} | ${r.bm25MsPerQuestion} | ${r.allSupportAt5} | ${r.rssMb} |`,
     ),
   ].join('\n');
 }

@@ -51,7 +51,7 @@ async function benchVariant(base: Config, variant: 'fp32' | 'int8', dataset: Eva
     const search: number[] = [];
     for (const v of vectors) {
       const a = performance.now();
-      core.store.index.search(v, 100);
+      await core.store.index.search(v, 100);
       search.push(performance.now() - a);
     }
     const retrieval: number[] = [];
@@ -67,7 +67,7 @@ async function benchVariant(base: Config, variant: 'fp32' | 'int8', dataset: Eva
       engine.push(performance.now() - a);
     }
     // HNSW against exact (brute-force) search over every window vector, per efSearch.
-    const all = core.store.allWindowVectors();
+    const all = await core.store.allWindowVectors();
     const exact = vectors.map((v) =>
       all
         .map((w) => {
@@ -89,7 +89,7 @@ async function benchVariant(base: Config, variant: 'fp32' | 'int8', dataset: Eva
       let hit = 0;
       vectors.forEach((v, i) => {
         const a = performance.now();
-        const got = idx.search(v, 10).map((h) => h.windowId);
+        const got = idx.searchNow(v, 10).map((h) => h.windowId);
         times.push(performance.now() - a);
         hit += got.filter((id) => exact[i]!.includes(id)).length;
       });

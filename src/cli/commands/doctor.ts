@@ -9,6 +9,7 @@ import { readManifest, resolveModel } from '../../models/registry.js';
 import { getMeta, openDatabase, SCHEMA_VERSION } from '../../store/db.js';
 import { HnswIndex } from '../../store/hnsw.js';
 import { storeHealth } from '../../store/store.js';
+import { storeLocation } from '../../store/open.js';
 import type { CliContext } from '../program.js';
 
 interface Check {
@@ -41,6 +42,35 @@ async function checkModel(config: Config, name: string, variant: string | undefi
     });
   } catch (e) {
     checks.push({ name: `model ${name}`, ok: false, detail: errorMessage(e), fix });
+  }
+}
+
+/** The PostgreSQL backend: reachable, pgvector 0.5 or newer, schema and model as this ragask expects. */
+async function checkPgStore(config: Config, checks: Check[]): Promise<void> {
+  const where = storeLocation(config);
+  try {
+    const { pgHealth } = await import('../../store/pg-store.js');
+    const h = await pgHealth(config.databaseUrl!);
+    const [major, minor] = (h.pgvector ?? '0.0').split('.').map(Number);
+    if (!h.pgvector || major! * 100 + minor! < 5)
+      checks.push({
+        name: 'store',
+        ok: false,
+        detail: `${where}: PostgreSQL ${h.server}, pgvector ${h.pgvector ?? 'not installed'}`,
+        fix: 'install pgvector 0.5 or newer on the server (CREATE EXTENSION vector)',
+      });
+    else
+      checks.push({ name: 'store', ok: true, detail: `${where}: PostgreSQL ${h.server}, pgvector ${h.pgvector}, schema ${JSON.stringify(h.schema)}, ${h.documents} documents, ${h.windows} windows` });
+    const want = `${config.model}/${config.modelVariant}`;
+    if (h.model && h.windows > 0 && h.model !== want)
+      checks.push({
+        name: 'model ↔ store',
+        ok: false,
+        detail: `store embedded with ${h.model}, settings select ${want}`,
+        fix: 'run `npx ragask reindex`, or set RAGASK_MODEL / RAGASK_MODEL_VARIANT back',
+      });
+  } catch (e) {
+    checks.push({ name: 'store', ok: false, detail: errorMessage(e), fix: 'check RAGASK_DATABASE_URL and that the server runs, or unset it to use the embedded store' });
   }
 }
 
@@ -150,7 +180,8 @@ export function register(program: Command, ctx: CliContext): void {
         await checkModel(config, config.model, config.modelVariant, checks);
         if (config.mlmModel) await checkModel(config, config.mlmModel, undefined, checks);
         await checkModel(config, config.readerModel, config.readerVariant, checks, 'restore it with `git checkout models/reader-minilm`, or rebuild it with `npm run train-reader`');
-        checkStore(config, checks);
+        if (config.databaseUrl) await checkPgStore(config, checks);
+        else checkStore(config, checks);
         await checkSlack(config, !!opts.online, checks);
       }
       for (const c of checks) ctx.out(`${c.ok ? '✓' : '✗'} ${c.name}: ${c.detail}${!c.ok && c.fix ? `\n    fix: ${c.fix}` : ''}`);

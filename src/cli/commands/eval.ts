@@ -48,17 +48,28 @@ export async function withDatasetCore<T>(ctx: CliContext, cmd: Command, dataset:
     .digest('hex')
     .slice(0, 16);
   const storeDir = storeOpt ? path.resolve(storeOpt) : path.join(cacheRoot(), 'eval', `${dataset.name}-${key}`);
-  fs.mkdirSync(storeDir, { recursive: true });
   const config = configFrom(ctx, cmd, { RAGASK_DATA_DIR: storeDir });
+  // on PostgreSQL the dataset gets a schema of its own in the database, never the team's documents
+  if (config.databaseUrl) config.databaseSchema = evalSchema(dataset.name, key);
+  else fs.mkdirSync(storeDir, { recursive: true });
+  const where = config.databaseUrl ? `schema ${config.databaseSchema}` : storeDir;
   return withCore(ctx, config, async (core) => {
-    const counts = core.store.counts();
+    const counts = await core.store.counts();
     const report = await ingest({ store: core.store, encoder: core.encoder, config, log: core.log, progress: progressBar() }, dataset.inputs, { exclude: [path.join(dataset.dir, 'questions.jsonl')] });
     if (report.added + report.updated > 0 || counts.documents === 0) {
-      process.stderr.write(`ragask: dataset store ${storeDir}: ${report.added + report.updated} documents ingested in ${report.seconds.toFixed(1)} s\n`);
+      process.stderr.write(`ragask: dataset store ${where}: ${report.added + report.updated} documents ingested in ${report.seconds.toFixed(1)} s\n`);
     }
-    if (core.store.counts().documents === 0) throw new UserError(`${dataset.dir}: nothing could be ingested (${report.failed.length} failures)`);
+    if ((await core.store.counts()).documents === 0) throw new UserError(`${dataset.dir}: nothing could be ingested (${report.failed.length} failures)`);
     return fn(core, config);
   });
+}
+
+/** The PostgreSQL schema of a dataset's store: its name and content key, as an identifier. */
+export function evalSchema(name: string, key: string): string {
+  return `ragask_eval_${name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .slice(0, 30)}_${key.slice(0, 12)}`;
 }
 
 /** The engine as eval runs it: no query cache, so every question is measured cold, as a first ask would be. */

@@ -1,11 +1,9 @@
 import type { Command } from 'commander';
-import { openDatabase } from '../../store/db.js';
-import { SqliteSlackState, type FeedbackContext } from '../../store/slack-state.js';
-import { chunkScopes } from '../../store/store.js';
+import type { FeedbackContext } from '../../store/slack-state.js';
+import { openStoreCore } from '../../core.js';
 import { UserError } from '../../errors.js';
 import { allows, type AccessContext } from '../../store/access.js';
 import type { CliContext } from '../program.js';
-import path from 'node:path';
 import { configFrom, parsePositiveInt } from './shared.js';
 
 export function register(program: Command, ctx: CliContext): void {
@@ -21,16 +19,21 @@ export function register(program: Command, ctx: CliContext): void {
       const chosen = [opts.channel, opts.user, opts.all].filter((x) => x !== undefined).length;
       if (chosen !== 1) throw new UserError('ragask feedback: choose one of --channel <id>, --user <id> or --all (an admin listing of every channel and DM)');
       const config = configFrom(ctx, cmd);
-      // the feedback tables only: no model needed to read them
-      const db = openDatabase(path.join(config.dataDir, 'ragask.db'));
+      // the store alone: no model is loaded to read feedback
+      const { store, close } = await openStoreCore(config);
       try {
         const givenIn: FeedbackContext | null = opts.channel ? { channel: opts.channel } : opts.user ? { dmOf: opts.user } : null;
-        let rows = new SqliteSlackState(db, config.slack.stateTtlMs).listFeedback(opts.limit, givenIn);
+        let rows = await store.slackState(config.slack.stateTtlMs).listFeedback(opts.limit, givenIn);
         if (givenIn) {
-          // and, listed for a context, only entries whose evidence is all visible there
+          // and, listed for a context, only entries whose evidence is all visible there (a chunk no longer stored is not)
           const context: AccessContext = { kind: 'slack', channel: opts.channel ?? `D-${opts.user}`, user: opts.user ?? 'U-cli', isDM: !opts.channel };
-          const scopes = chunkScopes(db, [...new Set(rows.flatMap((r) => r.evidence))]);
-          rows = rows.filter((r) => r.evidence.every((c) => scopes.get(c) && allows(scopes.get(c)!, context)));
+          const chunks = await store.getChunks([...new Set(rows.flatMap((r) => r.evidence))]);
+          const scopes = await store.scopes();
+          const visible = (chunkId: number) => {
+            const scope = scopes.get(chunks.get(chunkId)?.docId ?? -1);
+            return !!scope && allows(scope, context);
+          };
+          rows = rows.filter((r) => r.evidence.every(visible));
         }
         if (opts.json) return ctx.out(JSON.stringify(rows, null, 2));
         if (rows.length === 0) return ctx.out(opts.all ? 'No feedback yet.' : 'No feedback in that context.');
@@ -43,7 +46,7 @@ export function register(program: Command, ctx: CliContext): void {
         }
         ctx.out(lines.join('\n'));
       } finally {
-        db.close();
+        await close();
       }
     });
 }

@@ -8,6 +8,7 @@ import * as doctor from './doctor.js';
 import * as evaluate from './eval.js';
 import * as feedback from './feedback.js';
 import * as ingest from './ingest.js';
+import * as migrate from './migrate.js';
 import * as reindex from './reindex.js';
 import * as serve from './serve.js';
 import * as sources from './sources.js';
@@ -15,5 +16,5 @@ import * as stats from './stats.js';
 import * as trainReranker from './train-reranker.js';
 
 export function registerCommands(program: Command, ctx: CliContext): void {
-  for (const c of [demo, ingest, ask, stats, evaluate, calibrate, trainReranker, reindex, bench, serve, feedback, sources, doctor]) c.register(program, ctx);
+  for (const c of [demo, ingest, ask, stats, evaluate, calibrate, trainReranker, reindex, migrate, bench, serve, feedback, sources, doctor]) c.register(program, ctx);
 }

@@ -35,7 +35,7 @@ export function register(program: Command, ctx: CliContext): void {
             ...(scope ? { scope } : {}),
           });
           for (const f of report.failed) process.stderr.write(`ragask: ${displaySource(f.file)}${f.line ? `:${f.line}` : ''}: ${f.reason}\n`);
-          const c = core.store.counts();
+          const c = await core.store.counts();
           ctx.out(
             `ingested ${report.added} new, ${report.updated} changed, ${report.unchanged} unchanged${report.rescoped ? ` (${report.rescoped} re-scoped)` : ''}, ${report.removed} removed, ${report.failed.length} failed ` +
               `(${report.chunks} chunks, ${report.windows} windows embedded in ${report.seconds.toFixed(1)} s); store: ${c.documents} documents, ${c.chunks} chunks, ${c.windows} windows`,

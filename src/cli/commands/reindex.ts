@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import { reembedAll } from '../../ingest/reindex.js';
 import { Encoder } from '../../models/encoder.js';
-import { SqliteStore, type Store } from '../../store/store.js';
+import { openStore } from '../../store/open.js';
+import { pgSchemaOf } from '../../core.js';
+import type { Store } from '../../store/store.js';
 import type { CliContext } from '../program.js';
 import { progressBar } from '../progress.js';
 import { configFrom } from './shared.js';
@@ -14,12 +16,21 @@ export function register(program: Command, ctx: CliContext): void {
       const config = configFrom(ctx, cmd);
       const encoder = await Encoder.load({ modelsDir: config.modelsDir, model: config.model, variant: config.modelVariant, threads: config.threads });
       try {
-        const store = SqliteStore.open({ dataDir: config.dataDir, model: encoder.id, dimension: encoder.dimension, hnsw: config.hnsw, log: ctx.logger(config), allowModelMismatch: true });
+        const store = await openStore({
+          dataDir: config.dataDir,
+          databaseUrl: config.databaseUrl,
+          ...pgSchemaOf(config),
+          model: encoder.id,
+          dimension: encoder.dimension,
+          hnsw: config.hnsw,
+          log: ctx.logger(config),
+          allowModelMismatch: true,
+        });
         try {
           const n = await reembedAll(store, encoder, progressBar());
           ctx.out(`re-embedded ${n} windows with ${encoder.id}; index rebuilt`);
         } finally {
-          store.close();
+          await store.close();
         }
       } finally {
         await encoder.release();

@@ -36,11 +36,11 @@ export function register(program: Command, ctx: CliContext): void {
         process.once('SIGTERM', stop);
       });
       // with engine workers, this thread only needs the store: the models load in the workers
-      const core = config.engineWorkers > 0 ? openStoreCore(config, log) : await openCore(config, log);
+      const core = config.engineWorkers > 0 ? await openStoreCore(config, log) : await openCore(config, log);
       let closePool = () => Promise.resolve();
       try {
         if (signalled) return;
-        if (core.store.counts().documents === 0) log.warn('the store is empty: ingest documents with `npx ragask ingest <paths>` (or `npm run demo` for the sample corpus)');
+        if ((await core.store.counts()).documents === 0) log.warn('the store is empty: ingest documents with `npx ragask ingest <paths>` (or `npm run demo` for the sample corpus)');
         // the engine answers in worker threads, so this thread stays free to acknowledge within
         // Slack's 3 s and to talk to Slack; each worker answers one question at a time
         const pool = config.engineWorkers > 0 ? await EnginePool.start({ config, size: config.engineWorkers, log, secrets: secretsOf(config) }) : null;

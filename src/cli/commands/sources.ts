@@ -18,8 +18,8 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (opts: { json?: boolean; channel?: string; user?: string }, cmd: Command) => {
       const config = configFrom(ctx, cmd);
       await withCore(ctx, config, async (core) => {
-        const access = opts.channel || opts.user ? core.access.resolve({ kind: 'slack', channel: opts.channel ?? `D-${opts.user}`, user: opts.user ?? 'U-cli', isDM: !opts.channel }) : null;
-        const docs = core.store.listDocuments().filter((d) => !access || access.allowDoc(d.id));
+        const access = opts.channel || opts.user ? await core.access.resolve({ kind: 'slack', channel: opts.channel ?? `D-${opts.user}`, user: opts.user ?? 'U-cli', isDM: !opts.channel }) : null;
+        const docs = (await core.store.listDocuments()).filter((d) => !access || access.allowDoc(d.id));
         if (opts.json) {
           ctx.out(
             JSON.stringify(
@@ -50,7 +50,7 @@ export function register(program: Command, ctx: CliContext): void {
       const scope = parseScope(opts.scope);
       const config = configFrom(ctx, cmd);
       await withCore(ctx, config, async (core) => {
-        const docs = core.store.listDocuments();
+        const docs = await core.store.listDocuments();
         const ids = new Set<number>();
         for (const p of patterns) {
           const abs = path.resolve(p);
@@ -63,7 +63,7 @@ export function register(program: Command, ctx: CliContext): void {
           if (hits.length === 0) throw new UserError(`${p}: no stored source matches (see \`ragask sources list\`); nothing was changed`);
           for (const d of hits) ids.add(d.id);
         }
-        const n = core.store.setScope([...ids], scope);
+        const n = await core.store.setScope([...ids], scope);
         ctx.out(`${n} source(s) now ${formatScope(scope)}`);
       });
     });

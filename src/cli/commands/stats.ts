@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../program.js';
+import { storeLocation } from '../../store/open.js';
 import { configFrom, withCore } from './shared.js';
 
 const mb = (n: number) => `${(n / 1048576).toFixed(1)} MB`;
@@ -12,19 +13,19 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       const config = configFrom(ctx, cmd);
       await withCore(ctx, config, async (core) => {
-        const s = core.store.stats();
+        const s = await core.store.stats();
         if (opts.json) {
-          ctx.out(JSON.stringify({ ...s, dataDir: config.dataDir }, null, 2));
+          ctx.out(JSON.stringify({ ...s, dataDir: config.dataDir, backend: config.databaseUrl ? 'postgres' : 'sqlite', location: storeLocation(config) }, null, 2));
           return;
         }
         ctx.out(
           [
-            `store       ${config.dataDir}`,
+            `store       ${config.databaseUrl ? `PostgreSQL ${storeLocation(config)}` : config.dataDir}`,
             `documents   ${s.documents}`,
             `chunks      ${s.chunks}`,
             `windows     ${s.windows}`,
             `model       ${s.model} (${s.dimension}-d)`,
-            `index       ${s.indexSize} vectors, ${mb(s.indexBytes)} (HNSW M=${config.hnsw.m}, efConstruction=${config.hnsw.efConstruction}, efSearch=${config.hnsw.efSearch})`,
+            `index       ${s.indexSize} vectors, ${mb(s.indexBytes)} (${config.databaseUrl ? 'pgvector ' : ''}HNSW M=${config.hnsw.m}, efConstruction=${config.hnsw.efConstruction}, efSearch=${config.hnsw.efSearch})`,
             `database    ${mb(s.dbBytes)}`,
           ].join('\n'),
         );

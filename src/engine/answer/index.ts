@@ -7,7 +7,7 @@ import { readAnswer, type AnswerReader } from './read.js';
 export interface AnswerDeps {
   reader: AnswerReader;
   /** Chunk rows by id: the reader reads whole chunks, not the cited windows. */
-  chunksOf: (ids: number[]) => ReadonlyMap<number, ChunkRow>;
+  chunksOf: (ids: number[]) => Promise<ReadonlyMap<number, ChunkRow>>;
 }
 
 /**
@@ -23,7 +23,7 @@ export async function answerFromEvidence(
   opts: { passages?: number; cutShort?: boolean } = {},
 ): Promise<Answer> {
   if (evidence.length === 0) return noEvidenceAnswer();
-  const read = evidencePassages(hops, evidence, deps.chunksOf, opts.passages ?? READER_PASSAGES);
+  const read = await evidencePassages(hops, evidence, deps.chunksOf, opts.passages ?? READER_PASSAGES);
   // a chain stopped for a person or by the clock, or a reading the clock cut short, is not the whole story
   const stopped = stopReason === 'low_coherence' || stopReason === 'budget' || hops.some((h) => h.incomplete) || !!opts.cutShort;
   const reading = await readAnswer(deps.reader, question, hops, read, stopped);

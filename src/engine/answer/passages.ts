@@ -35,12 +35,17 @@ export function passageTitle(chunk: Pick<ChunkRow, 'headingPath'> & { doc: { tit
  * The top `n` passages of the final evidence, each hop's best snippet among them (the chain the
  * answer rests on must be read even when the merged ranking puts it lower), in evidence order.
  */
-export function evidencePassages(hops: readonly HopState[], evidence: readonly Snippet[], chunksOf: (ids: number[]) => ReadonlyMap<number, ChunkRow>, n = READER_PASSAGES): EvidencePassage[] {
+export async function evidencePassages(
+  hops: readonly HopState[],
+  evidence: readonly Snippet[],
+  chunksOf: (ids: number[]) => Promise<ReadonlyMap<number, ChunkRow>>,
+  n = READER_PASSAGES,
+): Promise<EvidencePassage[]> {
   const firstHop = new Map<number, HopState>();
   for (const h of hops) for (const r of h.retrieved) if (!firstHop.has(r.chunkId)) firstHop.set(r.chunkId, h);
   const chain = new Set(hops.map((h) => h.snippets[0]?.chunkId).filter((id): id is number => id !== undefined));
   const picked = evidence.filter((s, i) => i < n || chain.has(s.chunkId));
-  const chunks = chunksOf(picked.map((s) => s.chunkId));
+  const chunks = await chunksOf(picked.map((s) => s.chunkId));
   const out: EvidencePassage[] = [];
   for (const s of picked) {
     const chunk = chunks.get(s.chunkId);

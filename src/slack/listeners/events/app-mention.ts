@@ -5,7 +5,7 @@ import type { SlackService } from '../../service.js';
 export function register(app: App, service: SlackService): void {
   app.event('app_mention', async ({ event, body, context }) => {
     service.setBotUserId(context.botUserId);
-    if (!event.user) return service.ignoreEvent(body.event_id);
+    if (!event.user) return await service.ignoreEvent(body.event_id);
     await service.handleQuestion({
       eventId: body.event_id,
       channel: event.channel,
@@ -13,7 +13,7 @@ export function register(app: App, service: SlackService): void {
       threadTs: event.thread_ts ?? event.ts,
       text: event.text,
       isDM: false,
-      source: event.thread_ts && service.hasThread(event.channel, event.thread_ts) ? 'thread' : 'mention',
+      source: event.thread_ts && (await service.hasThread(event.channel, event.thread_ts)) ? 'thread' : 'mention',
       ...(body.team_id ? { teamId: body.team_id } : {}),
     });
   });

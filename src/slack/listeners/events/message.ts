@@ -23,13 +23,13 @@ export function register(app: App, service: SlackService): void {
     service.setBotUserId(context.botUserId);
     const m = event as unknown as PlainMessage;
     // a reply also sent to the channel, or a message with a file, still asks something
-    if (!isPersonMessage(m) || !m.user || !m.text) return service.ignoreEvent(body.event_id);
+    if (!isPersonMessage(m) || !m.user || !m.text) return await service.ignoreEvent(body.event_id);
     const isDM = m.channel_type === 'im';
-    if (!isDM && service.mentionsBot(m.text)) return service.ignoreEvent(body.event_id);
+    if (!isDM && service.mentionsBot(m.text)) return await service.ignoreEvent(body.event_id);
     const threadTs = m.thread_ts ?? m.ts;
     // in a channel, a reply is for ragask only from someone who asked there, and only a question
-    const followUp = !!m.thread_ts && service.isFollowUp(m.channel, m.thread_ts, m.user, m.text);
-    if (!isDM && !followUp) return service.ignoreEvent(body.event_id);
+    const followUp = !!m.thread_ts && (await service.isFollowUp(m.channel, m.thread_ts, m.user, m.text));
+    if (!isDM && !followUp) return await service.ignoreEvent(body.event_id);
     await service.handleQuestion({
       eventId: body.event_id,
       channel: m.channel,

@@ -1,0 +1,76 @@
+import type { ProgressReporter } from '../ingest/ingest.js';
+import type { DocumentWrite, Store } from './interfaces.js';
+
+/** Documents per transaction of the copy: whole documents, as ingest writes them. */
+const COPY_BATCH = 50;
+
+export interface CopyReport {
+  copied: number;
+  /** Already in the target with the same content (an interrupted copy run again). */
+  unchanged: number;
+  /** Documents whose stored scope cannot be read: not copied, so never shown more widely than before. */
+  unreadableScope: string[];
+  windows: number;
+  seconds: number;
+}
+
+/**
+ * Copies every document of one store into another, with its chunks, window vectors (not
+ * re-embedded) and access scope, a batch of whole documents per transaction. A document already in
+ * the target with the same content hash is left as it is, so an interrupted copy is finished by
+ * running it again. Both stores must hold vectors of the same model.
+ */
+export async function copyStore(from: Store, to: Store, progress?: ProgressReporter): Promise<CopyReport> {
+  const t0 = performance.now();
+  if (from.model !== to.model) throw new Error(`the stores hold different models (${from.model}, ${to.model})`);
+  const docs = await from.listDocuments();
+  const report: CopyReport = { copied: 0, unchanged: 0, unreadableScope: [], windows: 0, seconds: 0 };
+  progress?.start(docs.length, 'copy');
+  let batch: DocumentWrite[] = [];
+  let done = 0;
+  const flush = async () => {
+    if (batch.length === 0) return;
+    await to.replaceDocuments(batch);
+    report.copied += batch.length;
+    batch = [];
+  };
+  for (const d of docs) {
+    done++;
+    if (d.scope === null) {
+      report.unreadableScope.push(d.source);
+      continue;
+    }
+    const existing = await to.getDocumentBySource(d.source);
+    if (existing && existing.contentHash === d.contentHash) {
+      report.unchanged++;
+      progress?.update(done);
+      continue;
+    }
+    const chunks = await from.chunksOfDocument(d.id);
+    const windows = await from.windowsOfChunks(chunks.map((c) => c.id));
+    const byChunk = new Map<number, typeof windows>();
+    for (const w of windows) byChunk.set(w.chunkId, [...(byChunk.get(w.chunkId) ?? []), w]);
+    report.windows += windows.length;
+    batch.push({
+      doc: { source: d.source, path: d.path, title: d.title, kind: d.kind, url: d.url, contentHash: d.contentHash, bytes: d.bytes, scope: d.scope },
+      chunks: chunks.map((c) => ({
+        ord: c.ord,
+        kind: c.kind,
+        headingPath: c.headingPath,
+        page: c.page,
+        text: c.text,
+        tokenCount: c.tokenCount,
+        density: c.density,
+        entities: c.entities,
+        windows: (byChunk.get(c.id) ?? []).map((w) => ({ ord: w.ord, charStart: w.charStart, charEnd: w.charEnd, tokenCount: w.tokenCount, vector: w.vector })),
+      })),
+    });
+    if (batch.length >= COPY_BATCH) await flush();
+    progress?.update(done);
+  }
+  await flush();
+  await to.syncIndex();
+  progress?.stop();
+  report.seconds = (performance.now() - t0) / 1000;
+  return report;
+}

@@ -1,0 +1,46 @@
+import path from 'node:path';
+import type { Logger } from '../log.js';
+import type { HnswParams } from './hnsw.js';
+import type { Store } from './interfaces.js';
+import { SqliteStore } from './store.js';
+
+export interface OpenStoreOptions {
+  /** The embedded store's folder (RAGASK_DATA_DIR), used when there is no databaseUrl. */
+  dataDir: string;
+  /** RAGASK_DATABASE_URL: the PostgreSQL backend; null for the embedded SQLite + hnswlib store. */
+  databaseUrl: string | null;
+  /** Encoder id ("all-MiniLM-L6-v2/int8") and dimension the vectors come from. */
+  model: string;
+  dimension: number;
+  hnsw: HnswParams;
+  log?: Logger;
+  /** Open a store embedded with another model anyway (only `ragask reindex` does, to re-embed it). */
+  allowModelMismatch?: boolean;
+  /** False where the embedded HNSW index is only read (engine workers); PostgreSQL has nothing to persist. */
+  persistIndex?: boolean;
+  /** PostgreSQL: a schema of the store's own in the database (eval datasets, benchmark corpora, tests). */
+  pgSchema?: string;
+}
+
+/**
+ * Opens the configured backend. The rest of ragask sees a Store and never which one it is; the
+ * PostgreSQL client is only loaded when a database URL is set.
+ */
+export async function openStore(opts: OpenStoreOptions): Promise<Store> {
+  const common = { model: opts.model, dimension: opts.dimension, hnsw: opts.hnsw, ...(opts.log ? { log: opts.log } : {}), ...(opts.allowModelMismatch ? { allowModelMismatch: true } : {}) };
+  if (opts.databaseUrl) {
+    const { PgStore } = await import('./pg-store.js');
+    return PgStore.open({ url: opts.databaseUrl, ...common, ...(opts.pgSchema ? { schema: opts.pgSchema } : {}) });
+  }
+  return SqliteStore.open({ dataDir: opts.dataDir, ...common, persistIndex: opts.persistIndex ?? true });
+}
+
+/** A database URL without its password, for messages and logs. */
+export function redactUrl(url: string): string {
+  return url.replace(/(\/\/[^:/@]*):[^@]*@/, '$1:***@');
+}
+
+/** Where the store is, for messages: the database (without its password) or the SQLite file. */
+export function storeLocation(opts: Pick<OpenStoreOptions, 'dataDir' | 'databaseUrl'>): string {
+  return opts.databaseUrl ? redactUrl(opts.databaseUrl) : path.join(opts.dataDir, 'ragask.db');
+}

@@ -1,0 +1,106 @@
+import pg from 'pg';
+import { UserError } from '../errors.js';
+import { redactUrl } from './open.js';
+
+/**
+ * The PostgreSQL connection pool and versioned migrations of the PostgreSQL backend. Migrations are
+ * applied in order, each in its own transaction under an advisory lock, so replicas starting at once
+ * apply each one once; `ragask_schema` holds the version each component (store, slack) reached.
+ */
+
+// int8 (bigint: ids, millisecond timestamps) as a JavaScript number: every value ragask keeps is
+// far below 2^53. Set on this pool's own type table, not pg's global one.
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20 && format !== 'binary') return (v: string) => Number(v);
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+};
+
+export type PgPool = pg.Pool;
+export type PgClient = pg.PoolClient;
+
+/**
+ * A pool on the database of RAGASK_DATABASE_URL, checked with one round trip. With `schema`, every
+ * connection works in that schema (created if missing; pgvector's type is found in public), so one
+ * database can hold several stores apart: eval datasets, benchmark corpora, test runs.
+ */
+export async function openPool(url: string, opts: { max?: number; schema?: string } = {}): Promise<PgPool> {
+  if (opts.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(opts.schema)) throw new Error(`not a schema name: ${opts.schema}`);
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.max ?? 8,
+    types,
+    idleTimeoutMillis: 30_000,
+    ...(opts.schema ? { options: `-c search_path=${opts.schema},public` } : {}),
+  });
+  // an idle client that loses its connection must not crash the process: the next query reconnects
+  pool.on('error', () => undefined);
+  try {
+    if (opts.schema) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${opts.schema}`);
+    else await pool.query('SELECT 1');
+  } catch (e) {
+    await pool.end().catch(() => undefined);
+    throw new UserError(
+      `RAGASK_DATABASE_URL (${redactUrl(url)}): cannot connect to PostgreSQL (${(e as Error).message}); check the URL and that the server is running, or unset RAGASK_DATABASE_URL to use the embedded store`,
+      'database_unreachable',
+    );
+  }
+  return pool;
+}
+
+/** Runs `work` in one transaction on one client of the pool. */
+export async function inTransaction<T>(pool: PgPool, work: (client: PgClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const out = await work(client);
+    await client.query('COMMIT');
+    return out;
+  } catch (e) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw e;
+  } finally {
+    client.release();
+  }
+}
+
+export interface PgMigration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/**
+ * Applies the migrations of one component not yet applied, in order. A database whose component is
+ * newer than this ragask is refused: an older replica must not write a schema it does not know.
+ */
+export async function migrate(pool: PgPool, component: string, migrations: readonly PgMigration[]): Promise<number> {
+  const latest = migrations[migrations.length - 1]!.version;
+  await pool.query('CREATE TABLE IF NOT EXISTS ragask_schema (component TEXT PRIMARY KEY, version INTEGER NOT NULL)').catch(async (e: unknown) => {
+    // two processes creating it at once: one wins, the other sees it exist
+    const exists = await pool.query("SELECT 1 FROM pg_tables WHERE tablename = 'ragask_schema'");
+    if (exists.rowCount === 0) throw e;
+  });
+  for (;;) {
+    const applied = await inTransaction(pool, async (c) => {
+      await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`ragask-migrate-${component}`]);
+      const row = await c.query<{ version: number }>('SELECT version FROM ragask_schema WHERE component = $1', [component]);
+      const current = row.rows[0]?.version ?? 0;
+      if (current > latest) {
+        throw new UserError(
+          `the PostgreSQL database has ${component} schema version ${current}, newer than this ragask (${latest}); upgrade ragask or point RAGASK_DATABASE_URL at another database`,
+          'store_version',
+        );
+      }
+      const next = migrations.find((m) => m.version === current + 1);
+      if (!next) return null;
+      await c.query(next.sql);
+      await c.query('INSERT INTO ragask_schema (component, version) VALUES ($1, $2) ON CONFLICT (component) DO UPDATE SET version = excluded.version', [component, next.version]);
+      return next.version;
+    });
+    if (applied === null) break;
+  }
+  const done = await pool.query<{ version: number }>('SELECT version FROM ragask_schema WHERE component = $1', [component]);
+  return done.rows[0]?.version ?? 0;
+}

@@ -1,0 +1,658 @@
+import { LRUCache } from 'lru-cache';
+import pgvector from 'pgvector';
+import { UserError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { silentLogger } from '../log.js';
+import { PUBLIC_SCOPE, scopeFromJson, scopeToJson, type Scope } from './access.js';
+import type { HnswParams } from './hnsw.js';
+import type { DocumentWrite, Store, TextQuery } from './interfaces.js';
+import { redactUrl } from './open.js';
+import { inTransaction, migrate, openPool, type PgClient, type PgMigration, type PgPool } from './pg-db.js';
+import { PgSlackState } from './pg-slack-state.js';
+import { PgVectorIndex } from './pg-vectors.js';
+import type { ChunkInput, ChunkRow, DocumentKind, DocumentRow, MentionHit, StoreStats, WindowRow } from './store.js';
+
+/**
+ * The store's schema in PostgreSQL. Full-text search uses its own configuration `ragask`: the
+ * english Snowball stemmer without a stopword list (FTS5's porter tokenizer drops no words either),
+ * so a question's terms match the same words in both backends. The vector column's dimension and
+ * the HNSW parameters come from the model and settings the store is created with.
+ */
+export function storeMigrations(dimension: number, hnsw: HnswParams): PgMigration[] {
+  return [
+    {
+      version: 1,
+      name: 'documents, chunks, windows (pgvector HNSW), full-text search, query cache',
+      sql: `
+        -- pgvector's type where every schema finds it (a schema of ragask's own searches public next)
+        CREATE EXTENSION IF NOT EXISTS vector SCHEMA public;
+        CREATE TABLE ragask_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        INSERT INTO ragask_meta (key, value) VALUES ('generation', '0'), ('access_version', '1');
+        CREATE TEXT SEARCH DICTIONARY ragask_stem (TEMPLATE = snowball, Language = english);
+        CREATE TEXT SEARCH CONFIGURATION ragask (COPY = simple);
+        ALTER TEXT SEARCH CONFIGURATION ragask ALTER MAPPING FOR asciiword, asciihword, hword_asciipart, word, hword, hword_part WITH ragask_stem;
+        -- how many tokens a tsvector holds (the document length of BM25)
+        CREATE FUNCTION ragask_token_count(v tsvector) RETURNS integer LANGUAGE sql IMMUTABLE PARALLEL SAFE
+          AS $$ SELECT coalesce(sum(coalesce(array_length(positions, 1), 1)), 0)::integer FROM unnest(v) $$;
+        -- the full-text vectors of a chunk from its words (see ftsWords)
+        CREATE FUNCTION ragask_fts(title text, headings text, body text) RETURNS tsvector LANGUAGE sql IMMUTABLE PARALLEL SAFE
+          AS $$ SELECT setweight(to_tsvector('ragask', title), 'A') || setweight(to_tsvector('ragask', headings), 'B') || to_tsvector('ragask', body) $$;
+        CREATE FUNCTION ragask_labels(title text, headings text) RETURNS tsvector LANGUAGE sql IMMUTABLE PARALLEL SAFE
+          AS $$ SELECT setweight(to_tsvector('ragask', title), 'A') || setweight(to_tsvector('ragask', headings), 'B') $$;
+        CREATE AGGREGATE ragask_tsquery_or(tsquery) (SFUNC = tsquery_or, STYPE = tsquery);
+        CREATE AGGREGATE ragask_tsquery_and(tsquery) (SFUNC = tsquery_and, STYPE = tsquery);
+        CREATE TABLE documents (
+          id BIGSERIAL PRIMARY KEY,
+          source TEXT NOT NULL UNIQUE,
+          path TEXT NOT NULL,
+          title TEXT NOT NULL,
+          kind TEXT NOT NULL,
+          url TEXT,
+          content_hash TEXT NOT NULL,
+          bytes BIGINT NOT NULL,
+          ingested_at TEXT NOT NULL,
+          scope TEXT NOT NULL
+        );
+        CREATE INDEX documents_source_prefix ON documents (source text_pattern_ops);
+        CREATE TABLE chunks (
+          id BIGSERIAL PRIMARY KEY,
+          doc_id BIGINT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+          ord INTEGER NOT NULL,
+          kind TEXT NOT NULL,
+          heading_path TEXT NOT NULL,
+          page INTEGER,
+          text TEXT NOT NULL,
+          token_count INTEGER NOT NULL,
+          density REAL NOT NULL,
+          entities TEXT NOT NULL,
+          -- title (A), headings (B) and body (D) in one vector, weighed per column at query time as FTS5 does
+          fts tsvector NOT NULL,
+          -- its token count: the document length of BM25
+          fts_len INTEGER NOT NULL,
+          -- title and headings alone: entity links
+          labels tsvector NOT NULL
+        );
+        CREATE INDEX chunks_doc ON chunks (doc_id, ord);
+        CREATE INDEX chunks_fts ON chunks USING gin (fts);
+        CREATE INDEX chunks_labels ON chunks USING gin (labels);
+        CREATE TABLE windows (
+          id BIGSERIAL PRIMARY KEY,
+          chunk_id BIGINT NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+          doc_id BIGINT NOT NULL,
+          ord INTEGER NOT NULL,
+          char_start INTEGER NOT NULL,
+          char_end INTEGER NOT NULL,
+          token_count INTEGER NOT NULL,
+          embedding vector(${dimension}) NOT NULL
+        );
+        CREATE INDEX windows_chunk ON windows (chunk_id, ord);
+        CREATE INDEX windows_doc ON windows (doc_id);
+        CREATE INDEX windows_embedding ON windows USING hnsw (embedding vector_cosine_ops) WITH (m = ${hnsw.m}, ef_construction = ${hnsw.efConstruction});
+        CREATE TABLE query_cache (key TEXT PRIMARY KEY, value TEXT NOT NULL, created_at BIGINT NOT NULL);
+        CREATE INDEX query_cache_created ON query_cache (created_at);
+      `,
+    },
+  ];
+}
+
+/** FTS5's BM25 constants (k1, b), so both backends rank alike. */
+const BM25_K1 = 1.2;
+const BM25_B = 0.75;
+
+export interface PgStoreOptions {
+  url: string;
+  model: string;
+  dimension: number;
+  hnsw: HnswParams;
+  log?: Logger;
+  allowModelMismatch?: boolean;
+  /** Connections in this process's pool. */
+  poolSize?: number;
+  /** A schema of its own in the database (eval datasets, benchmarks, tests); default: the URL's search_path. */
+  schema?: string;
+}
+
+interface RawChunk {
+  id: number;
+  doc_id: number;
+  ord: number;
+  kind: string;
+  heading_path: string;
+  page: number | null;
+  text: string;
+  token_count: number;
+  density: number;
+  entities: string;
+  title: string;
+  source: string;
+  path: string;
+  url: string | null;
+  doc_kind: DocumentKind;
+}
+
+const CHUNK_SELECT = `SELECT c.id, c.doc_id, c.ord, c.kind, c.heading_path, c.page, c.text, c.token_count, c.density, c.entities,
+  d.title, d.source, d.path, d.url, d.kind AS doc_kind FROM chunks c JOIN documents d ON d.id = c.doc_id`;
+
+function toChunk(r: RawChunk): ChunkRow {
+  return {
+    id: r.id,
+    docId: r.doc_id,
+    ord: r.ord,
+    kind: r.kind,
+    headingPath: JSON.parse(r.heading_path) as string[],
+    page: r.page,
+    text: r.text,
+    tokenCount: r.token_count,
+    density: r.density,
+    entities: JSON.parse(r.entities) as string[],
+    doc: { title: r.title, source: r.source, path: r.path, url: r.url, kind: r.doc_kind },
+  };
+}
+
+function toDocument(r: Record<string, unknown>): DocumentRow {
+  return {
+    id: r.id as number,
+    source: r.source as string,
+    path: r.path as string,
+    title: r.title as string,
+    kind: r.kind as DocumentKind,
+    url: (r.url as string | null) ?? null,
+    contentHash: r.content_hash as string,
+    bytes: r.bytes as number,
+    ingestedAt: r.ingested_at as string,
+    scope: scopeFromJson(r.scope as string),
+  };
+}
+
+/**
+ * The words of a text as the full-text index reads them: runs of letters and digits, everything else
+ * a word break. This is how FTS5's unicode61 tokenizer and the query side (queryTerms) split text;
+ * PostgreSQL's own parser would read "TS-40" as "ts" and the number −40, or "3.5" as one token.
+ */
+export function ftsWords(text: string): string {
+  return text
+    .normalize('NFKC')
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean)
+    .join(' ');
+}
+
+/**
+ * A text query as a tsquery, built in SQL from the terms (each through phraseto_tsquery, so a
+ * term is only ever words): `$n` is the terms array.
+ */
+function tsquerySql(query: TextQuery, param: string): string {
+  return `(SELECT ${query.match === 'any' ? 'ragask_tsquery_or' : 'ragask_tsquery_and'}(phraseto_tsquery('ragask', t)) FROM unnest(${param}::text[]) AS t)`;
+}
+
+/**
+ * The PostgreSQL backend of the Store: documents, chunks and windows in tables, vectors in pgvector
+ * (PgVectorIndex), full-text search in PostgreSQL with BM25 computed from its term statistics, and
+ * the Slack state in the same database. Every replica reads and writes the same rows; a write by
+ * any of them is seen by the others at their next query.
+ */
+export class PgStore implements Store {
+  readonly index: PgVectorIndex;
+  /** Chunk counts per term and the corpus statistics, until the store changes (see syncIndex). */
+  private readonly textCounts = new LRUCache<string, { n: number; exact: boolean }>({ max: 50_000 });
+  private corpusStats: { generation: number; chunks: number; avgLength: number } | null = null;
+
+  private constructor(
+    readonly pool: PgPool,
+    readonly model: string,
+    dimension: number,
+    hnsw: HnswParams,
+    private readonly url: string,
+    private readonly log: Logger,
+  ) {
+    this.index = new PgVectorIndex(pool, dimension, hnsw.efSearch);
+  }
+
+  static async open(opts: PgStoreOptions): Promise<PgStore> {
+    const pool = await openPool(opts.url, { ...(opts.poolSize ? { max: opts.poolSize } : {}), ...(opts.schema ? { schema: opts.schema } : {}) });
+    try {
+      await migrate(pool, 'store', storeMigrations(opts.dimension, opts.hnsw));
+      const store = new PgStore(pool, opts.model, opts.dimension, opts.hnsw, opts.url, opts.log ?? silentLogger);
+      if (!opts.allowModelMismatch) await store.checkModel(opts.model, opts.dimension);
+      await store.syncIndex();
+      return store;
+    } catch (e) {
+      await pool.end().catch(() => undefined);
+      throw e;
+    }
+  }
+
+  private async meta(key: string, client: PgPool | PgClient = this.pool): Promise<string | undefined> {
+    return (await client.query<{ value: string }>('SELECT value FROM ragask_meta WHERE key = $1', [key])).rows[0]?.value;
+  }
+
+  private async setMeta(key: string, value: string, client: PgPool | PgClient = this.pool): Promise<void> {
+    await client.query('INSERT INTO ragask_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
+  }
+
+  /** Vectors of another model are garbage to this one: refuse with the re-index command instead. */
+  private async checkModel(model: string, dimension: number): Promise<void> {
+    const where = redactUrl(this.url);
+    const pending = await this.meta('reindexing');
+    if (pending)
+      throw new UserError(
+        `${where}: a re-index to ${pending} was interrupted, so its vectors are mixed: run \`ragask reindex\` (with RAGASK_MODEL/RAGASK_MODEL_VARIANT selecting ${pending}) to finish it`,
+        'model_mismatch',
+      );
+    const stored = await this.meta('embedding_model');
+    const windows = (await this.pool.query('SELECT 1 FROM windows LIMIT 1')).rowCount ?? 0;
+    if (!stored || windows === 0) {
+      const storedDimension = Number((await this.meta('embedding_dimension')) ?? dimension);
+      if (storedDimension !== dimension)
+        throw new UserError(`${where} holds ${storedDimension}-dimensional vectors, but the model gives ${dimension}: use a new database for this model`, 'model_mismatch');
+      await this.setMeta('embedding_model', model);
+      await this.setMeta('embedding_dimension', String(dimension));
+      return;
+    }
+    if (stored !== model) {
+      throw new UserError(
+        `${where} was embedded with ${stored}, but RAGASK_MODEL/RAGASK_MODEL_VARIANT select ${model}: run \`ragask reindex\` to re-embed every window, or set them back to ${stored}`,
+        'model_mismatch',
+      );
+    }
+  }
+
+  /** Counts a committed change: the generation keys every cache of every replica. */
+  private async bump(client: PgClient, access: boolean): Promise<void> {
+    await client.query(`UPDATE ragask_meta SET value = (value::bigint + 1)::text WHERE key IN ('generation'${access ? ", 'access_version'" : ''})`);
+  }
+
+  async getDocumentBySource(source: string): Promise<DocumentRow | undefined> {
+    const r = await this.pool.query('SELECT * FROM documents WHERE source = $1', [source]);
+    return r.rows[0] ? toDocument(r.rows[0] as Record<string, unknown>) : undefined;
+  }
+
+  async listDocuments(): Promise<DocumentRow[]> {
+    return (await this.pool.query('SELECT * FROM documents ORDER BY source COLLATE "C"')).rows.map((r) => toDocument(r as Record<string, unknown>));
+  }
+
+  async sourcesUnder(prefix: string): Promise<{ id: number; source: string }[]> {
+    return (await this.pool.query<{ id: number; source: string }>('SELECT id, source FROM documents WHERE left(source, length($1)) = $1', [prefix])).rows;
+  }
+
+  /**
+   * Writes whole documents in one transaction: each replaces any earlier version with its source
+   * (under a lock on that source, so two ingests of one file from two machines write it in turn).
+   */
+  async replaceDocuments(batch: readonly DocumentWrite[], defaultScope: Scope = PUBLIC_SCOPE): Promise<number[]> {
+    if (batch.length === 0) return [];
+    const ids = await inTransaction(this.pool, async (c) => {
+      const out: number[] = [];
+      for (const w of batch) out.push(await this.writeDocument(c, w.doc, w.chunks, defaultScope));
+      await this.bump(c, true);
+      return out;
+    });
+    this.textCounts.clear();
+    return ids;
+  }
+
+  private async writeDocument(c: PgClient, doc: DocumentWrite['doc'], chunks: ChunkInput[], defaultScope: Scope): Promise<number> {
+    await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`ragask-doc:${doc.source}`]);
+    const old = (await c.query<{ id: number; scope: string }>('SELECT id, scope FROM documents WHERE source = $1', [doc.source])).rows[0];
+    if (old) await c.query('DELETE FROM documents WHERE id = $1', [old.id]);
+    // a new version of a document keeps the scope it was given, unless a scope comes with it
+    const scope = doc.scope ? scopeToJson(doc.scope) : (old?.scope ?? scopeToJson(defaultScope));
+    const docId = (
+      await c.query<{ id: number }>('INSERT INTO documents (source, path, title, kind, url, content_hash, bytes, ingested_at, scope) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id', [
+        doc.source,
+        doc.path,
+        doc.title,
+        doc.kind,
+        doc.url,
+        doc.contentHash,
+        doc.bytes,
+        new Date().toISOString(),
+        scope,
+      ])
+    ).rows[0]!.id;
+    if (chunks.length === 0) return docId;
+    // one statement per table for the whole document (arrays unnested in order)
+    const inserted = await c.query<{ id: number; ord: number }>(
+      `INSERT INTO chunks (doc_id, ord, kind, heading_path, page, text, token_count, density, entities, fts, fts_len, labels)
+       SELECT $1, ord, kind, heading_path, page, text, token_count, density, entities, v.fts, ragask_token_count(v.fts), ragask_labels($2, headings)
+       FROM unnest($3::int[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::int[], $10::real[], $11::text[], $12::text[])
+         AS t(ord, kind, heading_path, headings, page, text, token_count, density, entities, body),
+       LATERAL (SELECT ragask_fts($2, headings, body) AS fts) v
+       RETURNING id, ord`,
+      [
+        docId,
+        ftsWords(doc.title),
+        chunks.map((x) => x.ord),
+        chunks.map((x) => x.kind),
+        chunks.map((x) => JSON.stringify(x.headingPath)),
+        chunks.map((x) => ftsWords(x.headingPath.join(' '))),
+        chunks.map((x) => x.page),
+        chunks.map((x) => x.text),
+        chunks.map((x) => x.tokenCount),
+        chunks.map((x) => x.density),
+        chunks.map((x) => JSON.stringify(x.entities)),
+        chunks.map((x) => ftsWords(x.text)),
+      ],
+    );
+    const chunkIdByOrd = new Map(inserted.rows.map((r) => [r.ord, r.id]));
+    const windows = chunks.flatMap((x) => x.windows.map((w) => ({ chunkId: chunkIdByOrd.get(x.ord)!, w })));
+    if (windows.length > 0) {
+      await c.query(
+        `INSERT INTO windows (chunk_id, doc_id, ord, char_start, char_end, token_count, embedding)
+         SELECT chunk_id, $1, ord, char_start, char_end, token_count, embedding::vector
+         FROM unnest($2::bigint[], $3::int[], $4::int[], $5::int[], $6::int[], $7::text[]) AS t(chunk_id, ord, char_start, char_end, token_count, embedding)`,
+        [
+          docId,
+          windows.map((x) => x.chunkId),
+          windows.map((x) => x.w.ord),
+          windows.map((x) => x.w.charStart),
+          windows.map((x) => x.w.charEnd),
+          windows.map((x) => x.w.tokenCount),
+          windows.map((x) => pgvector.toSql(Array.from(x.w.vector)) as string),
+        ],
+      );
+    }
+    return docId;
+  }
+
+  async deleteDocument(docId: number): Promise<void> {
+    await inTransaction(this.pool, async (c) => {
+      await c.query('DELETE FROM documents WHERE id = $1', [docId]);
+      await this.bump(c, true);
+    });
+    this.textCounts.clear();
+  }
+
+  async setScope(docIds: readonly number[], scope: Scope): Promise<number> {
+    return inTransaction(this.pool, async (c) => {
+      const n = (await c.query('UPDATE documents SET scope = $1 WHERE id = ANY($2::bigint[])', [scopeToJson(scope), [...docIds]])).rowCount ?? 0;
+      await this.bump(c, true);
+      // cached retrieval results were computed under the old scopes
+      await c.query('DELETE FROM query_cache');
+      return n;
+    });
+  }
+
+  async accessVersion(): Promise<number> {
+    return Number((await this.meta('access_version')) ?? '0');
+  }
+
+  async scopes(): Promise<Map<number, Scope | null>> {
+    const out = new Map<number, Scope | null>();
+    for (const r of (await this.pool.query<{ id: number; scope: string }>('SELECT id, scope FROM documents')).rows) out.set(r.id, scopeFromJson(r.scope));
+    return out;
+  }
+
+  async getChunks(ids: readonly number[]): Promise<Map<number, ChunkRow>> {
+    const out = new Map<number, ChunkRow>();
+    if (ids.length === 0) return out;
+    for (const r of (await this.pool.query<RawChunk>(`${CHUNK_SELECT} WHERE c.id = ANY($1::bigint[])`, [[...ids]])).rows) out.set(r.id, toChunk(r));
+    return out;
+  }
+
+  async chunksOfDocument(docId: number): Promise<ChunkRow[]> {
+    return (await this.pool.query<RawChunk>(`${CHUNK_SELECT} WHERE c.doc_id = $1 ORDER BY c.ord`, [docId])).rows.map(toChunk);
+  }
+
+  async chunkIdsOfDocument(docId: number): Promise<number[]> {
+    return (await this.pool.query<{ id: number }>('SELECT id FROM chunks WHERE doc_id = $1 ORDER BY ord', [docId])).rows.map((r) => r.id);
+  }
+
+  async windowChunks(windowIds: readonly number[]): Promise<Map<number, number>> {
+    const out = new Map<number, number>();
+    if (windowIds.length === 0) return out;
+    for (const r of (await this.pool.query<{ id: number; chunk_id: number }>('SELECT id, chunk_id FROM windows WHERE id = ANY($1::bigint[])', [[...windowIds]])).rows) out.set(r.id, r.chunk_id);
+    return out;
+  }
+
+  async windowsOfChunks(chunkIds: readonly number[]): Promise<WindowRow[]> {
+    if (chunkIds.length === 0) return [];
+    const rows = await this.pool.query<{ id: number; chunk_id: number; ord: number; char_start: number; char_end: number; token_count: number; embedding: string }>(
+      'SELECT id, chunk_id, ord, char_start, char_end, token_count, embedding::text AS embedding FROM windows WHERE chunk_id = ANY($1::bigint[]) ORDER BY chunk_id, ord',
+      [[...chunkIds]],
+    );
+    return rows.rows.map((r) => ({
+      id: r.id,
+      chunkId: r.chunk_id,
+      ord: r.ord,
+      charStart: r.char_start,
+      charEnd: r.char_end,
+      tokenCount: r.token_count,
+      vector: Float32Array.from(pgvector.fromSql(r.embedding) as number[]),
+    }));
+  }
+
+  async windowTexts(): Promise<{ id: number; title: string; headingPath: string[]; text: string }[]> {
+    const rows = await this.pool.query<{ id: number; char_start: number; char_end: number; chunk: string; title: string; heading_path: string }>(
+      `SELECT w.id, w.char_start, w.char_end, c.text AS chunk, d.title, c.heading_path FROM windows w JOIN chunks c ON c.id = w.chunk_id JOIN documents d ON d.id = c.doc_id ORDER BY w.id`,
+    );
+    // window offsets are JavaScript (UTF-16) offsets: the text is cut here, not in SQL
+    return rows.rows.map((r) => ({ id: r.id, title: r.title, headingPath: JSON.parse(r.heading_path) as string[], text: r.chunk.slice(r.char_start, r.char_end) }));
+  }
+
+  async allWindowVectors(): Promise<{ id: number; vector: Float32Array }[]> {
+    const rows = await this.pool.query<{ id: number; embedding: string }>('SELECT id, embedding::text AS embedding FROM windows');
+    return rows.rows.map((r) => ({ id: r.id, vector: Float32Array.from(pgvector.fromSql(r.embedding) as number[]) }));
+  }
+
+  async chunksWithWindowCounts(minTokens: number): Promise<{ id: number; text: string; windows: number }[]> {
+    return (
+      await this.pool.query<{ id: number; text: string; windows: number }>(
+        'SELECT c.id, c.text, (SELECT count(*) FROM windows w WHERE w.chunk_id = c.id)::bigint AS windows FROM chunks c WHERE c.token_count >= $1 ORDER BY c.id',
+        [minTokens],
+      )
+    ).rows;
+  }
+
+  /** The corpus size and mean chunk length (BM25's N and avgdl), once per store generation. */
+  private async bm25Corpus(): Promise<{ chunks: number; avgLength: number }> {
+    const generation = this.index.appliedSeq;
+    if (this.corpusStats?.generation === generation) return this.corpusStats;
+    const r = (await this.pool.query<{ n: number; avg: number | null }>('SELECT count(*)::bigint AS n, avg(fts_len)::float8 AS avg FROM chunks')).rows[0]!;
+    this.corpusStats = { generation, chunks: r.n, avgLength: r.avg ?? 1 };
+    return this.corpusStats;
+  }
+
+  /**
+   * BM25 as FTS5 computes it, from PostgreSQL's term statistics: for each term, IDF from the number
+   * of chunks holding it (ln((N − n + 0.5)/(n + 0.5)), at least 1e-6), its frequency in the chunk
+   * with each column weighted (title, headings, body, read from the tsvector's position weights),
+   * and length normalisation by the chunk's token count (k1 1.2, b 0.75). A phrase ("kx 220") counts
+   * where its words stand next to each other, in order, read from the tsvector's positions, as FTS5
+   * counts phrase hits. Only chunks matching the query (and of the allowed documents) are scored.
+   */
+  async searchText(query: TextQuery, limit: number, weights: [number, number, number] = [2.0, 1.0, 1.0], docIds: ReadonlySet<number> | null = null): Promise<{ chunkId: number; score: number }[]> {
+    if (query.terms.length === 0 || (docIds && docIds.size === 0)) return [];
+    const { chunks: n, avgLength } = await this.bm25Corpus();
+    const dfs = await Promise.all(query.terms.map((t) => this.countTextMatches({ terms: [t], match: 'any' }, Number.MAX_SAFE_INTEGER)));
+    const idf = dfs.map((df) => Math.max(1e-6, Math.log((n - df + 0.5) / (df + 0.5))));
+    const only = docIds ? 'AND c.doc_id = ANY($8::bigint[])' : '';
+    const params: unknown[] = [query.terms, idf, weights[0], weights[1], weights[2], avgLength, limit];
+    if (docIds) params.push([...docIds]);
+    const rows = await this.pool.query<{ id: number; score: number }>(
+      `WITH q AS (
+         -- each word of each term, at its place in the term (1 for a single word)
+         SELECT t.term, t.idf, l.lexeme, l.positions[1] AS idx, count(*) OVER (PARTITION BY t.term) AS words
+         FROM unnest($1::text[], $2::float8[]) AS t(term, idf), unnest(to_tsvector('ragask', t.term)) AS l
+       ),
+       m AS (SELECT c.id, c.fts, c.fts_len FROM chunks c WHERE c.fts @@ ${tsquerySql(query, '$1')} ${only}),
+       occ AS (
+         -- every occurrence of those words in the matching chunks, by where its term would start
+         SELECT m.id, m.fts_len, q.term, q.idf, q.words, q.idx, p.pos - q.idx AS start, p.w
+         FROM m CROSS JOIN LATERAL unnest(m.fts) AS u JOIN q ON q.lexeme = u.lexeme CROSS JOIN LATERAL unnest(u.positions, u.weights) AS p(pos, w)
+       ),
+       hits AS (
+         -- a term occurs where all its words sit in order from one start; it counts with its column's weight
+         SELECT id, fts_len, term, idf, CASE min(w) WHEN 'A' THEN $3::float8 WHEN 'B' THEN $4::float8 ELSE $5::float8 END AS weight
+         FROM occ GROUP BY id, fts_len, term, idf, words, start HAVING count(DISTINCT idx) = words
+       ),
+       terms AS (SELECT id, fts_len, idf, sum(weight) AS tf FROM hits GROUP BY id, fts_len, term, idf)
+       SELECT id, sum(idf * tf * ${BM25_K1 + 1} / (tf + ${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * fts_len / $6::float8)))::float8 AS score
+       FROM terms GROUP BY id ORDER BY score DESC, id LIMIT $7`,
+      params,
+    );
+    return rows.rows.map((r) => ({ chunkId: r.id, score: r.score }));
+  }
+
+  /** How many chunks (of the given documents) match, counted up to `cap`; unfiltered counts are kept until the store changes. */
+  async countTextMatches(query: TextQuery, cap: number, docIds: ReadonlySet<number> | null = null): Promise<number> {
+    if (query.terms.length === 0) return 0;
+    // a count below its cap is exact, and answers any later cap too (BM25's IDF asks uncapped)
+    const key = `${query.match}\u0000${query.terms.join('\u0001')}`;
+    if (!docIds) {
+      const hit = this.textCounts.get(key);
+      if (hit && (hit.exact || cap <= hit.n)) return Math.min(hit.n, cap);
+    }
+    const only = docIds ? 'AND doc_id = ANY($3::bigint[])' : '';
+    const params: unknown[] = docIds ? [query.terms, Math.min(cap, Number.MAX_SAFE_INTEGER), [...docIds]] : [query.terms, Math.min(cap, Number.MAX_SAFE_INTEGER)];
+    const n = Number((await this.pool.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM (SELECT 1 FROM chunks WHERE fts @@ ${tsquerySql(query, '$1')} ${only} LIMIT $2) s`, params)).rows[0]!.n);
+    if (!docIds) this.textCounts.set(key, { n, exact: n < cap });
+    return n;
+  }
+
+  /**
+   * Chunks an entity may link to, in bounded work: those whose title or headings hold all its
+   * terms, best first (ts_rank over titles and headings, shorter labels first; the caller scores
+   * each by Jaccard anyway), then up to `mentioned` others that merely mention it, in stored order.
+   */
+  async entityMentions(query: TextQuery, limits: { labelled: number; mentioned: number }, docIds: ReadonlySet<number> | null = null): Promise<{ labelled: MentionHit[]; mentioned: MentionHit[] }> {
+    if (query.terms.length === 0) return { labelled: [], mentioned: [] };
+    const only = docIds ? 'AND c.doc_id = ANY($3::bigint[])' : '';
+    const extra: unknown[] = docIds ? [[...docIds]] : [];
+    const hits = (rows: { chunk_id: number; doc_id: number; title: string; heading_path: string }[]): MentionHit[] =>
+      rows.map((r) => ({ chunkId: r.chunk_id, docId: r.doc_id, title: r.title, headingPath: JSON.parse(r.heading_path) as string[] }));
+    const tsq = tsquerySql(query, '$1');
+    const labelled = (
+      await this.pool.query<{ chunk_id: number; doc_id: number; title: string; heading_path: string }>(
+        `SELECT c.id AS chunk_id, c.doc_id, d.title, c.heading_path FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.labels @@ ${tsq} ${only}
+         ORDER BY ts_rank('{0, 0, 0.5, 1.0}', c.labels, ${tsq}, 1) DESC, c.id LIMIT $2`,
+        [query.terms, limits.labelled, ...extra],
+      )
+    ).rows;
+    const mentioned = (
+      await this.pool.query<{ chunk_id: number; doc_id: number; title: string; heading_path: string }>(
+        `SELECT c.id AS chunk_id, c.doc_id, d.title, c.heading_path FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.fts @@ ${tsq} ${only} LIMIT $2`,
+        [query.terms, limits.mentioned + labelled.length, ...extra],
+      )
+    ).rows;
+    const seen = new Set(labelled.map((r) => r.chunk_id));
+    return { labelled: hits(labelled), mentioned: hits(mentioned.filter((r) => !seen.has(r.chunk_id)).slice(0, limits.mentioned)) };
+  }
+
+  async cachedQuery(key: string): Promise<{ value: string; createdAt: number } | null> {
+    const r = (await this.pool.query<{ value: string; created_at: number }>('SELECT value, created_at FROM query_cache WHERE key = $1', [key])).rows[0];
+    return r ? { value: r.value, createdAt: r.created_at } : null;
+  }
+
+  async cacheQuery(key: string, value: string, createdAt: number): Promise<void> {
+    await this.pool.query('INSERT INTO query_cache (key, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO UPDATE SET value = excluded.value, created_at = excluded.created_at', [
+      key,
+      value,
+      createdAt,
+    ]);
+  }
+
+  async dropCachedQueries(which: { key: string } | { before: number }): Promise<number> {
+    const r = 'key' in which ? await this.pool.query('DELETE FROM query_cache WHERE key = $1', [which.key]) : await this.pool.query('DELETE FROM query_cache WHERE created_at < $1', [which.before]);
+    return r.rowCount ?? 0;
+  }
+
+  async beginReembedding(model: string): Promise<void> {
+    await this.setMeta('reindexing', model);
+  }
+
+  async setVectors(batch: readonly { id: number; vector: Float32Array }[]): Promise<void> {
+    await inTransaction(this.pool, async (c) => {
+      await c.query('UPDATE windows SET embedding = t.embedding::vector FROM unnest($1::bigint[], $2::text[]) AS t(id, embedding) WHERE windows.id = t.id', [
+        batch.map((w) => w.id),
+        batch.map((w) => pgvector.toSql(Array.from(w.vector)) as string),
+      ]);
+      await this.bump(c, false);
+    });
+  }
+
+  async finishReembedding(model: string, dimension: number): Promise<void> {
+    if (dimension !== this.index.dimension) throw new UserError(`re-embedding into ${dimension} dimensions needs a new database (this one holds ${this.index.dimension})`, 'model_mismatch');
+    await inTransaction(this.pool, async (c) => {
+      await this.setMeta('embedding_model', model, c);
+      await this.setMeta('embedding_dimension', String(dimension), c);
+      await c.query("DELETE FROM ragask_meta WHERE key = 'reindexing'");
+      await c.query('DELETE FROM query_cache');
+      await this.bump(c, false);
+    });
+  }
+
+  /** Reads the store's change counter: every replica's caches key on it, so a write anywhere is seen at the next query. */
+  async syncIndex(): Promise<number> {
+    const generation = Number((await this.meta('generation')) ?? '0');
+    const moved = generation - this.index.appliedSeq;
+    if (moved !== 0) this.textCounts.clear();
+    this.index.appliedSeq = generation;
+    return Math.max(0, moved);
+  }
+
+  async counts(): Promise<{ documents: number; chunks: number; windows: number }> {
+    const r = (
+      await this.pool.query<{ documents: number; chunks: number; windows: number }>(
+        'SELECT (SELECT count(*) FROM documents)::bigint AS documents, (SELECT count(*) FROM chunks)::bigint AS chunks, (SELECT count(*) FROM windows)::bigint AS windows',
+      )
+    ).rows[0]!;
+    return { documents: r.documents, chunks: r.chunks, windows: r.windows };
+  }
+
+  async stats(): Promise<StoreStats> {
+    const sizes = (
+      await this.pool.query<{ db: number; idx: number }>(
+        `SELECT (pg_total_relation_size('documents') + pg_total_relation_size('chunks') + pg_total_relation_size('windows') + pg_total_relation_size('query_cache'))::bigint AS db,
+                pg_relation_size('windows_embedding')::bigint AS idx`,
+      )
+    ).rows[0]!;
+    const counts = await this.counts();
+    return { ...counts, model: this.model, dimension: this.index.dimension, dbBytes: sizes.db, indexBytes: sizes.idx, indexSize: counts.windows };
+  }
+
+  slackState(ttlMs: number): PgSlackState {
+    return new PgSlackState(this.pool, ttlMs);
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.pool.end();
+    } catch (e) {
+      this.log.warn({ err: e }, 'closing the PostgreSQL pool failed');
+    }
+  }
+}
+
+/**
+ * A read-only health check of a PostgreSQL store (for `ragask doctor`): the server and pgvector
+ * versions, the schema versions reached, the counts and the model the windows were embedded with.
+ * Nothing is created or migrated.
+ */
+export async function pgHealth(url: string): Promise<{
+  server: string;
+  pgvector: string | null;
+  schema: Record<string, number>;
+  documents: number;
+  windows: number;
+  model: string | null;
+}> {
+  const pool = await openPool(url, { max: 1 });
+  try {
+    const server = (await pool.query<{ v: string }>('SELECT current_setting($1) AS v', ['server_version'])).rows[0]!.v;
+    const available = (
+      await pool.query<{ v: string | null }>(
+        "SELECT coalesce((SELECT extversion FROM pg_extension WHERE extname = 'vector'), (SELECT default_version FROM pg_available_extensions WHERE name = 'vector')) AS v",
+      )
+    ).rows[0]!.v;
+    const tables = new Set((await pool.query<{ t: string }>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = ANY(current_schemas(false))')).rows.map((r) => r.t));
+    const schema: Record<string, number> = {};
+    if (tables.has('ragask_schema')) for (const r of (await pool.query<{ component: string; version: number }>('SELECT component, version FROM ragask_schema')).rows) schema[r.component] = r.version;
+    const hasStore = tables.has('windows') && tables.has('ragask_meta');
+    const count = async (t: string) => (hasStore ? Number((await pool.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM ${t}`)).rows[0]!.n) : 0);
+    const model = hasStore ? ((await pool.query<{ value: string }>("SELECT value FROM ragask_meta WHERE key = 'embedding_model'")).rows[0]?.value ?? null) : null;
+    return { server, pgvector: available, schema, documents: await count('documents'), windows: await count('windows'), model };
+  } finally {
+    await pool.end();
+  }
+}

@@ -1,0 +1,60 @@
+import pgvector from 'pgvector';
+import type { VectorHit } from './hnsw.js';
+import type { VectorIndex } from './interfaces.js';
+import { inTransaction, type PgPool } from './pg-db.js';
+
+/**
+ * The pgvector backend of the VectorIndex: window vectors in `windows.embedding`, an HNSW index
+ * (cosine) that PostgreSQL keeps in step with every committed write, so every replica searches the
+ * same index and there is nothing to replay, save or rebuild on open.
+ *
+ * The access filter is part of the k-NN query itself (`doc_id = ANY(…)`). pgvector before 0.8
+ * filters the HNSW candidates after the graph walk, so a selective filter can leave fewer than k
+ * results; then the same query runs exactly over the allowed documents' windows (through their
+ * `doc_id` index), which is cheap precisely when the filter is selective. An asker's k results are
+ * never thinned by documents they may not see.
+ */
+export class PgVectorIndex implements VectorIndex {
+  /** The store's change counter as of the last Store.syncIndex (cache keys). */
+  appliedSeq = 0;
+  readonly rebuiltBecause: string | null = null;
+
+  constructor(
+    private readonly pool: PgPool,
+    readonly dimension: number,
+    private readonly efSearch: number,
+  ) {}
+
+  async search(vector: Float32Array, k: number, allowedDocs: ReadonlySet<number> | null = null): Promise<VectorHit[]> {
+    if (k <= 0) return [];
+    const v = pgvector.toSql(Array.from(vector)) as string;
+    const docs = allowedDocs ? [...allowedDocs] : null;
+    if (docs && docs.length === 0) return [];
+    const filter = docs ? 'WHERE doc_id = ANY($3::bigint[])' : '';
+    const params: unknown[] = docs ? [v, k, docs] : [v, k];
+    const hits = await inTransaction(this.pool, async (c) => {
+      // the candidate list must hold at least k (pgvector returns at most ef_search rows)
+      await c.query("SELECT set_config('hnsw.ef_search', $1, true)", [String(Math.min(1000, Math.max(this.efSearch, k)))]);
+      const r = await c.query<{ id: number; d: number }>(`SELECT id, embedding <=> $1::vector AS d FROM windows ${filter} ORDER BY embedding <=> $1::vector LIMIT $2`, params);
+      if (!docs || r.rows.length >= k) return r.rows;
+      // filtered below k: exact over the allowed windows (the ORDER BY expression bypasses the HNSW index)
+      const exact = await c.query<{ id: number; d: number }>(`SELECT id, embedding <=> $1::vector AS d FROM windows ${filter} ORDER BY (embedding <=> $1::vector) + 0 LIMIT $2`, params);
+      return exact.rows;
+    });
+    return hits.map((h) => ({ windowId: h.id, score: 1 - h.d }));
+  }
+
+  async size(): Promise<number> {
+    return Number((await this.pool.query<{ n: number }>('SELECT count(*)::bigint AS n FROM windows')).rows[0]!.n);
+  }
+
+  /** Rebuilds the HNSW index from the stored vectors (REINDEX; PostgreSQL keeps it current otherwise). */
+  async rebuild(): Promise<void> {
+    await this.pool.query('REINDEX INDEX windows_embedding');
+  }
+
+  /** Nothing to write: the index lives in the database. */
+  async save(): Promise<void> {}
+
+  async flush(): Promise<void> {}
+}

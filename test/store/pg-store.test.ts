@@ -1,0 +1,194 @@
+import fs from 'node:fs';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { UserError } from '../../src/errors.js';
+import { parseScope } from '../../src/store/access.js';
+import { PgStore } from '../../src/store/pg-store.js';
+import { SqliteStore, type ChunkInput, type Store } from '../../src/store/store.js';
+import { tempDir } from '../helpers.js';
+import { freshSchema, PG_URL } from '../pg.js';
+
+// The PostgreSQL backend's own guarantees: the access filter inside the k-NN query, BM25 as FTS5
+// computes it, whole-document transactions, writes seen by every replica at once, and migrations
+// that replicas starting together apply once. The behaviour both backends share is tested on both
+// (text-search, slack-state, replicas).
+
+const HNSW = { m: 8, efConstruction: 40, efSearch: 20 };
+const DIM = 8;
+const cleanups: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function pgStore(schemaUrl?: string): Promise<{ store: PgStore; url: string }> {
+  let url = schemaUrl;
+  if (!url) {
+    const s = await freshSchema('pgstore');
+    cleanups.push(s.drop);
+    url = s.url;
+  }
+  const store = await PgStore.open({ url, model: 'test/8', dimension: DIM, hnsw: HNSW });
+  cleanups.push(() => store.close());
+  return { store, url };
+}
+
+let seed = 11;
+const rand = () => ((seed = (seed * 16807) % 2147483647) / 2147483647) * 2 - 1;
+function unit(v: number[]): Float32Array {
+  const n = Math.hypot(...v);
+  return Float32Array.from(v.map((x) => x / n));
+}
+const randomVector = () => unit(Array.from({ length: DIM }, rand));
+
+function doc(name: string, chunks: ChunkInput[]) {
+  return { doc: { source: `/d/${name}`, path: `/d/${name}`, title: name, kind: 'markdown' as const, url: null, contentHash: name, bytes: 1 }, chunks };
+}
+function chunk(ord: number, text: string, vectors: Float32Array[], headingPath: string[] = []): ChunkInput {
+  return {
+    ord,
+    kind: 'paragraph',
+    headingPath,
+    page: null,
+    text,
+    tokenCount: text.split(' ').length,
+    density: 0,
+    entities: [],
+    windows: vectors.map((v, i) => ({ ord: i, charStart: 0, charEnd: text.length, tokenCount: 4, vector: v })),
+  };
+}
+
+describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
+  it('applies the access filter inside the k-NN search: k results of the allowed documents, the exact nearest ones', async () => {
+    const { store } = await pgStore();
+    const query = randomVector();
+    // 30 documents near the query, and one far from it: unfiltered, the far one never makes the top 10
+    const near = Array.from({ length: 30 }, (_, d) =>
+      doc(`near-${d}`, [
+        chunk(
+          0,
+          `near ${d}`,
+          Array.from({ length: 10 }, () => unit([...query].map((x) => x + 0.3 * rand()))),
+        ),
+      ]),
+    );
+    const farVectors = Array.from({ length: 12 }, () => unit([...query].map((x) => -x + 0.5 * rand())));
+    const ids = await store.replaceDocuments([...near, doc('far', [chunk(0, 'far away', farVectors)])]);
+    const farId = ids.at(-1)!;
+    await store.syncIndex();
+    const unfiltered = await store.index.search(query, 10);
+    expect(unfiltered).toHaveLength(10);
+    const farWindows = new Set((await store.windowsOfChunks(await store.chunkIdsOfDocument(farId))).map((w) => w.id));
+    expect(unfiltered.some((h) => farWindows.has(h.windowId))).toBe(false);
+    // filtered to the far document: the graph walk alone would find none of its windows among its
+    // candidates; the search still gives k of them, nearest first, exactly as brute force orders them
+    const filtered = await store.index.search(query, 10, new Set([farId]));
+    expect(filtered).toHaveLength(10);
+    expect(filtered.every((h) => farWindows.has(h.windowId))).toBe(true);
+    const exact = farVectors
+      .map((v, i) => ({ i, s: v.reduce((a, x, j) => a + x * query[j]!, 0) }))
+      .sort((a, b) => b.s - a.s)
+      .slice(0, 10);
+    expect(filtered.map((h) => h.score)).toEqual(exact.map((e) => expect.closeTo(e.s, 4)));
+    // nothing allowed, nothing found
+    expect(await store.index.search(query, 10, new Set())).toEqual([]);
+  });
+
+  it('ranks full-text matches with the same BM25 scores as FTS5', async () => {
+    const { store } = await pgStore();
+    const dataDir = tempDir();
+    const sqlite = SqliteStore.open({ dataDir, model: 'test/8', dimension: DIM, hnsw: HNSW });
+    cleanups.push(async () => {
+      await sqlite.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    });
+    const texts = [
+      ['Heron buoy', 'The buoy transmits readings through the radio to a gateway on the shore.', ['Radio']],
+      ['Falcon airframe', 'The airframe carries a radio and a camera; the radio range is 15 km.', ['Payload']],
+      ['Gateway', 'The gateway forwards readings over the mobile network to the server.', []],
+      ['Radio guide', 'Radio radio radio: choosing a radio for a buoy, a drone or a gateway.', ['Radio', 'Choosing']],
+      ['Camera', 'A camera with a 12 MP sensor and a wide lens.', []],
+      ['Server', 'The server stores readings and sends alerts when a buoy goes quiet.', ['Alerts']],
+    ] as const;
+    const batch = texts.map(([title, text, headings], i) => doc(title, [chunk(0, text, [randomVector()], [...headings]), chunk(1, `Note ${i} on ${title.toLowerCase()}.`, [randomVector()])]));
+    await store.replaceDocuments(batch);
+    await sqlite.replaceDocuments(batch);
+    await store.syncIndex();
+    for (const [query, weights] of [
+      [{ terms: ['radio'], match: 'any' }, [2, 1, 1]],
+      [{ terms: ['buoy', 'gateway', 'readings'], match: 'any' }, [2, 1, 1]],
+      [{ terms: ['radio', 'buoy'], match: 'all' }, [4, 2, 1]],
+      [{ terms: ['server', 'camera', 'radio', 'alerts'], match: 'any' }, [1, 1, 1]],
+      // a phrase counts where its words stand together: "radio range" once, not as often as "radio"
+      [{ terms: ['radio range', 'buoy'], match: 'any' }, [2, 1, 1]],
+    ] as const) {
+      const fromPg = await store.searchText(query, 20, [...weights]);
+      const fromFts5 = await sqlite.searchText(query, 20, [...weights]);
+      expect(fromPg.length, JSON.stringify(query)).toBeGreaterThan(0);
+      // chunk ids agree between the two fresh stores (both number from 1 in write order)
+      expect(fromPg.map((r) => r.chunkId).sort(), JSON.stringify(query)).toEqual(fromFts5.map((r) => r.chunkId).sort());
+      for (const r of fromPg) expect(r.score, `${JSON.stringify(query)} chunk ${r.chunkId}`).toBeCloseTo(fromFts5.find((x) => x.chunkId === r.chunkId)!.score, 6);
+    }
+  });
+
+  it('writes a batch of documents in one transaction: a failure stores none of it and keeps what was there', async () => {
+    const { store } = await pgStore();
+    const [kept] = await store.replaceDocuments([doc('kept', [chunk(0, 'kept text', [randomVector()])])]);
+    const bad = chunk(0, 'bad vector', [new Float32Array(DIM + 1).fill(0.1)]);
+    await expect(store.replaceDocuments([doc('first', [chunk(0, 'first text', [randomVector()])]), doc('kept', [bad])])).rejects.toThrow();
+    expect(await store.getDocumentBySource('/d/first')).toBeUndefined();
+    expect((await store.getDocumentBySource('/d/kept'))?.id).toBe(kept);
+    expect(await store.counts()).toEqual({ documents: 1, chunks: 1, windows: 1 });
+  });
+
+  it('shows a write by one replica to another at its next query: documents, text counts and scopes', async () => {
+    const { store: a, url } = await pgStore();
+    const { store: b } = await pgStore(url);
+    await b.syncIndex();
+    const before = b.index.appliedSeq;
+    expect(await b.countTextMatches({ terms: ['kestrel'], match: 'any' }, 100)).toBe(0);
+    const [id] = await a.replaceDocuments([doc('kestrel', [chunk(0, 'The Kestrel radio uses channel 42.', [randomVector()])])]);
+    expect(await b.syncIndex()).toBeGreaterThan(0);
+    expect(b.index.appliedSeq).toBeGreaterThan(before);
+    expect(await b.countTextMatches({ terms: ['kestrel'], match: 'any' }, 100)).toBe(1);
+    const version = await b.accessVersion();
+    await a.setScope([id!], parseScope('channel:COTHER'));
+    expect(await b.accessVersion()).toBeGreaterThan(version);
+    expect((await b.scopes()).get(id!)).toEqual(parseScope('channel:COTHER'));
+  });
+
+  it('migrates a new database once when replicas open it together, and refuses a newer schema', async () => {
+    const { url, drop } = await freshSchema('migrate');
+    cleanups.push(drop);
+    const opened = await Promise.all([0, 1, 2].map(() => PgStore.open({ url, model: 'test/8', dimension: DIM, hnsw: HNSW })));
+    for (const s of opened) cleanups.push(() => s.close());
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      expect((await client.query("SELECT version FROM ragask_schema WHERE component = 'store'")).rows).toEqual([{ version: 1 }]);
+      await client.query("UPDATE ragask_schema SET version = 99 WHERE component = 'store'");
+    } finally {
+      await client.end();
+    }
+    const refused = await PgStore.open({ url, model: 'test/8', dimension: DIM, hnsw: HNSW }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(UserError);
+    expect((refused as UserError).message).toMatch(/schema version 99, newer than this ragask/);
+  });
+
+  it('refuses a database embedded with another model, naming the command that re-embeds it', async () => {
+    const { store, url } = await pgStore();
+    await store.replaceDocuments([doc('one', [chunk(0, 'one', [randomVector()])])]);
+    const refused = await PgStore.open({ url, model: 'other/8', dimension: DIM, hnsw: HNSW }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(UserError);
+    expect((refused as UserError).message).toMatch(/was embedded with test\/8.*ragask reindex/);
+  });
+
+  it('names the setting when the database cannot be reached', async () => {
+    const refused = await PgStore.open({ url: 'postgres://nobody@127.0.0.1:1/none', model: 'test/8', dimension: DIM, hnsw: HNSW }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(UserError);
+    expect((refused as UserError).message).toMatch(/^RAGASK_DATABASE_URL \(postgres:\/\/nobody@127\.0\.0\.1:1\/none\): cannot connect/);
+  });
+});
+
+// a type-level check that the backend is a Store like any other
+const _isStore: (s: PgStore) => Store = (s) => s;
+void _isStore;
