@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { EngineResult } from '../engine/types.js';
 import { EVENT_LEASE_MS, type SlackStateStore } from './interfaces.js';
+import { toFeedback, toStoredState } from './rows.js';
 import { inTransaction, migrate, type PgMigration, type PgPool } from './pg-db.js';
 import { claimable, MAX_TURNS, OWNER, threadKey, type ClaimRow, type EventClaim, type FeedbackContext, type FeedbackRow, type StoredState, type ThreadState, type Turn } from './slack-state.js';
 
@@ -198,18 +199,7 @@ export class PgSlackState implements SlackStateStore {
   async getState(key: string): Promise<(StoredState & { expired: boolean }) | null> {
     const row = (await this.q('SELECT * FROM slack_states WHERE key = $1', [key])).rows[0];
     if (!row) return null;
-    return {
-      key,
-      channel: row.channel as string,
-      threadTs: row.thread_ts as string,
-      messageTs: row.message_ts as string,
-      owner: row.owner as string,
-      result: JSON.parse(row.result as string) as EngineResult,
-      expiresAt: row.expires_at as number,
-      usedAt: (row.used_at as number | null) ?? null,
-      usedBy: (row.used_by as string | null) ?? null,
-      expired: (row.expires_at as number) < this.now(),
-    };
+    return toStoredState(key, row, this.now());
   }
 
   async unuseState(key: string): Promise<void> {
@@ -233,19 +223,7 @@ export class PgSlackState implements SlackStateStore {
   async listFeedback(limit = 100, givenIn: FeedbackContext | null = null): Promise<FeedbackRow[]> {
     const where = givenIn === null ? '' : 'channel' in givenIn ? 'WHERE channel = $2' : 'WHERE "user" = $2 AND channel LIKE \'D%\'';
     const params: unknown[] = givenIn === null ? [limit] : [limit, 'channel' in givenIn ? givenIn.channel : givenIn.dmOf];
-    return (await this.q(`SELECT * FROM feedback ${where} ORDER BY created_at DESC, id DESC LIMIT $1`, params)).rows.map((r) => ({
-      id: r.id as number,
-      stateKey: r.state_key as string,
-      channel: r.channel as string,
-      threadTs: (r.thread_ts as string | null) ?? null,
-      messageTs: r.message_ts as string,
-      user: r.user as string,
-      value: r.value as 'helpful' | 'not_helpful',
-      question: r.question as string,
-      answer: r.answer as string,
-      evidence: JSON.parse(r.evidence as string) as number[],
-      createdAt: r.created_at as number,
-    }));
+    return (await this.q(`SELECT * FROM feedback ${where} ORDER BY created_at DESC, id DESC LIMIT $1`, params)).rows.map(toFeedback);
   }
 
   async prune(eventRetentionMs = 7 * 86400_000): Promise<number> {

@@ -10,7 +10,8 @@ import { redactUrl } from './open.js';
 import { inTransaction, migrate, openPool, type PgClient, type PgMigration, type PgPool } from './pg-db.js';
 import { PgSlackState } from './pg-slack-state.js';
 import { PgVectorIndex } from './pg-vectors.js';
-import type { ChunkInput, ChunkRow, DocumentKind, DocumentRow, MentionHit, StoreStats, WindowRow } from './store.js';
+import { CHUNK_SELECT, toChunk, toDocument, type RawChunk } from './rows.js';
+import type { ChunkInput, ChunkRow, DocumentRow, MentionHit, StoreStats, WindowRow } from './store.js';
 
 /**
  * The store's schema in PostgreSQL. Full-text search uses its own configuration `ragask`: the
@@ -110,58 +111,6 @@ export interface PgStoreOptions {
   poolSize?: number;
   /** A schema of its own in the database (eval datasets, benchmarks, tests); default: the URL's search_path. */
   schema?: string;
-}
-
-interface RawChunk {
-  id: number;
-  doc_id: number;
-  ord: number;
-  kind: string;
-  heading_path: string;
-  page: number | null;
-  text: string;
-  token_count: number;
-  density: number;
-  entities: string;
-  title: string;
-  source: string;
-  path: string;
-  url: string | null;
-  doc_kind: DocumentKind;
-}
-
-const CHUNK_SELECT = `SELECT c.id, c.doc_id, c.ord, c.kind, c.heading_path, c.page, c.text, c.token_count, c.density, c.entities,
-  d.title, d.source, d.path, d.url, d.kind AS doc_kind FROM chunks c JOIN documents d ON d.id = c.doc_id`;
-
-function toChunk(r: RawChunk): ChunkRow {
-  return {
-    id: r.id,
-    docId: r.doc_id,
-    ord: r.ord,
-    kind: r.kind,
-    headingPath: JSON.parse(r.heading_path) as string[],
-    page: r.page,
-    text: r.text,
-    tokenCount: r.token_count,
-    density: r.density,
-    entities: JSON.parse(r.entities) as string[],
-    doc: { title: r.title, source: r.source, path: r.path, url: r.url, kind: r.doc_kind },
-  };
-}
-
-function toDocument(r: Record<string, unknown>): DocumentRow {
-  return {
-    id: r.id as number,
-    source: r.source as string,
-    path: r.path as string,
-    title: r.title as string,
-    kind: r.kind as DocumentKind,
-    url: (r.url as string | null) ?? null,
-    contentHash: r.content_hash as string,
-    bytes: r.bytes as number,
-    ingestedAt: r.ingested_at as string,
-    scope: scopeFromJson(r.scope as string),
-  };
 }
 
 /**

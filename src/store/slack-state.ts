@@ -3,6 +3,7 @@ import os from 'node:os';
 import type { EngineResult } from '../engine/types.js';
 import { getMeta, setMeta, type DB } from './db.js';
 import { EVENT_LEASE_MS, type SlackStateStore } from './interfaces.js';
+import { toFeedback, toStoredState } from './rows.js';
 
 /**
  * What the Slack app remembers, in the same SQLite file as the stores (so it survives restarts and
@@ -346,18 +347,7 @@ export class SqliteSlackState implements SlackStateStore {
   async getState(key: string): Promise<(StoredState & { expired: boolean }) | null> {
     const row = this.db.prepare('SELECT * FROM slack_states WHERE key = ?').get(key) as Record<string, unknown> | undefined;
     if (!row) return null;
-    return {
-      key,
-      channel: row.channel as string,
-      threadTs: row.thread_ts as string,
-      messageTs: row.message_ts as string,
-      owner: row.owner as string,
-      result: JSON.parse(row.result as string) as EngineResult,
-      expiresAt: row.expires_at as number,
-      usedAt: (row.used_at as number | null) ?? null,
-      usedBy: (row.used_by as string | null) ?? null,
-      expired: (row.expires_at as number) < this.now(),
-    };
+    return toStoredState(key, row, this.now());
   }
 
   /** Makes a state usable again (its continuation failed, so the buttons stay). */
@@ -389,19 +379,7 @@ export class SqliteSlackState implements SlackStateStore {
   async listFeedback(limit = 100, givenIn: FeedbackContext | null = null): Promise<FeedbackRow[]> {
     const where = givenIn === null ? '' : 'channel' in givenIn ? 'WHERE channel = @channel' : "WHERE user = @user AND channel LIKE 'D%'";
     const params = givenIn === null ? {} : 'channel' in givenIn ? { channel: givenIn.channel } : { user: givenIn.dmOf };
-    return (this.db.prepare(`SELECT * FROM feedback ${where} ORDER BY created_at DESC, id DESC LIMIT @limit`).all({ ...params, limit }) as Record<string, unknown>[]).map((r) => ({
-      id: r.id as number,
-      stateKey: r.state_key as string,
-      channel: r.channel as string,
-      threadTs: (r.thread_ts as string | null) ?? null,
-      messageTs: r.message_ts as string,
-      user: r.user as string,
-      value: r.value as 'helpful' | 'not_helpful',
-      question: r.question as string,
-      answer: r.answer as string,
-      evidence: JSON.parse(r.evidence as string) as number[],
-      createdAt: r.created_at as number,
-    }));
+    return (this.db.prepare(`SELECT * FROM feedback ${where} ORDER BY created_at DESC, id DESC LIMIT @limit`).all({ ...params, limit }) as Record<string, unknown>[]).map(toFeedback);
   }
 
   /** Deletes expired states and threads and old event ids; returns how many rows went. */

@@ -13,6 +13,7 @@ import { SqliteSlackState } from './slack-state.js';
 
 export type { Store, VectorIndex, SlackStateStore, TextQuery, DocumentWrite } from './interfaces.js';
 import { blobToVector, vectorToBlob } from './vectors.js';
+import { CHUNK_SELECT, toChunk, toDocument, type RawChunk } from './rows.js';
 
 export type DocumentKind = 'markdown' | 'text' | 'html' | 'pdf' | 'jsonl';
 
@@ -120,43 +121,6 @@ export interface StoreStats {
   dbBytes: number;
   indexBytes: number;
   indexSize: number;
-}
-
-interface RawChunk {
-  id: number;
-  doc_id: number;
-  ord: number;
-  kind: string;
-  heading_path: string;
-  page: number | null;
-  text: string;
-  token_count: number;
-  density: number;
-  entities: string;
-  title: string;
-  source: string;
-  path: string;
-  url: string | null;
-  doc_kind: DocumentKind;
-}
-
-const CHUNK_SELECT = `SELECT c.id, c.doc_id, c.ord, c.kind, c.heading_path, c.page, c.text, c.token_count, c.density, c.entities,
-  d.title, d.source, d.path, d.url, d.kind AS doc_kind FROM chunks c JOIN documents d ON d.id = c.doc_id`;
-
-function toChunk(r: RawChunk): ChunkRow {
-  return {
-    id: r.id,
-    docId: r.doc_id,
-    ord: r.ord,
-    kind: r.kind,
-    headingPath: JSON.parse(r.heading_path) as string[],
-    page: r.page,
-    text: r.text,
-    tokenCount: r.token_count,
-    density: r.density,
-    entities: JSON.parse(r.entities) as string[],
-    doc: { title: r.title, source: r.source, path: r.path, url: r.url, kind: r.doc_kind },
-  };
 }
 
 /** A text query as an FTS5 MATCH expression: every term a quoted string, so nothing is read as syntax. */
@@ -284,26 +248,11 @@ export class SqliteStore implements Store {
 
   async getDocumentBySource(source: string): Promise<DocumentRow | undefined> {
     const r = this.sql('SELECT * FROM documents WHERE source = ?').get(source) as Record<string, unknown> | undefined;
-    return r ? this.toDocument(r) : undefined;
-  }
-
-  private toDocument(r: Record<string, unknown>): DocumentRow {
-    return {
-      id: r.id as number,
-      source: r.source as string,
-      path: r.path as string,
-      title: r.title as string,
-      kind: r.kind as DocumentKind,
-      url: (r.url as string | null) ?? null,
-      contentHash: r.content_hash as string,
-      bytes: r.bytes as number,
-      ingestedAt: r.ingested_at as string,
-      scope: scopeFromJson(r.scope as string),
-    };
+    return r ? toDocument(r) : undefined;
   }
 
   async listDocuments(): Promise<DocumentRow[]> {
-    return (this.sql('SELECT * FROM documents ORDER BY source').all() as Record<string, unknown>[]).map((r) => this.toDocument(r));
+    return (this.sql('SELECT * FROM documents ORDER BY source').all() as Record<string, unknown>[]).map((r) => toDocument(r));
   }
 
   /** Sources whose key starts with `prefix` (the records of one .jsonl file, or the files under a folder). */

@@ -1,9 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
-import { main } from '../../src/cli/program.js';
 import { openDatabase } from '../../src/store/db.js';
 import { SqliteSlackState } from '../../src/store/slack-state.js';
 import { ROOT, SAMPLE_DIR, tempDir } from '../helpers.js';

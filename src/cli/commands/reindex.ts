@@ -3,7 +3,6 @@ import { reembedAll } from '../../ingest/reindex.js';
 import { Encoder } from '../../models/encoder.js';
 import { openStore } from '../../store/open.js';
 import { pgSchemaOf } from '../../core.js';
-import type { Store } from '../../store/store.js';
 import type { CliContext } from '../program.js';
 import { progressBar } from '../progress.js';
 import { configFrom } from './shared.js';

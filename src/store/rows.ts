@@ -1,0 +1,92 @@
+/**
+ * Rows as both SQL backends return them, turned into the store's types: the same columns in
+ * SQLite and PostgreSQL, so one mapper each.
+ */
+import { scopeFromJson } from './access.js';
+import type { FeedbackRow, StoredState } from './slack-state.js';
+import type { ChunkRow, DocumentKind, DocumentRow } from './store.js';
+import type { EngineResult } from '../engine/types.js';
+
+export interface RawChunk {
+  id: number;
+  doc_id: number;
+  ord: number;
+  kind: string;
+  heading_path: string;
+  page: number | null;
+  text: string;
+  token_count: number;
+  density: number;
+  entities: string;
+  title: string;
+  source: string;
+  path: string;
+  url: string | null;
+  doc_kind: DocumentKind;
+}
+
+export const CHUNK_SELECT = `SELECT c.id, c.doc_id, c.ord, c.kind, c.heading_path, c.page, c.text, c.token_count, c.density, c.entities,
+  d.title, d.source, d.path, d.url, d.kind AS doc_kind FROM chunks c JOIN documents d ON d.id = c.doc_id`;
+
+export function toChunk(r: RawChunk): ChunkRow {
+  return {
+    id: r.id,
+    docId: r.doc_id,
+    ord: r.ord,
+    kind: r.kind,
+    headingPath: JSON.parse(r.heading_path) as string[],
+    page: r.page,
+    text: r.text,
+    tokenCount: r.token_count,
+    density: r.density,
+    entities: JSON.parse(r.entities) as string[],
+    doc: { title: r.title, source: r.source, path: r.path, url: r.url, kind: r.doc_kind },
+  };
+}
+
+export function toDocument(r: Record<string, unknown>): DocumentRow {
+  return {
+    id: r.id as number,
+    source: r.source as string,
+    path: r.path as string,
+    title: r.title as string,
+    kind: r.kind as DocumentKind,
+    url: (r.url as string | null) ?? null,
+    contentHash: r.content_hash as string,
+    bytes: r.bytes as number,
+    ingestedAt: r.ingested_at as string,
+    scope: scopeFromJson(r.scope as string),
+  };
+}
+
+/** A slack_states row; `expired` against the store's clock. */
+export function toStoredState(key: string, row: Record<string, unknown>, now: number): StoredState & { expired: boolean } {
+  return {
+    key,
+    channel: row.channel as string,
+    threadTs: row.thread_ts as string,
+    messageTs: row.message_ts as string,
+    owner: row.owner as string,
+    result: JSON.parse(row.result as string) as EngineResult,
+    expiresAt: row.expires_at as number,
+    usedAt: (row.used_at as number | null) ?? null,
+    usedBy: (row.used_by as string | null) ?? null,
+    expired: (row.expires_at as number) < now,
+  };
+}
+
+export function toFeedback(r: Record<string, unknown>): FeedbackRow {
+  return {
+    id: r.id as number,
+    stateKey: r.state_key as string,
+    channel: r.channel as string,
+    threadTs: (r.thread_ts as string | null) ?? null,
+    messageTs: r.message_ts as string,
+    user: r.user as string,
+    value: r.value as 'helpful' | 'not_helpful',
+    question: r.question as string,
+    answer: r.answer as string,
+    evidence: JSON.parse(r.evidence as string) as number[],
+    createdAt: r.created_at as number,
+  };
+}
