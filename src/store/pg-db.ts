@@ -18,6 +18,13 @@ const types = {
 };
 
 export type PgPool = pg.Pool;
+
+/**
+ * Connections per process. An engine answers one question at a time and overlaps a few queries
+ * (the per-term counts of one search), so four keep it busy; a replica with four engine workers
+ * holds at most 20, and five replicas stay within PostgreSQL's default max_connections of 100.
+ */
+export const PG_POOL_SIZE = 4;
 export type PgClient = pg.PoolClient;
 
 /**
@@ -29,7 +36,8 @@ export async function openPool(url: string, opts: { max?: number; schema?: strin
   if (opts.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(opts.schema)) throw new Error(`not a schema name: ${opts.schema}`);
   const pool = new pg.Pool({
     connectionString: url,
-    max: opts.max ?? 8,
+    // per process (each engine worker is one): a replica holds (workers + 1) × this at most
+    max: opts.max ?? PG_POOL_SIZE,
     types,
     idleTimeoutMillis: 30_000,
     ...(opts.schema ? { options: `-c search_path=${opts.schema},public` } : {}),
