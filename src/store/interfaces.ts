@@ -92,6 +92,11 @@ export interface Store {
   readonly index: VectorIndex;
   /** The embedding model the windows were encoded with. */
   readonly model: string;
+  /**
+   * The postings one BM25 search should read on this backend, where it differs from the engine's
+   * default (BM25_POSTINGS): what a backend scores per matching chunk sets how many it can afford.
+   */
+  readonly bm25Postings?: number;
 
   // documents
   getDocumentBySource(source: string): Promise<DocumentRow | undefined>;

@@ -142,6 +142,12 @@ function tsquerySql(query: TextQuery, param: string): string {
  */
 export class PgStore implements Store {
   readonly index: PgVectorIndex;
+  /**
+   * BM25 is scored in SQL here, about 35 µs per matching chunk (FTS5 reads its posting lists in C,
+   * ten times faster): 8,000 postings cost about 280 ms at 100k windows, past the engine's budget,
+   * so a search keeps its rarest terms up to 2,000 postings (see BENCHMARKS.md, corpus scale).
+   */
+  readonly bm25Postings = 2000;
   /** Chunk counts per term and the corpus statistics, until the store changes (see syncIndex). */
   private readonly textCounts = new LRUCache<string, { n: number; exact: boolean }>({ max: 50_000 });
   private corpusStats: { generation: number; chunks: number; avgLength: number } | null = null;
