@@ -14,7 +14,7 @@ import { Encoder } from './models/encoder.js';
 import { MaskedLM } from './models/masked-lm.js';
 import { Reader } from './models/reader.js';
 import { resolveModel } from './models/registry.js';
-import { openStore } from './store/open.js';
+import { type OpenStoreOptions, openStore } from './store/open.js';
 import type { Store } from './store/store.js';
 
 /**
@@ -63,12 +63,9 @@ export type StoreCore = Pick<Core, 'store' | 'access'> & { close(): Promise<void
 export async function openStoreCore(config: Config, log: Logger = silentLogger): Promise<StoreCore> {
   const { manifest } = resolveModel(config.modelsDir, config.model, config.modelVariant);
   const store = await openStore({
-    dataDir: config.dataDir,
-    databaseUrl: config.databaseUrl,
-    ...pgSchemaOf(config),
+    ...storeSettingsOf(config),
     model: `${manifest.name}/${config.modelVariant}`,
     dimension: manifest.dimension ?? 384,
-    hnsw: config.hnsw,
     log,
   });
   return {
@@ -81,8 +78,9 @@ export async function openStoreCore(config: Config, log: Logger = silentLogger):
 }
 
 /** The PostgreSQL schema a config's store lives in, if it has one of its own. */
-export function pgSchemaOf(config: Config): { pgSchema?: string } {
-  return config.databaseSchema ? { pgSchema: config.databaseSchema } : {};
+/** Where the configured store is (embedded folder or PostgreSQL, and its schema) and its index settings. */
+export function storeSettingsOf(config: Config): Pick<OpenStoreOptions, 'dataDir' | 'databaseUrl' | 'pgSchema' | 'hnsw'> {
+  return { dataDir: config.dataDir, databaseUrl: config.databaseUrl, hnsw: config.hnsw, ...(config.databaseSchema ? { pgSchema: config.databaseSchema } : {}) };
 }
 
 export interface OpenCoreOptions {
@@ -105,12 +103,9 @@ export async function openCore(config: Config, log: Logger = silentLogger, opts:
     if (config.mlmModel) mlm = await MaskedLM.load({ modelsDir: config.modelsDir, model: config.mlmModel, threads: config.threads });
     reader = await Reader.load({ modelsDir: config.modelsDir, model: config.readerModel, variant: config.readerVariant, threads: config.threads });
     store = await openStore({
-      dataDir: config.dataDir,
-      databaseUrl: config.databaseUrl,
-      ...pgSchemaOf(config),
+      ...storeSettingsOf(config),
       model: encoder.id,
       dimension: encoder.dimension,
-      hnsw: config.hnsw,
       log,
       persistIndex: opts.persistIndex ?? true,
     });

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config, type SettingName } from '../src/config.js';
+import type { ChunkInput } from '../src/store/store.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 export const SAMPLE_DIR = path.join(ROOT, 'data', 'sample');
@@ -54,4 +55,19 @@ export async function ingestSample(dataDir: string, overrides: Partial<Record<Se
 /** The sample document a source path belongs to, relative to data/sample ("projects/falcon.md"). */
 export function sampleRel(source: string): string {
   return path.relative(SAMPLE_DIR, source.split('#')[0]!).split(path.sep).join('/');
+}
+
+/** A paragraph chunk as ingest would hand it to a store, one window per vector. */
+export function chunkInput(ord: number, text: string, vectors: Float32Array[], headingPath: string[] = []): ChunkInput {
+  return {
+    ord,
+    kind: 'paragraph',
+    headingPath,
+    page: null,
+    text,
+    tokenCount: text.split(' ').length,
+    density: 0,
+    entities: [],
+    windows: vectors.map((v, i) => ({ ord: i, charStart: 0, charEnd: text.length, tokenCount: 4, vector: v })),
+  };
 }

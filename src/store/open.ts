@@ -1,23 +1,12 @@
 import path from 'node:path';
 import type { Logger } from '../log.js';
-import type { HnswParams } from './hnsw.js';
 import type { Store } from './interfaces.js';
-import { SqliteStore } from './store.js';
+import { SqliteStore, type StoreOptions } from './store.js';
 
-export interface OpenStoreOptions {
-  /** The embedded store's folder (RAGASK_DATA_DIR), used when there is no databaseUrl. */
-  dataDir: string;
+/** The embedded store's options (its folder is used when there is no databaseUrl), plus where PostgreSQL is. */
+export interface OpenStoreOptions extends StoreOptions {
   /** RAGASK_DATABASE_URL: the PostgreSQL backend; null for the embedded SQLite + hnswlib store. */
   databaseUrl: string | null;
-  /** Encoder id ("all-MiniLM-L6-v2/int8") and dimension the vectors come from. */
-  model: string;
-  dimension: number;
-  hnsw: HnswParams;
-  log?: Logger;
-  /** Open a store embedded with another model anyway (only `ragask reindex` does, to re-embed it). */
-  allowModelMismatch?: boolean;
-  /** False where the embedded HNSW index is only read (engine workers); PostgreSQL has nothing to persist. */
-  persistIndex?: boolean;
   /** PostgreSQL: a schema of the store's own in the database (eval datasets, benchmark corpora, tests). */
   pgSchema?: string;
 }

@@ -5,7 +5,7 @@ import { UserError } from '../../src/errors.js';
 import { parseScope } from '../../src/store/access.js';
 import { PgStore } from '../../src/store/pg-store.js';
 import { SqliteStore, type ChunkInput, type Store } from '../../src/store/store.js';
-import { tempDir } from '../helpers.js';
+import { chunkInput as chunk, tempDir } from '../helpers.js';
 import { freshSchema, PG_URL } from '../pg.js';
 
 // The PostgreSQL backend's own guarantees: the access filter inside the k-NN query, BM25 as FTS5
@@ -43,20 +43,6 @@ const randomVector = () => unit(Array.from({ length: DIM }, rand));
 function doc(name: string, chunks: ChunkInput[]) {
   return { doc: { source: `/d/${name}`, path: `/d/${name}`, title: name, kind: 'markdown' as const, url: null, contentHash: name, bytes: 1 }, chunks };
 }
-function chunk(ord: number, text: string, vectors: Float32Array[], headingPath: string[] = []): ChunkInput {
-  return {
-    ord,
-    kind: 'paragraph',
-    headingPath,
-    page: null,
-    text,
-    tokenCount: text.split(' ').length,
-    density: 0,
-    entities: [],
-    windows: vectors.map((v, i) => ({ ord: i, charStart: 0, charEnd: text.length, tokenCount: 4, vector: v })),
-  };
-}
-
 describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
   it('applies the access filter inside the k-NN search: k results of the allowed documents, the exact nearest ones', async () => {
     const { store } = await pgStore();

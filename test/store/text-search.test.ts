@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS, openDatabase } from '../../src/store/db.js';
 import { SqliteStore, type ChunkInput, type Store } from '../../src/store/store.js';
 import { PgStore } from '../../src/store/pg-store.js';
-import { tempDir } from '../helpers.js';
+import { chunkInput, tempDir } from '../helpers.js';
 import { BACKENDS, freshSchema, skipBackend, type Backend } from '../pg.js';
 
 // Full-text searches whose work is bounded whatever the corpus size: entity links through titles
@@ -34,17 +34,7 @@ async function openStore(backend: Backend): Promise<Store> {
   return PgStore.open({ url, model: 'test/4', dimension: 4, hnsw: HNSW });
 }
 
-const chunk = (ord: number, text: string, headingPath: string[] = []): ChunkInput => ({
-  ord,
-  kind: 'paragraph',
-  headingPath,
-  page: null,
-  text,
-  tokenCount: text.split(' ').length,
-  density: 0,
-  entities: [],
-  windows: [{ ord: 0, charStart: 0, charEnd: text.length, tokenCount: 4, vector: new Float32Array([1, 0, 0, 0]) }],
-});
+const chunk = (ord: number, text: string, headingPath: string[] = []): ChunkInput => chunkInput(ord, text, [new Float32Array([1, 0, 0, 0])], headingPath);
 
 async function add(store: Store, title: string, chunks: ChunkInput[]): Promise<number> {
   const [id] = await store.replaceDocuments([{ doc: { source: `/d/${title}.md`, path: `/d/${title}.md`, title, kind: 'markdown', url: null, contentHash: title, bytes: 1 }, chunks }]);

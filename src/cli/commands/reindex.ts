@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { reembedAll } from '../../ingest/reindex.js';
 import { Encoder } from '../../models/encoder.js';
 import { openStore } from '../../store/open.js';
-import { pgSchemaOf } from '../../core.js';
+import { storeSettingsOf } from '../../core.js';
 import type { CliContext } from '../program.js';
 import { progressBar } from '../progress.js';
 import { configFrom } from './shared.js';
@@ -16,12 +16,9 @@ export function register(program: Command, ctx: CliContext): void {
       const encoder = await Encoder.load({ modelsDir: config.modelsDir, model: config.model, variant: config.modelVariant, threads: config.threads });
       try {
         const store = await openStore({
-          dataDir: config.dataDir,
-          databaseUrl: config.databaseUrl,
-          ...pgSchemaOf(config),
+          ...storeSettingsOf(config),
           model: encoder.id,
           dimension: encoder.dimension,
-          hnsw: config.hnsw,
           log: ctx.logger(config),
           allowModelMismatch: true,
         });
