@@ -77,7 +77,6 @@ export async function openStoreCore(config: Config, log: Logger = silentLogger):
   };
 }
 
-/** The PostgreSQL schema a config's store lives in, if it has one of its own. */
 /** Where the configured store is (embedded folder or PostgreSQL, and its schema) and its index settings. */
 export function storeSettingsOf(config: Config): Pick<OpenStoreOptions, 'dataDir' | 'databaseUrl' | 'pgSchema' | 'hnsw'> {
   return { dataDir: config.dataDir, databaseUrl: config.databaseUrl, hnsw: config.hnsw, ...(config.databaseSchema ? { pgSchema: config.databaseSchema } : {}) };

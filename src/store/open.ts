@@ -1,5 +1,4 @@
 import path from 'node:path';
-import type { Logger } from '../log.js';
 import type { Store } from './interfaces.js';
 import { SqliteStore, type StoreOptions } from './store.js';
 
