@@ -12,7 +12,7 @@ Generated into a cache folder, never committed: the data stays in ../shared.
 import json, os, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from train_reader import SOURCES, is_dev  # noqa: E402
+from dev_split import SOURCES, is_dev  # noqa: E402
 
 
 def main(data_dir, out_dir):

@@ -31,15 +31,7 @@ TITLE_TOKENS = 24
 SPAN, YES, NO, NONE = range(4)
 EVAL_SETS = ["hotpotqa-train-100", "musique-100"]
 # source folder -> (how to read it, share held out for dev). Dev rows are never trained on.
-SOURCES = {
-    "reader-squad11": ("single", 0.04),
-    "reader-squad20-unanswerable": ("single", 0.04),
-    "reader-nq-qed": ("single", 0.08),
-    "reader-hotpotqa-train-a": ("multi", 0.23),
-    "reader-hotpotqa-train-b": ("sentences", 0.0),
-    "reader-hotpotqa-train-c": ("multi", 0.0),
-    "reader-2wiki-train": ("multi", 0.0),
-}
+from dev_split import SOURCES, is_dev  # noqa: E402  (the dev split, without torch: make_dev_set.py uses it too)
 
 
 def log(msg):
@@ -96,13 +88,6 @@ def load_eval_exclusions(data_dir):
                 if line.strip():
                     passages.add(" ".join(json.loads(line)["text"].split()))
     return questions, passages
-
-
-def is_dev(row_id, share):
-    if share <= 0:
-        return False
-    h = int(hashlib.sha256(f"reader-dev:{row_id}".encode()).hexdigest()[:8], 16)
-    return h / 0xFFFFFFFF < share
 
 
 def load_rows(data_dir, limit=None):

@@ -68,7 +68,7 @@ export function gateVector(g: GateInput): number[] {
 /** P(the next hop is right), with the feature vector it was read from. */
 export function gateProbability(g: GateInput, model: LogisticModel = GATE.model): { p: number; features: number[] } {
   const features = gateVector(g);
-  return { p: predict(model, features), features };
+  return { p: predict(model, features, GATE_FEATURES, GATE.fitted.command), features };
 }
 
 /** Below this P(next hop right), the chain stops for a person (fitted with the model). */

@@ -10,6 +10,8 @@ export interface EvalQuestion {
   /** Supporting passages: corpus ids (corpus.jsonl datasets) or paths relative to the folder. */
   supporting: string[];
   hops: number | null;
+  /** The kind of question, where the dataset says (teamdocs: factoid, bridge, procedure). */
+  type: string | null;
 }
 
 export interface EvalDataset {
@@ -76,6 +78,7 @@ export function loadDataset(dirArg: string): EvalDataset {
         answers: Array.isArray(o.answers) ? o.answers.map(String) : [],
         supporting: o.supporting.map(String),
         hops: typeof o.hops === 'number' ? o.hops : null,
+        type: typeof o.type === 'string' && o.type.trim() ? o.type.trim() : null,
       });
     });
   if (questions.length === 0) throw new UserError(`${qFile}: no questions`);

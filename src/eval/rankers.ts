@@ -7,6 +7,7 @@ import { LOCAL } from '../store/access.js';
 import type { EvalDataset } from './dataset.js';
 import { labelGateChecks } from './gate.js';
 import type { AnsweredEvidence, Ranker } from './run.js';
+import { shownReply } from './visible.js';
 
 /** Distinct passages in rank order, with the snippet each was first cited by. */
 export function distinctPassages(dataset: EvalDataset, sources: readonly { source: string; snippet: string }[]): { passages: string[]; snippets: string[] } {
@@ -79,6 +80,7 @@ export function multiHopRanker(engine: HopEngine, dataset: EvalDataset): Ranker 
       readMs: r.timings.readMs ?? 0,
       gate,
       ms: r.timings.totalMs,
+      shown: shownReply(r),
     };
   };
 }

@@ -4,6 +4,7 @@ import type { ReadingFeatures } from '../engine/answer/read.js';
 import { HIGH_CONFIDENCE } from '../engine/answer/confidence.js';
 import { formatReliability, reliability, type ReliabilityBin } from '../engine/logistic.js';
 import { gateStats, type GateCheck, type GateStats } from './gate.js';
+import { answerRight, visibleAt, type ShownReply } from './visible.js';
 import { allSupportAt, containsAnswer, isYesNo, mean, percentile, recallAt, scoreAnswer } from './metrics.js';
 
 export const MODES = ['bm25', 'dense', 'hybrid', 'multihop'] as const;
@@ -24,6 +25,24 @@ export interface RankedEvidence {
   ms?: number;
   /** Multi-hop only: every gate decision, labelled by whether its next hop was right. */
   gate?: GateCheck[];
+  /** What a person reads of the reply (modes that make one). */
+  shown?: ShownReply;
+}
+
+/** What a person sees of the replies, over questions (see eval/visible.ts). */
+export interface VisibleStats {
+  questions: number;
+  /** The gold answer in the short answer or the first sentence shown. */
+  'visible@1': number;
+  /** The same over the first three sentences shown. */
+  'visible@3': number;
+  /** A short answer given, and right. */
+  answered_right: number;
+  /** A short answer given, and wrong: over all questions (the worst outcome). */
+  wrong_answers: number;
+  /** Of the short answers given, the share that is wrong. */
+  wrong_of_given: number;
+  stopped_for_person: number;
 }
 
 export interface AnsweredEvidence {
@@ -47,6 +66,8 @@ export interface AnswerStats {
   /** EM/F1 of what the reader proposed, declined or not: the reader's quality apart from the decline. */
   proposed_em: number;
   proposed_f1: number;
+  /** What the reader proposed is right as a person judges a short answer (eval/visible.ts answerRight). */
+  proposed_right: number;
   ece: number;
   high_answers: number;
   high_precision: number;
@@ -70,12 +91,31 @@ export interface CoherenceStats {
 export type Ranker = (q: EvalQuestion, k: number) => Promise<RankedEvidence>;
 
 export interface ModeReport {
-  [metric: string]: number | { p50: number; p95: number } | CoherenceStats | AnswerStats | GateStats | undefined;
+  [metric: string]: number | { p50: number; p95: number } | CoherenceStats | AnswerStats | GateStats | Record<string, VisibleStats> | undefined;
   mean_hops: number;
   latency_ms: { p50: number; p95: number };
   coherence?: CoherenceStats;
   answers?: AnswerStats;
   gate?: GateStats;
+  /** The visible figures per question type, where the dataset has types. */
+  by_type?: Record<string, VisibleStats>;
+}
+
+/** Visible figures of replies; undefined when no row has a reply. */
+export function visibleStats(rows: readonly { shown?: ShownReply; q: { answers: string[] } }[]): VisibleStats | undefined {
+  const scored = rows.filter((r) => r.shown && r.q.answers.length);
+  if (!scored.length) return undefined;
+  const given = scored.filter((r) => r.shown!.value !== null);
+  const right = given.filter((r) => answerRight(r.shown!.value, r.q.answers));
+  return {
+    questions: scored.length,
+    'visible@1': mean(scored.map((r) => (visibleAt(r.shown!, r.q.answers, 1) ? 1 : 0))),
+    'visible@3': mean(scored.map((r) => (visibleAt(r.shown!, r.q.answers, 3) ? 1 : 0))),
+    answered_right: right.length / scored.length,
+    wrong_answers: (given.length - right.length) / scored.length,
+    wrong_of_given: given.length ? (given.length - right.length) / given.length : 0,
+    stopped_for_person: mean(scored.map((r) => (r.shown!.stoppedForPerson ? 1 : 0))),
+  };
 }
 
 /** EM/F1 with declined answers at 0, the same on answered ones, ECE of P(right) against EM, precision of "high". */
@@ -84,14 +124,16 @@ export function answerStats(rows: readonly { answer?: AnsweredEvidence; readMs?:
   if (!scored.length) return undefined;
   const given = scored.map((r) => ({ ...scoreAnswer(r.answer!.value, r.q.answers), answered: r.answer!.value !== null, label: r.answer!.label }));
   const answered = given.filter((g) => g.answered);
-  // calibration is of what was proposed: P(right) of the proposal against its exact match, declined or not
+  // calibration is of what was proposed: P(right) of the proposal against whether it is right
+  // (answerRight: exact, or the gold answer as whole words in a short answer), declined or not
   const proposed = scored.map((r) => scoreAnswer(r.answer!.proposed, r.q.answers));
   const proposedEm = proposed.map((x) => x.em);
+  const proposedRight = scored.map((r) => (answerRight(r.answer!.proposed, r.q.answers) ? 1 : 0));
   const rel = reliability(
     scored.map((r) => r.answer!.p),
-    proposedEm,
+    proposedRight,
   );
-  const high = scored.map((r, i) => ({ high: r.answer!.p >= HIGH_CONFIDENCE && r.answer!.value !== null, em: given[i]!.em })).filter((x) => x.high);
+  const high = scored.map((r) => ({ high: r.answer!.p >= HIGH_CONFIDENCE && r.answer!.value !== null, right: answerRight(r.answer!.value, r.q.answers) ? 1 : 0 })).filter((x) => x.high);
   const ms = rows.map((r) => r.readMs ?? 0).filter((x) => x > 0);
   return {
     answer_em: mean(given.map((g) => g.em)),
@@ -101,9 +143,10 @@ export function answerStats(rows: readonly { answer?: AnsweredEvidence; readMs?:
     answer_f1_answered: mean(answered.map((g) => g.f1)),
     proposed_em: mean(proposedEm),
     proposed_f1: mean(proposed.map((x) => x.f1)),
+    proposed_right: mean(proposedRight),
     ece: rel.ece,
     high_answers: high.length,
-    high_precision: high.length ? mean(high.map((h) => h.em)) : 0,
+    high_precision: high.length ? mean(high.map((h) => h.right)) : 0,
     reliability: rel.bins,
     reader_ms: { p50: percentile(ms, 50), p95: percentile(ms, 95) },
   };
@@ -133,7 +176,7 @@ export interface EvalReport {
   dataset: string;
   questions: number;
   modes: Record<string, ModeReport>;
-  per_question?: Record<string, { id: string; passages: string[]; ms: number; hops: number; answer?: AnsweredEvidence; gold: string[] }[]>;
+  per_question?: Record<string, { id: string; question: string; type: string | null; passages: string[]; ms: number; hops: number; answer?: AnsweredEvidence; shown?: ShownReply; gold: string[] }[]>;
 }
 
 /** Runs every mode over the questions; recall/all-support at each k, answer-in-evidence@3, hops, latency. */
@@ -193,9 +236,26 @@ export async function runEval(
     const coherence = coherenceStats(rows);
     if (coherence) m.coherence = coherence;
     if (rows.some((r) => r.gate)) m.gate = gateStats(rows.flatMap((r) => r.gate ?? []));
+    const visible = visibleStats(rows);
+    if (visible) {
+      const { questions: _n, ...flat } = visible;
+      Object.assign(m, flat);
+      const types = [...new Set(rows.map((r) => r.q.type).filter((t): t is string => !!t))].sort();
+      if (types.length) m.by_type = Object.fromEntries(types.map((t) => [t, visibleStats(rows.filter((r) => r.q.type === t))!]));
+    }
     report.modes[mode] = m;
     if (report.per_question)
-      report.per_question[mode] = rows.map((r) => ({ id: r.q.id, passages: r.passages.slice(0, maxK), ms: r.ms, hops: r.hops, gold: r.q.answers, ...(r.answer ? { answer: r.answer } : {}) }));
+      report.per_question[mode] = rows.map((r) => ({
+        id: r.q.id,
+        question: r.q.question,
+        type: r.q.type,
+        passages: r.passages.slice(0, maxK),
+        ms: r.ms,
+        hops: r.hops,
+        gold: r.q.answers,
+        ...(r.answer ? { answer: r.answer } : {}),
+        ...(r.shown ? { shown: r.shown } : {}),
+      }));
   }
   opts.progress?.stop();
   return report;
@@ -213,14 +273,22 @@ export function formatReport(r: EvalReport, ks: readonly number[]): string {
       const a = m.answers;
       lines.push(`  answer EM / F1        ${a.answer_em.toFixed(3)} / ${a.answer_f1.toFixed(3)}  (declined = 0)`);
       lines.push(`  answered              ${a.answered.toFixed(3)}; on those EM / F1 ${a.answer_em_answered.toFixed(3)} / ${a.answer_f1_answered.toFixed(3)}`);
-      lines.push(`  proposed EM / F1      ${a.proposed_em.toFixed(3)} / ${a.proposed_f1.toFixed(3)}  (what the reader read, declined or not)`);
+      lines.push(`  proposed EM / F1      ${a.proposed_em.toFixed(3)} / ${a.proposed_f1.toFixed(3)}; right ${a.proposed_right.toFixed(3)}  (what the reader read, declined or not)`);
       lines.push(
         `  confidence            ECE ${a.ece.toFixed(3)}; high ${a.high_answers} answers, ${(100 * a.high_precision).toFixed(0)}% right; reader p50 ${a.reader_ms.p50.toFixed(1)} ms, p95 ${a.reader_ms.p95.toFixed(1)} ms`,
       );
-      lines.push('  reliability (P(right) of the proposed answer against its exact match):', ...formatReliability(a.reliability, '    '));
+      lines.push('  reliability (P(right) of the proposed answer against whether it is right):', ...formatReliability(a.reliability, '    '));
     }
     lines.push(`  mean hops             ${m.mean_hops.toFixed(2)}`);
     lines.push(`  latency ms            p50 ${m.latency_ms.p50.toFixed(1)}  p95 ${m.latency_ms.p95.toFixed(1)}`);
+    if (m['visible@1'] !== undefined) {
+      const row = (name: string, v: VisibleStats | ModeReport) =>
+        `  ${name.padEnd(22)}${[v['visible@1'], v['visible@3'], v.answered_right, v.wrong_answers, v.stopped_for_person].map((x) => (x as number).toFixed(3).padStart(10)).join('')}`;
+      lines.push(`  ${'what a person sees'.padEnd(22)}${['visible@1', 'visible@3', 'right', 'wrong', 'stopped'].map((x) => x.padStart(10)).join('')}`);
+      lines.push(row('all', m));
+      for (const [t, v] of Object.entries(m.by_type ?? {})) lines.push(row(`${t} (${v.questions})`, v));
+      lines.push(`  (right / wrong: a short answer given and right / wrong, over all questions; stopped: the reply stops for a person with suggestions)`);
+    }
     if (m.gate) {
       const g = m.gate;
       const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(0)}%` : '—');

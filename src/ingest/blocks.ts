@@ -1,5 +1,6 @@
 /** The structural units a parser finds in a document, before chunking. */
-export type BlockKind = 'heading' | 'paragraph' | 'list_item' | 'table' | 'code' | 'quote' | 'footer';
+/** `section_end` closes the headings of its level and deeper (the end of a list of terms). */
+export type BlockKind = 'heading' | 'section_end' | 'paragraph' | 'list_item' | 'table' | 'code' | 'quote' | 'footer';
 
 export interface Block {
   kind: BlockKind;

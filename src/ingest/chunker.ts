@@ -40,6 +40,11 @@ export function chunkBlocks(blocks: readonly Block[], opts: ChunkOptions): Chunk
         stack.push({ level, text: b.text });
         break;
       }
+      case 'section_end': {
+        const level = b.level ?? 1;
+        while (stack.length && stack[stack.length - 1]!.level >= level) stack.pop();
+        break;
+      }
       case 'table': {
         const header = b.header ?? [];
         const named = header.some((h) => h.trim());

@@ -305,6 +305,9 @@ export class Reader {
       }
     }
     pairs.sort((x, y) => y.score - x.score);
+    // every cell of a table row gets its best reading too: the value asked for may stand in a cell
+    // the top logits pass over ("Default: MaxKeepAliveRequests 100" beside the row the question matched)
+    const cells = this.cellSpans(w, start, end, passages);
     const out: SpanCandidate[] = [];
     const seen = new Set<string>();
     for (const { a, b, score } of pairs) {
@@ -316,6 +319,34 @@ export class Reader {
       seen.add(key);
       out.push({ passage: p, start: cs, end: ce, text, score, window });
       if (out.length >= k) break;
+    }
+    for (const { a, b, score } of cells) {
+      const [p, cs] = w.map[a]!;
+      const ce = w.map[b]![2];
+      const text = passages[p]!.text.slice(cs, ce);
+      if (seen.has(text.toLowerCase())) continue;
+      seen.add(text.toLowerCase());
+      out.push({ passage: p, start: cs, end: ce, text, score, window });
+    }
+    return out;
+  }
+
+  /** The best span inside each cell of each table row in a window (by start + end logit). */
+  private cellSpans(w: Window, start: Float32Array, end: Float32Array, passages: readonly ReaderPassage[]): { a: number; b: number; score: number }[] {
+    const out: { a: number; b: number; score: number }[] = [];
+    for (const p of w.passages) {
+      const ranges = passages[p]!.answerRanges;
+      if (!ranges) continue;
+      for (const [from, to] of ranges) {
+        const idx: number[] = [];
+        for (let i = 0; i < w.map.length; i++) {
+          const m = w.map[i];
+          if (m && m[0] === p && m[1] >= from && m[2] <= to) idx.push(i);
+        }
+        let best: { a: number; b: number; score: number } | null = null;
+        for (const a of idx) for (const b of idx) if (b >= a && b - a + 1 <= this.maxAnswer && (!best || start[a]! + end[b]! > best.score)) best = { a, b, score: start[a]! + end[b]! };
+        if (best) out.push(best);
+      }
     }
     return out;
   }

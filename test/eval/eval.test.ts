@@ -5,7 +5,8 @@ import { openCore, type Core } from '../../src/core.js';
 import { loadDataset } from '../../src/eval/dataset.js';
 import { allSupportAt, containsAnswer, normalizeAnswer, percentile, recallAt } from '../../src/eval/metrics.js';
 import { multiHopRanker, singleHopRanker } from '../../src/eval/rankers.js';
-import { coherenceStats, runEval, type Ranker } from '../../src/eval/run.js';
+import { coherenceStats, formatReport, runEval, type Ranker } from '../../src/eval/run.js';
+import type { ShownReply } from '../../src/eval/visible.js';
 import { ingest } from '../../src/ingest/ingest.js';
 import { SAMPLE_DIR, tempDir, testConfig } from '../helpers.js';
 
@@ -117,6 +118,41 @@ describe('eval harness on a tiny dataset made here', () => {
     expect(m['all_support@2']).toBe(1);
     expect(m['answer_in_evidence@3']).toBe(0.5);
     expect(m.mean_hops).toBe(2.5);
+  });
+
+  it('measures what a person sees: the first line, the first three, right and wrong short answers, stops, per type', async () => {
+    const typed = path.join(dir, 'typed');
+    fs.mkdirSync(typed, { recursive: true });
+    fs.copyFileSync(path.join(dir, 'tiny', 'corpus.jsonl'), path.join(typed, 'corpus.jsonl'));
+    const qs = [
+      { id: 'a', question: 'Where was Ilse Varga born?', answers: ['Kecskemét'], supporting: ['p2'], type: 'factoid' },
+      { id: 'b', question: 'What is the largest lake?', answers: ['Lake Balaton'], supporting: ['p5'], type: 'factoid' },
+      { id: 'c', question: 'Who founded Zorblat?', answers: ['Ilse Varga'], supporting: ['p1'], type: 'bridge' },
+      { id: 'd', question: 'When was Zorblat founded?', answers: ['1961'], supporting: ['p1'], type: 'bridge' },
+    ];
+    fs.writeFileSync(path.join(typed, 'questions.jsonl'), qs.map((q) => JSON.stringify(q)).join('\n'));
+    const shown: Record<string, ShownReply> = {
+      // right short answer, a little longer than the gold
+      a: { value: 'the town of Kecskemét', lines: ['Ilse Varga was born in the town of Kecskemét.'], stoppedForPerson: false },
+      // no short answer; the gold stands in the second line only
+      b: { value: null, lines: ['Toy trains were popular.', 'Lake Balaton is the largest lake in Central Europe.'], stoppedForPerson: true },
+      // a wrong short answer, the gold in the third line
+      c: { value: 'Kecskemét', lines: ['x', 'y', 'Zorblat was founded by Ilse Varga.'], stoppedForPerson: false },
+      // a number inside a longer number is not the answer
+      d: { value: '19612', lines: ['founded in 19612'], stoppedForPerson: true },
+    };
+    const ranker: Ranker = async (q) => ({ passages: [], snippets: [], hops: 1, shown: shown[q.id]! });
+    const r = await runEval(loadDataset(typed), { multihop: ranker }, { modes: ['multihop'], ks: [1] });
+    const m = r.modes.multihop!;
+    expect(m['visible@1']).toBe(0.25);
+    expect(m['visible@3']).toBe(0.75);
+    expect(m.answered_right).toBe(0.25);
+    expect(m.wrong_answers).toBe(0.5);
+    expect(m.wrong_of_given).toBeCloseTo(2 / 3, 9);
+    expect(m.stopped_for_person).toBe(0.5);
+    expect(m.by_type!.factoid).toMatchObject({ questions: 2, 'visible@1': 0.5, 'visible@3': 1, answered_right: 0.5, wrong_answers: 0, stopped_for_person: 0.5 });
+    expect(m.by_type!.bridge).toMatchObject({ questions: 2, 'visible@1': 0, 'visible@3': 0.5, answered_right: 0, wrong_answers: 1, stopped_for_person: 0.5 });
+    expect(formatReport(r, [1])).toMatch(/factoid \(2\)\s+0\.500\s+1\.000/);
   });
 
   it('reads a folder of documents whose supporting entries are paths (the sample corpus)', async () => {

@@ -5,7 +5,10 @@ import { parseHtml } from '../../src/ingest/parsers/html.js';
 import { parseMarkdown } from '../../src/ingest/parsers/markdown.js';
 import { parsePdf } from '../../src/ingest/parsers/pdf.js';
 import { parseText } from '../../src/ingest/parsers/text.js';
+import { chunkBlocks } from '../../src/ingest/chunker.js';
 import { SAMPLE_DIR } from '../helpers.js';
+
+const FIXTURES = path.join(import.meta.dirname, '..', 'fixtures');
 
 describe('Markdown', () => {
   it('reads front matter (title, url), headings, list items and GFM tables', () => {
@@ -34,6 +37,68 @@ describe('HTML', () => {
     const all = doc.blocks.map((b) => b.text + (b.rows?.flat().join(' ') ?? '')).join(' ');
     expect(all).not.toMatch(/analytics|injected by a script|Wiki home/);
     expect(doc.blocks.find((b) => b.kind === 'table')).toMatchObject({ header: ['Site', 'Commissioned', 'Status'] });
+  });
+
+  // a real page of a Debian documentation package (python3.11-doc): Sphinx breaks lines between inline elements
+  const sphinx = parseHtml(fs.readFileSync(path.join(FIXTURES, 'html', 'python-os-replace.html'), 'utf8'));
+  const sphinxText = sphinx.blocks.map((b) => b.text).join(' ');
+
+  it('keeps words apart where a line break stands between inline elements (a real Sphinx page)', () => {
+    expect(sphinxText).toContain('Rename the file or directory src to dst.');
+    expect(sphinxText).toContain('If dst is a non-empty directory, OSError will be raised.');
+    expect(sphinxText).toContain('if src and dst are on different filesystems');
+    // no word of the page's text is glued to its neighbour
+    for (const glued of ['dstis', 'directory,OSError', 'raised.If', 'willbe']) expect(sphinxText).not.toContain(glued);
+    expect(sphinxText).not.toContain('\u00b6');
+  });
+
+  it('files a term entry under its term, and the text after the list under the heading again', () => {
+    const blocks = chunkBlocks(sphinx.blocks, { maxTokens: 200, countTokens: (t) => t.split(/\s+/).length, title: sphinx.title });
+    const rename = blocks.find((c) => c.text.startsWith('Rename the file'));
+    expect(rename?.headingPath).toEqual(['Files and Directories', 'os.replace(src, dst, *, src_dir_fd=None, dst_dir_fd=None)']);
+    expect(blocks.find((c) => c.text.startsWith('Text after the list'))?.headingPath).toEqual(['Files and Directories']);
+  });
+
+  it('reads a key/value table (a header cell, then its value) as "key: value" rows', () => {
+    const doc = parseHtml(`<h2><span id="KeepAliveTimeout">KeepAliveTimeout</span> Directive <a class="permalink" href="#k">&para;</a></h2>
+<table class="directive">
+<tr><th><a href="d.html#Description">Description:</a></th><td>Amount of time the server will wait for subsequent
+requests on a persistent connection</td></tr>
+<tr><th><a href="d.html#Default">Default:</a></th><td><code>KeepAliveTimeout 5</code></td></tr>
+</table>`);
+    expect(doc.blocks[0]).toEqual({ kind: 'heading', text: 'KeepAliveTimeout Directive', level: 2 });
+    expect(doc.blocks[1]).toMatchObject({
+      kind: 'table',
+      header: [],
+      rows: [
+        ['Description', 'Amount of time the server will wait for subsequent requests on a persistent connection'],
+        ['Default', 'KeepAliveTimeout 5'],
+      ],
+    });
+  });
+
+  it('keeps a code example written with <br> as code: its # comments are not headings', () => {
+    const doc = parseHtml('<h2>Options</h2><div class="example"><p><code>\n  # Unknown HTTP method<br>\n  WOW / HTTP/1.0<br>\n</code></p></div><p>After the <code>example</code>\ntext.</p>');
+    expect(doc.blocks.filter((b) => b.kind === 'heading').map((b) => b.text)).toEqual(['Options']);
+    expect(doc.blocks[1]).toEqual({ kind: 'code', text: '# Unknown HTTP method\nWOW / HTTP/1.0' });
+    expect(doc.blocks[2]).toEqual({ kind: 'paragraph', text: 'After the example text.' });
+  });
+
+  it('keeps preformatted text line by line, highlighting markup and all', () => {
+    const doc = parseHtml('<pre><span class="k">def</span> <span class="nf">f</span>():\n    <span class="k">return</span> 1\n</pre>');
+    expect(doc.blocks).toEqual([{ kind: 'code', text: 'def f():\n    return 1' }]);
+  });
+});
+
+describe('words across lines in Markdown and plain text', () => {
+  it('keeps words apart at a line break next to inline HTML in Markdown', () => {
+    const doc = parseMarkdown('served by <span>Apache</span>\nmodules and `mod_ssl`\nsettings\n');
+    expect(doc.blocks[0]!.text).toBe('served by Apache modules and mod_ssl settings');
+  });
+
+  it('joins a word hyphenated across lines in plain text, and keeps words on separate lines apart', () => {
+    const doc = parseText('The configu-\nration is read once per\nstart. See Wi-\nFi settings.\n');
+    expect(doc.blocks[0]!.text).toBe('The configuration is read once per start. See Wi- Fi settings.');
   });
 });
 

@@ -10,6 +10,8 @@ import { labelGateChecks, type GateCheck } from '../../eval/gate.js';
 import type { ReadingFeatures } from '../../engine/answer/read.js';
 import { loadDataset } from '../../eval/dataset.js';
 import { mean, scoreAnswer } from '../../eval/metrics.js';
+import { answerRight } from '../../eval/visible.js';
+import { leaveOneSetOut } from '../../eval/calibration.js';
 import { LOCAL } from '../../store/access.js';
 import { UserError } from '../../errors.js';
 import type { CliContext } from '../program.js';
@@ -24,9 +26,145 @@ interface Sample {
   /** The reading's short answer (for --dump). */
   value: string | null;
   features: ReadingFeatures;
-  /** Exact match of the proposed answer (what the confidence is a probability of). */
+  /** The proposed answer is right (eval/visible.ts answerRight: what the confidence is a probability of). */
   em: number;
   f1: number;
+}
+
+/** Reads every question of the datasets with the engine and keeps each reading's features and label. */
+async function collectSamples(ctx: CliContext, cmd: Command, dirs: readonly string[], limit: number | undefined): Promise<{ samples: Sample[]; reader: string }> {
+  const samples: Sample[] = [];
+  let reader = '';
+  for (const dir of dirs) {
+    const dataset = loadDataset(dir);
+    const questions = dataset.questions.filter((q) => q.answers.length).slice(0, limit ?? Infinity);
+    await withDatasetCore(ctx, cmd, dataset, undefined, async (core, config) => {
+      reader = core.reader.name;
+      const engine = evalEngine(core, config);
+      const bar = progressBar();
+      bar.start(questions.length, `calibrate ${dataset.name}`);
+      for (const [i, q] of questions.entries()) {
+        const r = await engine.run(q.question, LOCAL);
+        const reading = r.answer.reading;
+        if (reading) {
+          const right = answerRight(reading.value, q.answers) ? 1 : 0;
+          samples.push({ dataset: dataset.name, id: q.id, question: q.question, value: reading.value, features: reading.features, em: right, f1: scoreAnswer(reading.value, q.answers).f1 });
+        }
+        bar.update(i + 1, `calibrate ${dataset.name}`);
+      }
+      bar.stop();
+    });
+  }
+  return { samples, reader };
+}
+
+/** P(right) of each sample under a model fitted on `train` ("none" readings are 0 by construction). */
+function probabilities(model: LogisticModel, samples: readonly Sample[]): number[] {
+  return samples.map((s) => (s.features.kind === 'none' ? 0 : predict(model, featureVector(s.features))));
+}
+
+const proposalsOf = (samples: readonly Sample[]) => samples.filter((s) => s.features.kind !== 'none');
+
+function fitOn(samples: readonly Sample[], l2: number): LogisticModel {
+  const proposals = proposalsOf(samples);
+  return fitLogistic(
+    proposals.map((s) => featureVector(s.features)),
+    proposals.map((s) => s.em),
+    FEATURE_NAMES,
+    l2,
+  );
+}
+
+/**
+ * The answer confidence: fitted on the --dataset sets, and judged three ways, each on questions
+ * the fit did not see: k-fold out of fold, leave-one-set-out (fitted without a set, judged on
+ * it), and on the --report-on sets, which are never fitted on.
+ */
+async function calibrateAnswers(ctx: CliContext, cmd: Command, opts: CalibrateOptions): Promise<void> {
+  const { samples, reader } = await collectSamples(ctx, cmd, opts.dataset, opts.limit);
+  const reported = opts.reportOn?.length ? (await collectSamples(ctx, cmd, opts.reportOn, opts.limit)).samples : [];
+  const proposals = proposalsOf(samples);
+  if (proposals.length < opts.folds * 4) throw new UserError(`only ${proposals.length} proposed answers: too few to fit and cross-validate; add datasets or questions`);
+  if (opts.dump) fs.writeFileSync(opts.dump, [...samples, ...reported].map((s) => JSON.stringify(s)).join('\n') + '\n');
+  const oof = outOfFold(
+    proposals.map((s) => featureVector(s.features)),
+    proposals.map((s) => s.em),
+    proposals.map((s) => `${s.dataset}\u0000${s.id}`),
+    FEATURE_NAMES,
+    opts.folds,
+    opts.l2,
+  );
+  const pOf = new Map(proposals.map((s, i) => [s, oof[i]!]));
+  const allP = samples.map((s) => pOf.get(s) ?? 0);
+  const sets = [...new Set(samples.map((s) => s.dataset))];
+  const lines = [`out-of-fold (${opts.folds}-fold cross-validation, folds by question id):`];
+  for (const name of sets) {
+    const idx = samples.map((s, i) => (s.dataset === name ? i : -1)).filter((i) => i >= 0);
+    lines.push(
+      ...summary(
+        `  ${name}`,
+        idx.map((i) => samples[i]!),
+        idx.map((i) => allP[i]!),
+      ),
+    );
+  }
+  lines.push(...summary('  all', samples, allP));
+  if (sets.length > 1) {
+    lines.push('', 'leave one set out (fitted on the others, judged on the set named):');
+    const held = leaveOneSetOut(
+      proposals.map((s) => ({ set: s.dataset, x: featureVector(s.features), y: s.em })),
+      FEATURE_NAMES,
+      opts.l2,
+    );
+    for (const name of sets) {
+      // proposals in the order leaveOneSetOut kept them; "none" readings are 0 by construction
+      const p = held.get(name)?.p ?? [];
+      let k = 0;
+      const setSamples = samples.filter((s) => s.dataset === name);
+      lines.push(
+        ...summary(
+          `  ${name}`,
+          setSamples,
+          setSamples.map((s) => (s.features.kind === 'none' ? 0 : p[k++]!)),
+        ),
+      );
+    }
+  }
+  const cvEce = reliability(
+    allP,
+    samples.map((s) => s.em),
+  ).ece;
+  const model = fitOn(samples, opts.l2);
+  if (reported.length) {
+    lines.push('', 'never fitted on (the fit on all --dataset sets):');
+    for (const name of [...new Set(reported.map((s) => s.dataset))]) {
+      const held = reported.filter((s) => s.dataset === name);
+      lines.push(...summary(`  ${name}`, held, probabilities(model, held)));
+    }
+  }
+  lines.push(
+    '',
+    'fit on all (standardised weights):',
+    ...FEATURE_NAMES.map((f, i) => `  ${f.padEnd(22)}${model.weights[i]!.toFixed(3).padStart(8)}`),
+    `  ${'bias'.padEnd(22)}${model.bias.toFixed(3).padStart(8)}`,
+  );
+  ctx.out(lines.join('\n'));
+  if (opts.write) {
+    const file = sourceFile('answer', 'calibration.fitted.ts');
+    fs.writeFileSync(
+      file,
+      fittedSource(model, {
+        command: commandLine(opts),
+        datasets: sets,
+        questions: samples.length,
+        cvFolds: opts.folds,
+        cvEce: Number(cvEce.toFixed(4)),
+        reader,
+        date: new Date().toISOString().slice(0, 10),
+      }),
+    );
+    process.stderr.write(`ragask: wrote ${file}; run \`npm run build\` to use it\n`);
+  }
 }
 
 function summary(name: string, samples: readonly Sample[], p: readonly number[]): string[] {
@@ -81,6 +219,7 @@ ${modelLiteral(model)}
 
 interface CalibrateOptions {
   dataset: string[];
+  reportOn?: string[];
   folds: number;
   l2: number;
   limit?: number;
@@ -99,7 +238,8 @@ function sourceFile(...parts: string[]): string {
 
 function commandLine(opts: CalibrateOptions): string {
   const sets = opts.dataset.map((d) => `--dataset ${path.relative(process.cwd(), path.resolve(d))}`).join(' ');
-  return `npx ragask calibrate ${opts.gate ? '--gate ' : ''}${sets} --folds ${opts.folds} --l2 ${opts.l2}${opts.gate ? ` --max-stopped-right ${opts.maxStoppedRight}` : ''}${opts.limit ? ` --limit ${opts.limit}` : ''} --write`;
+  const reported = (opts.reportOn ?? []).map((d) => ` --report-on ${path.relative(process.cwd(), path.resolve(d))}`).join('');
+  return `npx ragask calibrate ${opts.gate ? '--gate ' : ''}${sets}${reported} --folds ${opts.folds} --l2 ${opts.l2}${opts.gate ? ` --max-stopped-right ${opts.maxStoppedRight}` : ''}${opts.limit ? ` --limit ${opts.limit}` : ''} --write`;
 }
 
 /** Out-of-fold predictions of a logistic fit, folds by a stable hash of each sample's key. */
@@ -255,85 +395,12 @@ export function register(program: Command, ctx: CliContext): void {
       },
       0.1,
     )
+    .option('--report-on <dir...>', 'datasets only reported on, never fitted on (e.g. ../shared/datasets/teamdocs-git)')
     .option('--dump <file>', 'also write every sample (features and label) as JSON lines, for analysis')
     .option('--write', 'write the fit to src/engine/answer/calibration.fitted.ts (--gate: src/engine/gate.fitted.ts); a source checkout, rebuild after')
     .action(async (opts: CalibrateOptions, cmd: Command) => {
       if (opts.folds < 2) throw new UserError('--folds must be at least 2 for cross-validation');
       if (opts.gate) return calibrateGate(ctx, cmd, opts);
-      const samples: Sample[] = [];
-      let readerName = '';
-      for (const dir of opts.dataset) {
-        const dataset = loadDataset(dir);
-        const questions = dataset.questions.filter((q) => q.answers.length).slice(0, opts.limit ?? Infinity);
-        await withDatasetCore(ctx, cmd, dataset, undefined, async (core, config) => {
-          readerName = core.reader.name;
-          const engine = evalEngine(core, config);
-          const bar = progressBar();
-          bar.start(questions.length, `calibrate ${dataset.name}`);
-          for (const [i, q] of questions.entries()) {
-            const r = await engine.run(q.question, LOCAL);
-            const reading = r.answer.reading;
-            if (reading) samples.push({ dataset: dataset.name, id: q.id, question: q.question, value: reading.value, features: reading.features, ...scoreAnswer(reading.value, q.answers) });
-            bar.update(i + 1, `calibrate ${dataset.name}`);
-          }
-          bar.stop();
-        });
-      }
-      // only readings that propose an answer get a probability; "none" is 0 by construction
-      const proposals = samples.filter((s) => s.features.kind !== 'none');
-      if (proposals.length < opts.folds * 4) throw new UserError(`only ${proposals.length} proposed answers: too few to fit and cross-validate; add datasets or questions`);
-      if (opts.dump) fs.writeFileSync(opts.dump, samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
-      const X = proposals.map((s) => featureVector(s.features));
-      const y = proposals.map((s) => s.em);
-      const oof = outOfFold(
-        X,
-        y,
-        proposals.map((s) => `${s.dataset}\u0000${s.id}`),
-        FEATURE_NAMES,
-        opts.folds,
-        opts.l2,
-      );
-      const pOf = new Map(proposals.map((s, i) => [s, oof[i]!]));
-      const allP = samples.map((s) => pOf.get(s) ?? 0);
-      const lines = [`out-of-fold (${opts.folds}-fold cross-validation, folds by question id):`];
-      for (const name of [...new Set(samples.map((s) => s.dataset))]) {
-        const idx = samples.map((s, i) => (s.dataset === name ? i : -1)).filter((i) => i >= 0);
-        lines.push(
-          ...summary(
-            `  ${name}`,
-            idx.map((i) => samples[i]!),
-            idx.map((i) => allP[i]!),
-          ),
-        );
-      }
-      lines.push(...summary('  all', samples, allP));
-      const cvEce = reliability(
-        allP,
-        samples.map((s) => s.em),
-      ).ece;
-      const model = fitLogistic(X, y, FEATURE_NAMES, opts.l2);
-      lines.push(
-        '',
-        'fit on all (standardised weights):',
-        ...FEATURE_NAMES.map((f, i) => `  ${f.padEnd(22)}${model.weights[i]!.toFixed(3).padStart(8)}`),
-        `  ${'bias'.padEnd(22)}${model.bias.toFixed(3).padStart(8)}`,
-      );
-      ctx.out(lines.join('\n'));
-      if (opts.write) {
-        const file = sourceFile('answer', 'calibration.fitted.ts');
-        fs.writeFileSync(
-          file,
-          fittedSource(model, {
-            command: commandLine(opts),
-            datasets: [...new Set(samples.map((s) => s.dataset))],
-            questions: samples.length,
-            cvFolds: opts.folds,
-            cvEce: Number(cvEce.toFixed(4)),
-            reader: readerName,
-            date: new Date().toISOString().slice(0, 10),
-          }),
-        );
-        process.stderr.write(`ragask: wrote ${file}; run \`npm run build\` to use it\n`);
-      }
+      return calibrateAnswers(ctx, cmd, opts);
     });
 }

@@ -25,27 +25,13 @@ const logit = (p: number) => {
   return Math.log(q / (1 - q));
 };
 
-export const FEATURE_NAMES = [
-  'reader_p_answer',
-  'reader_p_kind',
-  'span_score',
-  'span_margin',
-  'agreement',
-  'conflict',
-  'retrieval_score',
-  'evidence_rank',
-  'later_hop',
-  'chain_weight',
-  'confirmed_hop',
-  'yes_no',
-  'comparison_yesno',
-  'comparison_attribute',
-  'comparison_read',
-  'chain_stopped',
-  'answer_words',
-] as const;
+export const FEATURE_NAMES = ['reader_p_answer', 'reader_p_kind', 'span_score', 'span_margin', 'agreement', 'conflict', 'typed_question', 'type_fit', 'yes_no', 'comparison', 'answer_words'] as const;
 
-/** The features as numbers, in FEATURE_NAMES order (each defended in BENCHMARKS.md, "Answer confidence"). */
+/**
+ * The features as numbers, in FEATURE_NAMES order (each defended in BENCHMARKS.md, "Answer
+ * confidence"). Only what the reading says of itself: retrieval scores and chain positions flipped
+ * sign between Wikipedia and manuals, so they are not features.
+ */
 export function featureVector(f: ReadingFeatures): number[] {
   const yesNo = f.kind === 'yes' || f.kind === 'no';
   return [
@@ -55,16 +41,10 @@ export function featureVector(f: ReadingFeatures): number[] {
     clip(f.margin, 0, MARGIN_CAP) / MARGIN_CAP,
     Math.min(f.agreement, 3) / 3,
     f.conflict ? 1 : 0,
-    f.retrieval,
-    Math.log1p(Math.min(f.rank, 20)) / Math.log(21),
-    f.hop > 1 ? 1 : 0,
-    f.weight,
-    f.confirmed ? 1 : 0,
+    (f.expected ?? 'any') === 'any' ? 0 : 1,
+    f.typeFit ?? 0,
     yesNo ? 1 : 0,
-    f.comparison === 'yesno' ? 1 : 0,
-    f.comparison === 'choice-attribute' ? 1 : 0,
-    f.comparison === 'choice-read' ? 1 : 0,
-    f.stopped ? 1 : 0,
+    f.comparison === 'none' ? 0 : 1,
     Math.log1p(Math.min(f.words, 20)) / Math.log(21),
   ];
 }
@@ -72,5 +52,5 @@ export function featureVector(f: ReadingFeatures): number[] {
 /** P(the answer is right) for a reading that gives a short answer; 0 for one that gives none. */
 export function answerProbability(f: ReadingFeatures, model: LogisticModel = CALIBRATION.model): number {
   if (f.kind === 'none') return 0;
-  return predict(model, featureVector(f));
+  return predict(model, featureVector(f), FEATURE_NAMES, CALIBRATION.fitted.command);
 }

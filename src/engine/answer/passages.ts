@@ -22,6 +22,12 @@ export interface EvidencePassage {
 
 /** Passages the reader reads by default: the top of the final evidence (and every hop's best). */
 export const READER_PASSAGES = 6;
+/**
+ * Rows of its table read beside a retrieved table row, each way: a row is retrieved by what it
+ * shares with the question ("Description: Number of requests allowed on a persistent
+ * connection"), and the value asked for often stands in the next row ("Default: … 100").
+ */
+export const TABLE_CONTEXT_ROWS = 6;
 
 const CONFIRMED_ORIGINS = new Set(['question', 'follow-up', 'suggestion']);
 
@@ -46,10 +52,12 @@ export async function evidencePassages(
   const chain = new Set(hops.map((h) => h.snippets[0]?.chunkId).filter((id): id is number => id !== undefined));
   const picked = evidence.filter((s, i) => i < n || chain.has(s.chunkId));
   const chunks = await chunksOf(picked.map((s) => s.chunkId));
+  const rows = await tableContext(picked, chunks, chunksOf);
   const out: EvidencePassage[] = [];
-  for (const s of picked) {
-    const chunk = chunks.get(s.chunkId);
-    if (!chunk) continue;
+  const seen = new Set<number>();
+  const add = (s: Snippet, chunk: ChunkRow, rank: number) => {
+    if (seen.has(chunk.id)) return;
+    seen.add(chunk.id);
     const h = firstHop.get(s.chunkId);
     out.push({
       snippet: s,
@@ -58,9 +66,38 @@ export async function evidencePassages(
       hop: h?.hop ?? 1,
       weight: h?.weight ?? 1,
       confirmed: h ? CONFIRMED_ORIGINS.has(h.formedBy) : true,
-      rank: evidence.indexOf(s),
+      rank,
       ...(chunk.kind === 'table_row' ? { answerRanges: cellValues(chunk.text) } : {}),
     });
+  };
+  for (const s of picked) {
+    const chunk = chunks.get(s.chunkId);
+    if (!chunk) continue;
+    const rank = evidence.indexOf(s);
+    add(s, chunk, rank);
+    // the rest of its table, in table order, cited as rows of the same section
+    for (const row of rows.get(chunk.id) ?? []) add({ ...s, chunkId: row.id, windowId: null, text: row.text }, row, rank);
+  }
+  return out;
+}
+
+/**
+ * The rows of the same table around each retrieved table row (same document and section, next to
+ * it in order), TABLE_CONTEXT_ROWS each way. Chunk ids of a document are consecutive in its order.
+ */
+async function tableContext(picked: readonly Snippet[], chunks: ReadonlyMap<number, ChunkRow>, chunksOf: (ids: number[]) => Promise<ReadonlyMap<number, ChunkRow>>): Promise<Map<number, ChunkRow[]>> {
+  const rows = picked.map((s) => chunks.get(s.chunkId)).filter((c): c is ChunkRow => c?.kind === 'table_row');
+  const out = new Map<number, ChunkRow[]>();
+  if (!rows.length) return out;
+  const ids = new Set<number>();
+  for (const r of rows) for (let d = -TABLE_CONTEXT_ROWS; d <= TABLE_CONTEXT_ROWS; d++) if (d !== 0 && r.id + d > 0) ids.add(r.id + d);
+  const near = await chunksOf([...ids]);
+  const sameTable = (a: ChunkRow, b: ChunkRow | undefined) => !!b && b.docId === a.docId && b.kind === 'table_row' && b.headingPath.join('\u0000') === a.headingPath.join('\u0000');
+  for (const r of rows) {
+    const around: ChunkRow[] = [];
+    for (let id = r.id - 1; id >= r.id - TABLE_CONTEXT_ROWS && sameTable(r, near.get(id)); id--) around.unshift(near.get(id)!);
+    for (let id = r.id + 1; id <= r.id + TABLE_CONTEXT_ROWS && sameTable(r, near.get(id)); id++) around.push(near.get(id)!);
+    out.set(r.id, around);
   }
   return out;
 }

@@ -4,11 +4,15 @@ import { contentTerms, termSet } from '../text.js';
 import type { HopState } from '../types.js';
 import { parseComparison, pickByValue, type ComparisonQuestion } from './comparison.js';
 import { readerInput, type EvidencePassage } from './passages.js';
+import { asksForDefault, expectedType, typeFit, valueWithin, type ExpectedType } from './answer-type.js';
 
 /** What the engine needs of a reader (src/models/reader.ts is the one implementation). */
 export interface AnswerReader {
-  read(question: string, passages: readonly ReaderPassage[]): Promise<ReaderResult>;
+  read(question: string, passages: readonly ReaderPassage[], opts?: { spansPerWindow?: number }): Promise<ReaderResult>;
 }
+
+/** Spans the reader returns per window: enough that a value is among them when a description leads. */
+export const SPANS_PER_WINDOW = 12;
 
 /**
  * Minus signs and dashes that the reader's vocabulary splits differently from "-": a question about
@@ -23,6 +27,7 @@ async function readFolded(reader: AnswerReader, question: string, passages: read
   const r = await reader.read(
     fold(question),
     passages.map((p) => ({ ...p, title: fold(p.title), text: fold(p.text) })),
+    { spansPerWindow: SPANS_PER_WINDOW },
   );
   const original = (s: SpanCandidate): SpanCandidate => {
     const text = passages[s.passage]!.text;
@@ -64,6 +69,9 @@ export interface ReadingFeatures {
   stopped: boolean;
   /** Words in the short answer (0 for yes/no): the longer a read span, the likelier it ran past the answer. */
   words: number;
+  /** What the question asks for, and how the answer fits it (1 of that kind, 0 cannot tell, −1 not). */
+  expected: ExpectedType;
+  typeFit: number;
 }
 
 export interface Rival {
@@ -105,7 +113,14 @@ export const CONFLICT_MARGIN = 1.5;
 /** Two readings are the same value when their token F1 reaches this. */
 const SAME_VALUE_F1 = 0.5;
 
-const sameValue = (a: string, b: string) => normalizeAnswer(a) === normalizeAnswer(b) || tokenF1(a, b) >= SAME_VALUE_F1;
+/** The numbers a value holds ("+0.35 °C" → "0.35"): two values with other numbers are other values, whatever their unit shares. */
+const numbersOf = (s: string) => (s.match(/\d+(?:[.,]\d+)*/g) ?? []).join(' ');
+const sameValue = (a: string, b: string) => {
+  const na = numbersOf(a);
+  const nb = numbersOf(b);
+  if ((na || nb) && na !== nb) return false;
+  return normalizeAnswer(a) === normalizeAnswer(b) || tokenF1(a, b) >= SAME_VALUE_F1;
+};
 
 interface Located extends SpanCandidate {
   pAnswer: number;
@@ -190,6 +205,8 @@ function baseFeatures(kind: ReadKind, passage: EvidencePassage | null, stopped: 
     comparison,
     stopped,
     words: 0,
+    expected: 'any',
+    typeFit: 0,
   };
 }
 
@@ -228,11 +245,9 @@ function fromResult(result: ReaderResult, question: string, hops: readonly HopSt
     comparison: null,
     features: { ...baseFeatures(kind, null, stopped, path), pAnswer: result.pAnswer, pKind: result.pKind },
   });
-  // the reader's own edge: below it the reader says these passages do not answer, and no
-  // calibration fitted on answerable questions may turn that into an answer
-  if (result.window < 0 || result.pAnswer < READER_ANSWERS) return none();
+  if (result.window < 0) return none();
   const w = result.windows[result.window]!;
-  if (result.kind === 'yes' || result.kind === 'no') {
+  if ((result.kind === 'yes' || result.kind === 'no') && result.pAnswer >= READER_ANSWERS) {
     const p = passages[w.passages[0]!] ?? null;
     return {
       kind: result.kind,
@@ -245,21 +260,32 @@ function fromResult(result: ReaderResult, question: string, hops: readonly HopSt
       features: { ...baseFeatures(result.kind, p, stopped, path), pAnswer: result.pAnswer, pKind: result.pKind },
     };
   }
+  // every window's spans compete: on a manual the reader often doubts the passage that holds the
+  // value ("Default: MaxKeepAliveRequests 100"), and its doubt is a feature of the confidence, not a veto
   const bad = forbidden(question, hops);
-  const all = spansOf(result).sort((a, b) => b.score - a.score);
-  const chosen = w.spans.find((s) => !bad(s.text));
+  const expected = expectedType(question);
+  const scored = scoreSpans(
+    spansOf(result).filter((x) => !bad(x.text)),
+    expected,
+    question,
+    passages,
+  );
+  const chosen = scored[0];
   if (!chosen) return none();
   const passage = passages[chosen.passage]!;
-  const others = all.filter((s) => !bad(s.text) && !sameValue(s.text, chosen.text));
-  const margin = Math.min(MARGIN_CAP, chosen.score - (others[0]?.score ?? chosen.score - MARGIN_CAP));
-  const agreement = result.windows.filter((x, i) => i !== result.window && x.spans[0] && sameValue(x.spans[0].text, chosen.text)).length;
+  const win = result.windows[chosen.window]!;
+  const others = scored.filter((x) => !sameValue(x.text, chosen.text));
+  const margin = Math.min(MARGIN_CAP, chosen.adjusted - (others[0]?.adjusted ?? chosen.adjusted - MARGIN_CAP));
+  const agreement = result.windows.filter((x, i) => i !== chosen.window && x.spans[0] && sameValue(valueOf(expected, x.spans[0].text), chosen.text)).length;
   const rivals: Rival[] = [];
-  for (const s of others) {
-    const p = passages[s.passage]!;
-    if (p.snippet.docId === passage.snippet.docId || s.pAnswer < 0.5 || s.score < chosen.score - CONFLICT_MARGIN) continue;
-    if (rivals.some((r) => sameValue(r.value, s.text))) continue;
-    rivals.push({ value: s.text, passage: p, start: s.start, end: s.end, score: s.score });
+  for (const x of others) {
+    const p = passages[x.passage]!;
+    // a rival is a reading of the same kind from another document, close behind, where the reader believes it answers
+    if (p.snippet.docId === passage.snippet.docId || x.pAnswer < READER_ANSWERS || x.adjusted < chosen.adjusted - CONFLICT_MARGIN || x.fit < chosen.fit) continue;
+    if (rivals.some((r) => sameValue(r.value, x.text))) continue;
+    rivals.push({ value: x.text, passage: p, start: x.start, end: x.end, score: x.score });
   }
+  const pAnswer = 1 - win.probs.none;
   return {
     kind: 'span',
     value: chosen.text,
@@ -270,14 +296,70 @@ function fromResult(result: ReaderResult, question: string, hops: readonly HopSt
     comparison: null,
     features: {
       ...baseFeatures('span', passage, stopped, path),
-      pAnswer: result.pAnswer,
-      pKind: result.pKind,
+      pAnswer,
+      pKind: pAnswer > 0 ? win.probs.span / pAnswer : 0,
       spanScore: chosen.score,
       margin,
       agreement,
       conflict: rivals.length > 0,
+      expected,
+      typeFit: chosen.fit,
     },
   };
+}
+
+/** Logits a span of the expected kind is worth over one that cannot tell, and one of another kind under it. */
+export const TYPE_WEIGHT = 3;
+/** Logits for a span in a labelled cell whose label the question names ("Default: 5" for "by default"). */
+export const LABEL_WEIGHT = 6;
+/** Logits per unit of log-odds that the span's window answers at all. */
+export const WINDOW_WEIGHT = 3;
+
+interface ScoredSpan extends Located {
+  /** The reader's score moved by the type, the cell's label and the window's belief. */
+  adjusted: number;
+  fit: -1 | 0 | 1;
+}
+
+const logOdds = (p: number) => Math.log(Math.max(1e-4, p) / Math.max(1e-4, 1 - p));
+
+/** The value of a span's text the question asks for ("+0.30 °C" of "+0.30 °C to the Vantor TS-40"). */
+function valueOf(expected: ExpectedType, text: string): string {
+  const cut = valueWithin(expected, text);
+  return text.slice(cut.start, cut.end);
+}
+
+/**
+ * The spans as answers, best first: the reader's score, moved by how the span fits what the
+ * question asks for, whether its table cell is labelled with the question's words, and how much
+ * its window believes it answers; each cut to its value. Offsets stay offsets into the passage.
+ */
+function scoreSpans(spans: readonly Located[], expected: ExpectedType, question: string, passages: readonly EvidencePassage[]): ScoredSpan[] {
+  const asked = termSet(question);
+  if (asksForDefault(question)) asked.add('default');
+  const out: ScoredSpan[] = [];
+  for (const x of spans) {
+    const fit = typeFit(expected, x.text);
+    const label = cellLabel(passages[x.passage]!, x.start);
+    // the label must name what is asked, all of it ("Offset", "Default"), not share a word with the question
+    const labelTerms = label === null ? [] : contentTerms(label);
+    const named = labelTerms.length > 0 && labelTerms.every((t) => asked.has(t));
+    const adjusted = x.score + TYPE_WEIGHT * fit + (named ? LABEL_WEIGHT : 0) + WINDOW_WEIGHT * logOdds(x.pAnswer);
+    const cut = valueWithin(expected, x.text);
+    out.push({ ...x, start: x.start + cut.start, end: x.start + cut.end, text: x.text.slice(cut.start, cut.end), adjusted, fit });
+  }
+  out.sort((p, q) => q.adjusted - p.adjusted);
+  // one reading per value: the best of each
+  return out.filter((x, i) => out.findIndex((y) => normalizeAnswer(y.text) === normalizeAnswer(x.text)) === i);
+}
+
+/** The label of the table cell a span starts in ("Offset" of "Offset: +0.35 °C"), if the passage is a row. */
+function cellLabel(p: EvidencePassage, at: number): string | null {
+  const range = p.answerRanges?.find(([a, b]) => a <= at && at < b);
+  if (!range) return null;
+  const before = p.text.slice(0, range[0]);
+  const m = /(?:^|; )([^;:]{1,60}): $/.exec(before);
+  return m ? m[1]! : null;
 }
 
 async function readComparison(reader: AnswerReader, question: string, c: ComparisonQuestion, passages: readonly EvidencePassage[], stopped: boolean): Promise<Omit<Reading, 'ms'> | null> {

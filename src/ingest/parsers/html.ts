@@ -1,25 +1,237 @@
-import { NodeHtmlMarkdown } from 'node-html-markdown';
-import { parse } from 'node-html-parser';
-import { cleanText, type ParsedDocument } from '../blocks.js';
-import { parseMarkdown } from './markdown.js';
+import { HTMLElement, NodeType, parse, type Node } from 'node-html-parser';
+import { cleanText, type Block, type ParsedDocument } from '../blocks.js';
 
 /**
- * HTML to text through Markdown: node-html-markdown keeps the structure the chunker needs
- * (headings, lists, tables) and drops scripts, styles and navigation; node-html-parser reads <title> and the
- * canonical link. The Markdown is then chunked like any other Markdown document.
+ * HTML to blocks straight from the DOM (node-html-parser: fast, lenient with real-world markup, decodes
+ * entities). There is no Markdown step: node-html-markdown glued words at line breaks between inline
+ * tags ("served by <span>Apache</span>\nmodules" → "Apachemodules"), turned a `# comment` after a <br>
+ * in a config example into a heading and left links inside code as Markdown. Here white space is
+ * rendered as a browser renders it, and the structure the chunker needs is read from the elements:
+ * headings, paragraphs, list items, tables, preformatted code, and term lists.
  */
-const converter = new NodeHtmlMarkdown({ ignore: ['script', 'style', 'noscript', 'template', 'iframe', 'head', 'svg', 'canvas', 'object', 'embed', 'nav', 'aside'] });
+
+/** Never content: scripts, styles, navigation and embedded objects. */
+const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'iframe', 'head', 'svg', 'canvas', 'object', 'embed', 'nav', 'aside', 'button', 'select', 'input']);
+/** Permanent-link anchors that generated manuals put in headings (Sphinx's "headerlink", Apache's "permalink"). */
+const ANCHOR_CLASSES = /\b(headerlink|permalink)\b/;
+const HEADING = /^h([1-6])$/;
+const LISTS = new Set(['ul', 'ol', 'menu']);
+/** Elements that end the paragraph before them and start a new one after. */
+const BLOCK_CONTAINERS = new Set([
+  'body',
+  'html',
+  'div',
+  'section',
+  'article',
+  'main',
+  'header',
+  'footer',
+  'figure',
+  'figcaption',
+  'form',
+  'fieldset',
+  'center',
+  'details',
+  'summary',
+  'address',
+  'hr',
+  'caption',
+  'li',
+  'dd',
+  'dt',
+]);
+const CODE_INLINE = new Set(['code', 'tt', 'kbd', 'samp']);
+
+/**
+ * Term entries (`<dt>`) become headings deeper than any HTML heading, so that the description of a
+ * setting is chunked and cited under its name ("gc.auto", "KeepAliveTimeout"); the end of the list
+ * closes them again, so the text after it is not filed under its last term.
+ */
+export const TERM_LEVEL = 7;
+
+const tagOf = (n: Node): string => (n instanceof HTMLElement ? (n.rawTagName ?? '').toLowerCase() : '');
+const isSkipped = (el: HTMLElement) => SKIPPED.has(tagOf(el)) || (tagOf(el) === 'a' && ANCHOR_CLASSES.test(el.getAttribute('class') ?? ''));
+
+/** The text of an element as one line, as a browser renders it: white space runs are one space. */
+function inlineText(node: Node): string {
+  let out = '';
+  const visit = (n: Node) => {
+    if (n.nodeType === NodeType.TEXT_NODE) out += n.text;
+    else if (n instanceof HTMLElement) {
+      if (isSkipped(n)) return;
+      const tag = tagOf(n);
+      if (tag === 'br') out += ' ';
+      else if (tag === 'img') out += ` ${n.getAttribute('alt') ?? ''} `;
+      else {
+        // a block inside inline text (a <div> in a table cell) still separates words
+        const block = BLOCK_CONTAINERS.has(tag) || tag === 'p' || LISTS.has(tag) || HEADING.test(tag);
+        if (block) out += ' ';
+        for (const c of n.childNodes) visit(c);
+        if (block) out += ' ';
+      }
+    }
+  };
+  visit(node);
+  return cleanText(out.replace(/\u00b6/g, ' '));
+}
+
+/**
+ * Preformatted text keeps its lines; a <br> inside it is a line break. In code that is not
+ * preformatted (`<code>` lines joined by <br>), only the <br> breaks a line.
+ */
+function preText(node: Node, preformatted: boolean): string {
+  let out = '';
+  const visit = (n: Node) => {
+    if (n.nodeType === NodeType.TEXT_NODE) out += preformatted ? n.text : n.text.replace(/\s+/g, ' ');
+    else if (n instanceof HTMLElement && !isSkipped(n)) {
+      if (tagOf(n) === 'br') out += '\n';
+      else for (const c of n.childNodes) visit(c);
+    }
+  };
+  visit(node);
+  return out
+    .split('\n')
+    .map((l) => (preformatted ? l.replace(/\s+$/, '') : l.trim()))
+    .join('\n')
+    .replace(/^\n+|\n+$/g, '');
+}
+
+/** A code element written across lines with <br> (Apache's examples): a code block, not a sentence. */
+const isMultilineCode = (el: HTMLElement) => CODE_INLINE.has(tagOf(el)) && el.querySelector('br') !== null;
+
+/** The rows of a table (not of tables nested in it), each as its cells, header cells marked. */
+function tableRows(table: HTMLElement): { cells: string[]; header: boolean[] }[] {
+  const rows: { cells: string[]; header: boolean[] }[] = [];
+  const visit = (el: HTMLElement) => {
+    for (const c of el.childNodes) {
+      if (!(c instanceof HTMLElement)) continue;
+      const tag = tagOf(c);
+      if (tag === 'tr') {
+        const cells = c.childNodes.filter((x): x is HTMLElement => x instanceof HTMLElement && (tagOf(x) === 'td' || tagOf(x) === 'th'));
+        if (cells.length) rows.push({ cells: cells.map(inlineText), header: cells.map((x) => tagOf(x) === 'th') });
+      } else if (tag === 'thead' || tag === 'tbody' || tag === 'tfoot') visit(c);
+    }
+  };
+  visit(table);
+  return rows;
+}
+
+/**
+ * A table as a block. A key/value table (each row a header cell and a value: Apache's directive
+ * synopsis, "Default: KeepAliveTimeout 5") gives rows "key: value" without a header row; otherwise
+ * a first row of header cells is the header.
+ */
+function tableBlock(table: HTMLElement): Block | null {
+  const rows = tableRows(table).filter((r) => r.cells.some(Boolean));
+  if (!rows.length) return null;
+  const keyValue = rows.every((r) => r.cells.length === 2 && r.header[0] && !r.header[1]);
+  if (keyValue) return { kind: 'table', text: '', header: [], rows: rows.map((r) => [r.cells[0]!.replace(/\s*:$/, ''), r.cells[1]!]) };
+  const [first, ...rest] = rows;
+  if (first!.header.every(Boolean) && rest.length) return { kind: 'table', text: '', header: first!.cells, rows: rest.map((r) => r.cells) };
+  return { kind: 'table', text: '', header: [], rows: rows.map((r) => r.cells) };
+}
+
+class BlockWriter {
+  readonly blocks: Block[] = [];
+  private buffer = '';
+  private kind: 'paragraph' | 'quote' | 'list_item' = 'paragraph';
+  private level: number | undefined;
+
+  /** Ends the paragraph being gathered, if it has any text. */
+  flush(): void {
+    const text = cleanText(this.buffer.replace(/\u00b6/g, ' '));
+    if (text) this.blocks.push({ kind: this.kind, text, ...(this.level === undefined ? {} : { level: this.level }) });
+    this.buffer = '';
+    this.kind = 'paragraph';
+    this.level = undefined;
+  }
+
+  /** Starts gathering a paragraph of this kind (what was gathered before is ended). */
+  begin(kind: 'paragraph' | 'quote' | 'list_item', level?: number): void {
+    this.flush();
+    this.kind = kind;
+    this.level = level;
+  }
+
+  text(s: string): void {
+    this.buffer += s;
+  }
+
+  push(b: Block): void {
+    this.flush();
+    this.blocks.push(b);
+  }
+}
+
+function walk(node: Node, w: BlockWriter, ctx: { listDepth: number; termDepth: number; quote: boolean }): void {
+  if (node.nodeType === NodeType.TEXT_NODE) {
+    w.text(node.text);
+    return;
+  }
+  if (!(node instanceof HTMLElement) || isSkipped(node)) return;
+  const tag = tagOf(node);
+  const heading = HEADING.exec(tag);
+  const children = () => {
+    for (const c of node.childNodes) walk(c, w, ctx);
+  };
+  if (heading) {
+    const text = inlineText(node);
+    if (text) w.push({ kind: 'heading', text, level: Number(heading[1]) });
+  } else if (tag === 'pre' || tag === 'listing' || tag === 'xmp' || tag === 'textarea' || isMultilineCode(node)) {
+    const text = preText(node, !CODE_INLINE.has(tag));
+    if (text.trim()) w.push({ kind: 'code', text });
+  } else if (tag === 'table') {
+    const b = tableBlock(node);
+    if (b) w.push(b);
+  } else if (LISTS.has(tag)) {
+    w.flush();
+    for (const c of node.childNodes) {
+      if (tagOf(c) === 'li') {
+        w.begin('list_item', ctx.listDepth + 1);
+        for (const x of c.childNodes) walk(x, w, { ...ctx, listDepth: ctx.listDepth + 1 });
+        w.flush();
+      } else walk(c, w, ctx);
+    }
+  } else if (tag === 'dl') {
+    w.flush();
+    const level = TERM_LEVEL + ctx.termDepth;
+    for (const c of node.childNodes) {
+      if (tagOf(c) === 'dt') {
+        const term = inlineText(c);
+        if (term) w.push({ kind: 'heading', text: term, level });
+      } else walk(c, w, { ...ctx, termDepth: ctx.termDepth + 1 });
+    }
+    w.push({ kind: 'section_end', text: '', level });
+  } else if (tag === 'p' || tag === 'blockquote') {
+    const quote = ctx.quote || tag === 'blockquote';
+    w.begin(quote ? 'quote' : 'paragraph');
+    for (const c of node.childNodes) walk(c, w, { ...ctx, quote });
+    w.flush();
+  } else if (tag === 'br') {
+    w.text(' ');
+  } else if (tag === 'img') {
+    w.text(` ${node.getAttribute('alt') ?? ''} `);
+  } else if (BLOCK_CONTAINERS.has(tag)) {
+    w.flush();
+    children();
+    w.flush();
+  } else {
+    children();
+  }
+}
 
 export function parseHtml(source: string): ParsedDocument {
-  const root = parse(source, { comment: false, blockTextElements: { script: false, style: false, noscript: false, pre: true } });
+  const root = parse(source, { comment: false, blockTextElements: { script: false, style: false, noscript: false } });
   const title = cleanText(root.querySelector('title')?.text ?? '') || null;
   const canonical = root.querySelector('link[rel="canonical"]')?.getAttribute('href') ?? root.querySelector('meta[property="og:url"]')?.getAttribute('content');
   const body = root.querySelector('body') ?? root;
-  const markdown = converter.translate(body.toString());
-  const doc = parseMarkdown(markdown);
+  const writer = new BlockWriter();
+  walk(body, writer, { listDepth: 0, termDepth: 0, quote: false });
+  writer.flush();
+  const blocks = writer.blocks;
   return {
-    title: title ?? doc.title,
+    title: title ?? blocks.find((b) => b.kind === 'heading' && b.level === 1)?.text ?? null,
     url: canonical && /^https?:\/\//.test(canonical) ? canonical : null,
-    blocks: doc.blocks,
+    blocks,
   };
 }

@@ -41,6 +41,8 @@ const features = (over: Partial<ReadingFeatures> = {}): ReadingFeatures => ({
   comparison: 'none',
   stopped: false,
   words: 1,
+  expected: 'any',
+  typeFit: 0,
   ...over,
 });
 

@@ -73,14 +73,12 @@ describe('what the reader is given, and the value taken back', () => {
     expect(row.text.slice(r.start, r.end)).toBe(r.value);
   });
 
-  it('proposes nothing where the reader itself says the passages do not answer, however good its best span', async () => {
+  it("keeps the reader's doubt as a feature of the reading, not a veto: the confidence weighs it", async () => {
     const p = passage(1, 'Approved suppliers', 'Particula AB, Toulouse; Halden Microsystems, Oslo');
-    const declines = scripted((_, ps) => [window(ps, ['Toulouse'], { span: 0.23, none: 0.77 }, [14])]);
-    const r = await readAnswer(declines, 'What is the capital of France?', [hop(null)], [p], false);
-    expect(r.kind).toBe('none');
-    expect(r.value).toBeNull();
-    const answers = scripted((_, ps) => [window(ps, ['Toulouse'], { span: 0.7, none: 0.3 }, [14])]);
-    expect((await readAnswer(answers, 'Where is Particula AB?', [hop(null)], [p], false)).value).toBe('Toulouse');
+    const doubts = scripted((_, ps) => [window(ps, ['Toulouse'], { span: 0.23, none: 0.77 }, [14])]);
+    const r = await readAnswer(doubts, 'Where is Particula AB?', [hop(null)], [p], false);
+    expect(r.value).toBe('Toulouse');
+    expect(r.features.pAnswer).toBeCloseTo(0.23, 6);
   });
 
   it('leaves a hyphen inside a word alone', async () => {
@@ -88,6 +86,44 @@ describe('what the reader is given, and the value taken back', () => {
     const reader = scripted((_, ps) => [window(ps, ['3 for the flight computer'])]);
     const r = await readAnswer(reader, 'Which part?', [hop(null)], [p], false);
     expect(r.value).toBe('3 for the flight computer');
+  });
+});
+
+describe('what the question asks for', () => {
+  const work = passage(1, 'Server settings', 'maintenance_work_mem sets the maximum amount of memory used by maintenance operations. The default is 64 megabytes.');
+
+  it('takes the value over a description that the reader scores higher, for "how much"', async () => {
+    const reader = scripted((_, ps) => [window(ps, ['the maximum amount of memory', '64 megabytes'], {}, [12, 11])]);
+    const r = await readAnswer(reader, 'How much memory do maintenance operations get by default?', [hop(null)], [work], false);
+    expect(r.value).toBe('64 megabytes');
+    expect(r.features.expected).toBe('number');
+    expect(r.features.typeFit).toBe(1);
+    // without a kind asked for, the reader's own order stands
+    const plain = await readAnswer(reader, 'Tell me about maintenance operations memory', [hop(null)], [work], false);
+    expect(plain.value).toBe('the maximum amount of memory');
+  });
+
+  it('takes a name over a sentence for "which program", and ends a value at the value', async () => {
+    const tools = passage(2, 'Log files', 'Use the bundled logresolve program to turn the IP addresses of a log into host names after the fact.');
+    const reader = scripted((_, ps) => [window(ps, ['turn the IP addresses of a log into host names', 'logresolve'], {}, [12, 10])]);
+    expect((await readAnswer(reader, 'Which bundled program turns IPs in the log into hostnames?', [hop(null)], [tools], false)).value).toBe('logresolve');
+    const notes = passage(3, 'Field notes', 'At the −20 °C point we applied an offset of +0.30 °C to the Vantor TS-40 readings.');
+    const long = scripted((_, ps) => [window(ps, ['+0.30 °C to the Vantor TS-40'])]);
+    const r = await readAnswer(long, 'Which calibration offset applies at −20 °C to the sensor?', [hop(null)], [notes], false);
+    expect(r.value).toBe('+0.30 °C');
+    expect(notes.text.slice(r.start, r.end)).toBe('+0.30 °C');
+  });
+
+  it('reads the value under the label the question names: "Default" for "if we leave it alone"', async () => {
+    const prose = passage(1, 'MaxKeepAliveRequests', 'If it is set to 0, unlimited requests will be allowed.');
+    const row = { ...passage(2, 'MaxKeepAliveRequests', 'Default: MaxKeepAliveRequests 100', 1), answerRanges: [[9, 33]] as [number, number][] };
+    const reader = scripted((_, ps) => [window(ps, ['0', '100'], {}, [8, 3])]);
+    const asked = await readAnswer(reader, 'If we leave MaxKeepAliveRequests alone, how many requests are served per connection?', [hop(null)], [prose, row], false);
+    expect(asked.value).toBe('100');
+    expect(asked.passage).toBe(row);
+    // the same spans for a question that does not ask for the default
+    const other = await readAnswer(reader, 'How many requests does MaxKeepAliveRequests allow per connection?', [hop(null)], [prose, row], false);
+    expect(other.value).toBe('0');
   });
 });
 

@@ -1,0 +1,139 @@
+/**
+ * The kind of value a question asks for, read from its words, and how well a span of the evidence
+ * fits it. The reader was trained on Wikipedia QA: asked "how much memory do maintenance operations
+ * get by default?", it reads the description ("the maximum amount of memory") as readily as the
+ * value ("64MB"). Manuals answer with values, names, commands, options, file names and paths; a
+ * span of the wrong kind is passed over for one of the right kind, and a value's span ends at the
+ * value.
+ *
+ * The rules were written and tuned on teamdocs-apache and the Wikipedia sets, never on teamdocs-git
+ * (BENCHMARKS.md, "Answer types").
+ */
+
+export type ExpectedType =
+  /** A number, with or without its unit: how many, how much, how long, a default, a limit, a code. */
+  | 'number'
+  /** A unit of measure: "what unit …". */
+  | 'unit'
+  /** A name as written in the documents: a module, program, directive, option, variable, file. */
+  | 'identifier'
+  /** A place in a file system (or a stream): "where does … write". */
+  | 'path'
+  /** What to run or write to do something: "how do I …" is answered by a command, option or line. */
+  | 'command'
+  /** Nothing the words say: the reader's own ranking decides. */
+  | 'any';
+
+/** Nouns whose value is a number ("which calibration offset", "what's the default timeout"). */
+const QUANTITY_NOUNS =
+  'offset|amount|size|limit|timeout|number|count|length|duration|interval|threshold|port|rate|percentage|percent|temperature|capacity|speed|version|maximum|minimum|max|min|backlog|lifetime|ttl|age|delay|year|bytes|seconds|minutes';
+const NAME_NOUNS =
+  'module|modules|directive|program|tool|utility|command|binary|script|option|flag|switch|argument|parameter|variable|setting|header|signal|algorithm|function|method|filter|handler|provider|keyword|field|format|string|level|mpm|protocol|key|file|extension|mode|policy|backend|name|called';
+
+const NUMBER_PATTERNS = [
+  /\bhow (many|much|long|often|big|large|small|far|old|high|low|fast)\b/i,
+  /\bwhat(?:'s| is| are) the (biggest|largest|smallest|highest|lowest|longest|shortest|maximum|minimum|most|fewest)\b/i,
+  new RegExp(`\\b(what|which)(?:'s| is| are)?\\b(?: the)?(?: [\\w'’-]+){0,3}? (${QUANTITY_NOUNS})\\b`, 'i'),
+  /\b(status|error|exit|return|response) code\b|\bwhat (http )?status\b/i,
+  /\b(in|how many) (bytes|seconds|milliseconds|minutes|hours|days|kb|mb|gb)\b/i,
+  /\bwhat year\b|\bwhen was\b|\bsince which\b/i,
+];
+const UNIT_PATTERN = /\bwhat (unit|units)\b|\bin what unit\b|\bwhich unit\b/i;
+const HOW_TO_PATTERN = /\bhow (?:do|can|should|would) (?:i|we|you|one)\b|^\s*how to\b|\bwhat (?:line|command|flag|option) do (?:i|we)\b/i;
+const PATH_PATTERN = /^\s*where\b|\b(where does|where do|where is|where are|which (directory|folder|path|file))\b/i;
+const NAME_PATTERN = new RegExp(
+  `\\b(which|what)(?:'s| is| are)?\\b(?: the| a| an)?(?: [\\w'’-]+){0,3}? (${NAME_NOUNS})\\b|\\bis there (?:a|an|any)(?: [\\w-]+){0,2}? (${NAME_NOUNS})\\b|\\bwhat(?:'s| is) it called\\b|\\bwhat do (we|i) (add|put|set|pass|use|need)\\b`,
+  'i',
+);
+
+/** The kind of value a question asks for. The first rule that matches decides, most specific first. */
+export function expectedType(question: string): ExpectedType {
+  if (UNIT_PATTERN.test(question)) return 'unit';
+  if (PATH_PATTERN.test(question)) return 'path';
+  const number = NUMBER_PATTERNS.some((p) => p.test(question));
+  const name = NAME_PATTERN.exec(question);
+  // "which format code" names a thing; "which module … how many" asks for a number
+  if (name && /\bformat (code|string)s?\b/i.test(name[0])) return 'identifier';
+  if (number) return 'number';
+  if (name) return 'identifier';
+  if (HOW_TO_PATTERN.test(question)) return 'command';
+  return 'any';
+}
+
+const UNITS =
+  'bytes?|[kmgt]i?b|[kmgt]bytes|kilobytes?|megabytes?|gigabytes?|bits?|ms|milliseconds?|µs|us|microseconds?|ns|nanoseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|%|percent|°\\s?[cf]|k|requests?|connections?|threads?|processes|children|entries|files|lines|times|characters?';
+const NUMBER_WORDS = 'zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|hundred|thousand|million|half|a|an';
+/** A value: a number (signed, decimal, grouped, a version or range) and its unit, or a number word and a unit. */
+const VALUE = new RegExp(`(?:^|(?<=[\\s(:=,;"'\`]))(?:[+\\-\u2212±~]?\\d[\\d,._]*(?:\\s?(?:-|to|–)\\s?\\d[\\d,._]*)?(?:\\s?(?:${UNITS})\\b)?|(?:${NUMBER_WORDS})\\s(?:${UNITS})\\b)`, 'giu');
+const UNIT_WORD = new RegExp(`^(?:${UNITS}|nanoseconds|microseconds|milliseconds|seconds|minutes|hours|days)$`, 'i');
+/** Code-like: an option, a path, dotted or snake or camel case, a %-format, a flag in brackets. */
+const CODE_LIKE = /(^-{1,2}\w)|[/\\]|\w[._]\w|[a-z][A-Z]|^[A-Z][a-z]+[A-Z]|^%|^\[|^\+|^[A-Z0-9_]{3,}$|\w+=\S|[<>{}]|^mod_|\(\)$/;
+const ARTICLE_START = /^(the|a|an|this|that|these|those|its|their|each|every|any|some)\s/i;
+
+/** Words of a span (a value with its unit is one thing, and counts little). */
+const wordCount = (s: string) => s.split(/\s+/).filter(Boolean).length;
+
+/** The span's first value ("+0.30 °C" of "+0.30 °C to the Vantor TS-40"), as offsets into the span. */
+export function firstValue(span: string): { start: number; end: number } | null {
+  VALUE.lastIndex = 0;
+  for (const m of span.matchAll(VALUE)) {
+    if (!/\d/.test(m[0]) && !new RegExp(`^(?:${NUMBER_WORDS})\\s`, 'i').test(m[0])) continue;
+    const text = m[0].replace(/[,.;:]+$/, '');
+    return { start: m.index!, end: m.index! + text.length };
+  }
+  return null;
+}
+
+/**
+ * How well a span fits the expected type: 1 it is of that type, 0 cannot tell, −1 it is not (a
+ * description where a value is asked for, a sentence where a name is asked for).
+ */
+export function typeFit(expected: ExpectedType, span: string): -1 | 0 | 1 {
+  const s = span.trim();
+  const words = wordCount(s);
+  switch (expected) {
+    case 'number':
+      if (firstValue(s)) return words <= 6 ? 1 : 0;
+      // a version, an error code or a level with its number ("TLSv1.2", "AH00534", "trace8")
+      if (words <= 3 && /\d/.test(s)) return 1;
+      return -1;
+    case 'unit':
+      return UNIT_WORD.test(s) ? 1 : words > 3 ? -1 : 0;
+    case 'identifier':
+      if (words <= 4 && CODE_LIKE.test(s)) return 1;
+      if (ARTICLE_START.test(s) || words > 5) return -1;
+      return 0;
+    case 'command':
+      if (words <= 6 && CODE_LIKE.test(s)) return 1;
+      if (ARTICLE_START.test(s) || words > 8) return -1;
+      return 0;
+    case 'path':
+      if (words <= 3 && (/[/\\]/.test(s) || /^(stdin|stdout|stderr)$/i.test(s))) return 1;
+      if (ARTICLE_START.test(s) || words > 5) return -1;
+      return 0;
+    default:
+      return 0;
+  }
+}
+
+/**
+ * The part of a span that is the value the question asks for: for a number, the first value and its
+ * unit ("+0.35 °C", not "+0.30 °C to the Vantor TS-40"); otherwise the span as read.
+ */
+export function valueWithin(expected: ExpectedType, span: string): { start: number; end: number } {
+  // a span that is more than its value is cut to the value and its unit ("ListenBackLog 511" → "511",
+  // "30 seconds by default" → "30 seconds"; "8 kB" and "one minute" are values whole)
+  if (expected === 'number') return firstValue(span) ?? { start: 0, end: span.length };
+  return { start: 0, end: span.length };
+}
+
+/**
+ * Whether a question asks for a default without saying the word: "if we leave X alone", "if
+ * nobody set X", "unless told otherwise". A manual writes the answer under "Default".
+ */
+const DEFAULT_CUES =
+  /\bby default\b|\bdefaults?\b|\bleave (?:it|\S+) alone\b|\bleft (?:on|off|alone|unset)\b|\b(?:isn't|is not|wasn't|aren't|not) (?:set|configured|given|specified)\b|\b(?:never|nobody|don't|do not|didn't) (?:ever )?(?:set|configure|touch|pass|change)|\bunless (?:told|set|configured|we)\b|\bout of the box\b|\bif we don't configure\b/i;
+
+export function asksForDefault(question: string): boolean {
+  return DEFAULT_CUES.test(question);
+}

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { asksForDefault, expectedType, firstValue, typeFit, valueWithin } from '../../../src/engine/answer/answer-type.js';
+
+describe('the kind of value a question asks for', () => {
+  it('reads numbers, units, names, paths and how-tos from the words of the question', () => {
+    expect(expectedType('How many seconds does the cache keep an entry?')).toBe('number');
+    expect(expectedType("What's the default timeout of the client?")).toBe('number');
+    expect(expectedType('Which calibration offset applies at −20 °C?')).toBe('number');
+    expect(expectedType('What status code does the server send back?')).toBe('number');
+    expect(expectedType('In what unit is the interval given?')).toBe('unit');
+    expect(expectedType('Which module has to be loaded for this?')).toBe('identifier');
+    expect(expectedType('Is there an environment variable that turns it off?')).toBe('identifier');
+    expect(expectedType('Which format code logs 0 instead of a dash?')).toBe('identifier');
+    expect(expectedType('Where does the server write its pid file?')).toBe('path');
+    expect(expectedType('How do I reload the configuration?')).toBe('command');
+    expect(expectedType('Who leads Project Falcon?')).toBe('any');
+  });
+
+  it('hears a question for a default without the word', () => {
+    expect(asksForDefault('If we leave MaxKeepAliveRequests alone, how many requests?')).toBe(true);
+    expect(asksForDefault("What does it do if PidFile isn't configured?")).toBe(true);
+    expect(asksForDefault('What is the default port?')).toBe(true);
+    expect(asksForDefault('How many requests are allowed when it is 0?')).toBe(false);
+  });
+});
+
+describe('how a span fits', () => {
+  it('tells a value from a description, and a name from a sentence', () => {
+    expect(typeFit('number', '64 megabytes')).toBe(1);
+    expect(typeFit('number', 'TLSv1.2')).toBe(1);
+    expect(typeFit('number', 'the maximum amount of memory')).toBe(-1);
+    expect(typeFit('unit', 'microseconds')).toBe(1);
+    expect(typeFit('identifier', 'mod_authz_host')).toBe(1);
+    expect(typeFit('identifier', 'the module that checks hosts')).toBe(-1);
+    expect(typeFit('path', '/tmp/mod_cache-lock')).toBe(1);
+    expect(typeFit('any', 'anything at all')).toBe(0);
+  });
+
+  it('ends a value at the value and its unit, signs and all', () => {
+    const span = '+0.30 °C to the Vantor TS-40';
+    const v = firstValue(span)!;
+    expect(span.slice(v.start, v.end)).toBe('+0.30 °C');
+    const cut = valueWithin('number', 'ListenBackLog 511');
+    expect('ListenBackLog 511'.slice(cut.start, cut.end)).toBe('511');
+    expect(valueWithin('number', 'one minute')).toEqual({ start: 0, end: 10 });
+    expect(valueWithin('identifier', 'apache2ctl configtest')).toEqual({ start: 0, end: 21 });
+  });
+});
