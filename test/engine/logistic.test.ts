@@ -1,4 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { CALIBRATION } from '../../src/engine/answer/calibration.fitted.js';
+import { FEATURE_NAMES } from '../../src/engine/answer/confidence.js';
+import { GATE } from '../../src/engine/gate.fitted.js';
+import { GATE_FEATURES } from '../../src/engine/gate.js';
 import { fitLogistic, predict, reliability } from '../../src/engine/logistic.js';
 import { rng as mulberry32 } from '../../src/engine/reranker-head.js';
 
@@ -46,5 +50,21 @@ describe('logistic calibration', () => {
     const model = fitLogistic(X, y, ['x'], 1);
     expect(Number.isFinite(model.weights[0]!)).toBe(true);
     expect(predict(model, [1])).toBeGreaterThan(predict(model, [0]));
+  });
+});
+
+describe('fitted constants against the code', () => {
+  it("each fitted model's features are the code's feature list, in order", () => {
+    expect(CALIBRATION.model.features).toEqual([...FEATURE_NAMES]);
+    expect(GATE.model.features).toEqual([...GATE_FEATURES]);
+    expect(CALIBRATION.model.weights).toHaveLength(FEATURE_NAMES.length);
+    expect(GATE.model.weights).toHaveLength(GATE_FEATURES.length);
+  });
+
+  it('refuses a model fitted on other features, naming the refit command', () => {
+    const model = { features: ['a', 'b'], mean: [0, 0], std: [1, 1], weights: [1, 1], bias: 0 };
+    expect(predict(model, [0, 0], ['a', 'b'])).toBeCloseTo(0.5, 9);
+    expect(() => predict(model, [0, 0], ['a', 'c'], 'npx ragask calibrate --write')).toThrow(/not the code's \(a, c\): refit it with `npx ragask calibrate --write`/);
+    expect(() => predict(model, [0, 0, 0], ['a', 'b', 'c'])).toThrow(/refit/);
   });
 });

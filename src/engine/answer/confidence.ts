@@ -20,33 +20,18 @@ export function labelOf(p: number): ConfidenceLabel {
 }
 
 const clip = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, x));
-const logit = (p: number) => {
-  const q = clip(p, 1e-4, 1 - 1e-4);
-  return Math.log(q / (1 - q));
-};
 
-export const FEATURE_NAMES = ['reader_p_answer', 'reader_p_kind', 'span_score', 'span_margin', 'agreement', 'conflict', 'typed_question', 'type_fit', 'yes_no', 'comparison', 'answer_words'] as const;
+export const FEATURE_NAMES = ['span_score', 'span_margin', 'labelled_cell', 'question_coverage', 'yes_no', 'comparison'] as const;
 
 /**
  * The features as numbers, in FEATURE_NAMES order (each defended in BENCHMARKS.md, "Answer
- * confidence"). Only what the reading says of itself: retrieval scores and chain positions flipped
- * sign between Wikipedia and manuals, so they are not features.
+ * confidence"). Only what the reading says of itself, and fewer of those: the retrieval score and
+ * chain position flipped sign between Wikipedia and manuals, and the reader's own P(answer), kind
+ * and agreement did not help judged leave-one-set-out, so they are not features.
  */
 export function featureVector(f: ReadingFeatures): number[] {
   const yesNo = f.kind === 'yes' || f.kind === 'no';
-  return [
-    logit(f.pAnswer) / 4,
-    logit(f.pKind) / 4,
-    yesNo ? 0 : clip(f.spanScore, -10, 30) / 10,
-    clip(f.margin, 0, MARGIN_CAP) / MARGIN_CAP,
-    Math.min(f.agreement, 3) / 3,
-    f.conflict ? 1 : 0,
-    (f.expected ?? 'any') === 'any' ? 0 : 1,
-    f.typeFit ?? 0,
-    yesNo ? 1 : 0,
-    f.comparison === 'none' ? 0 : 1,
-    Math.log1p(Math.min(f.words, 20)) / Math.log(21),
-  ];
+  return [yesNo ? 0 : clip(f.spanScore, -10, 30) / 10, clip(f.margin, 0, MARGIN_CAP) / MARGIN_CAP, f.labelled ? 1 : 0, f.coverage ?? 0, yesNo ? 1 : 0, f.comparison === 'none' ? 0 : 1];
 }
 
 /** P(the answer is right) for a reading that gives a short answer; 0 for one that gives none. */

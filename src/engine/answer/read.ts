@@ -1,6 +1,6 @@
 import type { ReaderPassage, ReaderResult, SpanCandidate } from '../../models/reader.js';
 import { normalizeAnswer, tokenF1 } from './normalize.js';
-import { contentTerms, termSet } from '../text.js';
+import { contentTerms, evidenceCoverage, termSet } from '../text.js';
 import type { HopState } from '../types.js';
 import { parseComparison, pickByValue, type ComparisonQuestion } from './comparison.js';
 import { readerInput, type EvidencePassage } from './passages.js';
@@ -72,6 +72,10 @@ export interface ReadingFeatures {
   /** What the question asks for, and how the answer fits it (1 of that kind, 0 cannot tell, −1 not). */
   expected: ExpectedType;
   typeFit: number;
+  /** The answer stands in a table cell whose label the question names ("Default", "Offset"). */
+  labelled: boolean;
+  /** Share of the question's content words that the answer's passage (with its title and headings) holds. */
+  coverage: number;
 }
 
 export interface Rival {
@@ -207,6 +211,8 @@ function baseFeatures(kind: ReadKind, passage: EvidencePassage | null, stopped: 
     words: 0,
     expected: 'any',
     typeFit: 0,
+    labelled: false,
+    coverage: 0,
   };
 }
 
@@ -304,6 +310,8 @@ function fromResult(result: ReaderResult, question: string, hops: readonly HopSt
       conflict: rivals.length > 0,
       expected,
       typeFit: chosen.fit,
+      labelled: chosen.named,
+      coverage: evidenceCoverage(question, `${passage.title} ${passage.text}`),
     },
   };
 }
@@ -319,6 +327,8 @@ interface ScoredSpan extends Located {
   /** The reader's score moved by the type, the cell's label and the window's belief. */
   adjusted: number;
   fit: -1 | 0 | 1;
+  /** The span stands in a table cell whose label the question names. */
+  named: boolean;
 }
 
 const logOdds = (p: number) => Math.log(Math.max(1e-4, p) / Math.max(1e-4, 1 - p));
@@ -346,7 +356,7 @@ function scoreSpans(spans: readonly Located[], expected: ExpectedType, question:
     const named = labelTerms.length > 0 && labelTerms.every((t) => asked.has(t));
     const adjusted = x.score + TYPE_WEIGHT * fit + (named ? LABEL_WEIGHT : 0) + WINDOW_WEIGHT * logOdds(x.pAnswer);
     const cut = valueWithin(expected, x.text);
-    out.push({ ...x, start: x.start + cut.start, end: x.start + cut.end, text: x.text.slice(cut.start, cut.end), adjusted, fit });
+    out.push({ ...x, start: x.start + cut.start, end: x.start + cut.end, text: x.text.slice(cut.start, cut.end), adjusted, fit, named });
   }
   out.sort((p, q) => q.adjusted - p.adjusted);
   // one reading per value: the best of each
