@@ -94,8 +94,9 @@ export function typeFit(expected: ExpectedType, span: string): -1 | 0 | 1 {
   switch (expected) {
     case 'number':
       if (firstValue(s)) return words <= 6 ? 1 : 0;
-      // a version, an error code or a level with its number ("TLSv1.2", "AH00534", "trace8")
-      if (words <= 3 && /\d/.test(s)) return 1;
+      // a version, an error code or a level with its number, as one token ("TLSv1.2", "AH00534", "trace8");
+      // a name with a number in it ("Vantor TS-40") is not a value
+      if (words === 1 && /\d/.test(s)) return 1;
       return -1;
     case 'unit':
       return UNIT_WORD.test(s) ? 1 : words > 3 ? -1 : 0;

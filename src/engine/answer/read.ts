@@ -76,6 +76,8 @@ export interface ReadingFeatures {
   labelled: boolean;
   /** Share of the question's content words that the answer's passage (with its title and headings) holds. */
   coverage: number;
+  /** Another document among the passages says the same value, word for word. */
+  corroborated: boolean;
 }
 
 export interface Rival {
@@ -109,7 +111,7 @@ export interface Reading {
 
 /** Span-score margins beyond this are all "clearly ahead". */
 export const MARGIN_CAP = 8;
-/** P(answer here) from which the reader's reading is a proposal at all (its training's decision edge). */
+/** P(answer here) from which a window is taken to answer (its training's decision edge): for yes/no, and for a rival reading. */
 export const READER_ANSWERS = 0.5;
 
 /** A rival within this many logits of the answer's span, in a window that believes it answers, disagrees. */
@@ -136,20 +138,22 @@ function spansOf(result: ReaderResult): Located[] {
 
 /**
  * Spans that may not be the answer of a question that is not a comparison: one the question already
- * says (its words are all in the question), or a bridge entity of the chain (the way there, not the
- * destination).
+ * says (its words are all in the question), or a bridge the chain went on from, or a part of one
+ * (the way there, not the destination). The last hop's bridge is where the chain arrived: a chain
+ * that went on to "Mirela Ostrowski" found the person the question asks for, and may answer with her.
  */
 function forbidden(question: string, hops: readonly HopState[]) {
   const q = termSet(question);
   const bridges = hops
+    .slice(0, -1)
     .map((h) => h.bridge)
     .filter((b): b is string => !!b)
-    .map(normalizeAnswer);
+    .map((b) => ` ${normalizeAnswer(b)} `);
   return (text: string) => {
     const terms = contentTerms(text);
     if (terms.length > 0 && terms.every((t) => q.has(t))) return true;
     const n = normalizeAnswer(text);
-    return bridges.includes(n);
+    return n.length > 0 && bridges.some((b) => b.includes(` ${n} `));
   };
 }
 
@@ -213,6 +217,7 @@ function baseFeatures(kind: ReadKind, passage: EvidencePassage | null, stopped: 
     typeFit: 0,
     labelled: false,
     coverage: 0,
+    corroborated: false,
   };
 }
 
@@ -287,7 +292,8 @@ function fromResult(result: ReaderResult, question: string, hops: readonly HopSt
   for (const x of others) {
     const p = passages[x.passage]!;
     // a rival is a reading of the same kind from another document, close behind, where the reader believes it answers
-    if (p.snippet.docId === passage.snippet.docId || x.pAnswer < READER_ANSWERS || x.adjusted < chosen.adjusted - CONFLICT_MARGIN || x.fit < chosen.fit) continue;
+    // (the cell label's bonus picks the answer among readings; it does not make another source's reading less of a rival)
+    if (p.snippet.docId === passage.snippet.docId || x.pAnswer < READER_ANSWERS || unlabelled(x) < unlabelled(chosen) - CONFLICT_MARGIN || x.fit < chosen.fit) continue;
     if (rivals.some((r) => sameValue(r.value, x.text))) continue;
     rivals.push({ value: x.text, passage: p, start: x.start, end: x.end, score: x.score });
   }
@@ -312,6 +318,7 @@ function fromResult(result: ReaderResult, question: string, hops: readonly HopSt
       typeFit: chosen.fit,
       labelled: chosen.named,
       coverage: evidenceCoverage(question, `${passage.title} ${passage.text}`),
+      corroborated: saidElsewhere(chosen.text, passage, passages),
     },
   };
 }
@@ -330,6 +337,15 @@ interface ScoredSpan extends Located {
   /** The span stands in a table cell whose label the question names. */
   named: boolean;
 }
+
+/** Whether a passage of another document holds the value as whole words ("Mirela Ostrowski" in the people directory too). */
+function saidElsewhere(value: string, from: EvidencePassage, passages: readonly EvidencePassage[]): boolean {
+  const v = ` ${normalizeAnswer(value)} `;
+  if (v.trim().length < 2) return false;
+  return passages.some((p) => p.snippet.docId !== from.snippet.docId && ` ${normalizeAnswer(p.text)} `.includes(v));
+}
+
+const unlabelled = (x: ScoredSpan) => x.adjusted - (x.named ? LABEL_WEIGHT : 0);
 
 const logOdds = (p: number) => Math.log(Math.max(1e-4, p) / Math.max(1e-4, 1 - p));
 

@@ -45,6 +45,7 @@ const features = (over: Partial<ReadingFeatures> = {}): ReadingFeatures => ({
   typeFit: 0,
   labelled: false,
   coverage: 1,
+  corroborated: false,
   ...over,
 });
 
