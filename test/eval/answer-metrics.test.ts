@@ -49,8 +49,10 @@ describe('answer metrics (HotpotQA normalisation)', () => {
     expect(s.proposed_f1).toBeCloseTo((1 + 0 + 2 / 3 + 1) / 4, 9);
     expect(s.high_answers).toBe(2);
     expect(s.high_precision).toBeCloseTo(0.5, 9);
-    // bins: 0.3 (1 right) | 0.6 (0 right) | 0.82, 0.88 (1 of 2 right, mean 0.85)
-    const ece = (1 / 4) * Math.abs(1 - 0.3) + (1 / 4) * Math.abs(0 - 0.6) + (2 / 4) * Math.abs(0.5 - 0.85);
+    // right as a person judges a short answer: "May 1999" holds the gold "1999" as a whole word
+    expect(s.proposed_right).toBeCloseTo(3 / 4, 9);
+    // the reliability is of P(right) against that: bins 0.3 (1 right) | 0.6 (1 right) | 0.82, 0.88 (1 of 2 right, mean 0.85)
+    const ece = (1 / 4) * Math.abs(1 - 0.3) + (1 / 4) * Math.abs(1 - 0.6) + (2 / 4) * Math.abs(0.5 - 0.85);
     expect(s.ece).toBeCloseTo(ece, 9);
   });
 });

@@ -31,7 +31,15 @@ export const FEATURE_NAMES = ['span_score', 'span_margin', 'labelled_cell', 'que
  */
 export function featureVector(f: ReadingFeatures): number[] {
   const yesNo = f.kind === 'yes' || f.kind === 'no';
-  return [yesNo ? 0 : clip(f.spanScore, -10, 30) / 10, clip(f.margin, 0, MARGIN_CAP) / MARGIN_CAP, f.labelled ? 1 : 0, f.coverage ?? 0, f.corroborated ? 1 : 0, yesNo ? 1 : 0, f.comparison === 'none' ? 0 : 1];
+  return [
+    yesNo ? 0 : clip(f.spanScore, -10, 30) / 10,
+    clip(f.margin, 0, MARGIN_CAP) / MARGIN_CAP,
+    f.labelled ? 1 : 0,
+    f.coverage ?? 0,
+    f.corroborated ? 1 : 0,
+    yesNo ? 1 : 0,
+    f.comparison === 'none' ? 0 : 1,
+  ];
 }
 
 /** P(the answer is right) for a reading that gives a short answer; 0 for one that gives none. */

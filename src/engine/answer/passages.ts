@@ -28,6 +28,8 @@ export const READER_PASSAGES = 6;
  * connection"), and the value asked for often stands in the next row ("Default: … 100").
  */
 export const TABLE_CONTEXT_ROWS = 6;
+/** Table rows added in all, so that a question over several tables stays within the reader's time. */
+export const TABLE_CONTEXT_MAX = 12;
 
 const CONFIRMED_ORIGINS = new Set(['question', 'follow-up', 'suggestion']);
 
@@ -55,6 +57,7 @@ export async function evidencePassages(
   const rows = await tableContext(picked, chunks, chunksOf);
   const out: EvidencePassage[] = [];
   const seen = new Set<number>();
+  let added = 0;
   const add = (s: Snippet, chunk: ChunkRow, rank: number) => {
     if (seen.has(chunk.id)) return;
     seen.add(chunk.id);
@@ -76,7 +79,12 @@ export async function evidencePassages(
     const rank = evidence.indexOf(s);
     add(s, chunk, rank);
     // the rest of its table, in table order, cited as rows of the same section
-    for (const row of rows.get(chunk.id) ?? []) add({ ...s, chunkId: row.id, windowId: null, text: row.text }, row, rank);
+    for (const row of rows.get(chunk.id) ?? []) {
+      if (added >= TABLE_CONTEXT_MAX) break;
+      const before = out.length;
+      add({ ...s, chunkId: row.id, windowId: null, text: row.text }, row, rank);
+      added += out.length - before;
+    }
   }
   return out;
 }

@@ -133,11 +133,22 @@ describe('reading the answer off the evidence', () => {
 
   it('passes over a bridge entity of the chain and a span the question already says', async () => {
     const reader = scripted((_, ps) => [window(ps, ['Project Falcon', '2024-03-14', 'Mirela Ostrowski'])]);
-    const r = await readAnswer(reader, 'Who leads the project whose drone lost telemetry on 2024-03-14?', [hop(null), hop('Project Falcon')], [project, falcon], false);
+    // the chain went on from Project Falcon (to a third hop): the way there, never the answer
+    const r = await readAnswer(reader, 'Who leads the project whose drone lost telemetry on 2024-03-14?', [hop(null), hop('Project Falcon'), hop('Falcon team')], [project, falcon], false);
     expect(r.kind).toBe('span');
     expect(r.value).toBe('Mirela Ostrowski');
     expect(r.passage).toBe(falcon);
     expect(falcon.text.slice(r.start, r.end)).toBe('Mirela Ostrowski');
+  });
+
+  it('may answer with the bridge the chain arrived at, whole, but never with a part of an earlier one', async () => {
+    const people = passage(3, 'People directory', 'Name: Mirela Ostrowski; Role: Project lead, Falcon');
+    const reader = scripted((_, ps) => [window(ps, ['Mirela Ostrowski', 'Ostrowski'])]);
+    const q = 'Who leads the project whose drone lost telemetry on 2024-03-14?';
+    const arrived = await readAnswer(reader, q, [hop(null), hop('Project Falcon'), hop('Mirela Ostrowski')], [falcon, people], false);
+    expect(arrived.value).toBe('Mirela Ostrowski');
+    const partOfEarlier = scripted((_, ps) => [window(ps, ['Falcon', 'Mirela Ostrowski'])]);
+    expect((await readAnswer(partOfEarlier, q, [hop(null), hop('Project Falcon'), hop('Mirela Ostrowski')], [falcon, people], false)).value).toBe('Mirela Ostrowski');
   });
 
   it('names another document that reads differently close behind as a rival, not one far behind', async () => {
