@@ -70,7 +70,7 @@ export function bridgeConfidence(score: number): number {
 const normalize = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
 
 /** An entity worth a hop: has letters, is not a stopword or a bare number, date or unit. */
-function plausibleEntity(e: string): boolean {
+export function plausibleEntity(e: string): boolean {
   const t = e.trim();
   if (t.length < 2 || t.length > 80) return false;
   if (!/\p{L}/u.test(t)) return false;
@@ -78,8 +78,14 @@ function plausibleEntity(e: string): boolean {
   if (/^(?:\d+(?:[.,]\d+)?\s*)?(?:°?[CFK]|%|mm|cm|km|kg|g|ms|s|min|h|V|mA|A|W|kW|kWh|MHz|GHz|Hz|dB|dBm|µg\/m³|mg\/L)$/u.test(t)) return false;
   if (/^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?(?:\s+\d{1,4})?$/i.test(t)) return false;
   if (/^(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|yesterday|tomorrow|minutes?|hours?|days?|weeks?|months?|years?)$/i.test(t)) return false;
+  // a heading's numbering or a document part is no name ("20.4. Resource Consumption", "27.4.1", "Section")
+  if (HEADING_NUMBER.test(t) || DOCUMENT_PARTS.test(t)) return false;
   return true;
 }
+
+/** A heading's number at the start: "20.4. …", "27.4.1", "3.2 …" (a year alone, "1960 Summer Olympics", is not one). */
+const HEADING_NUMBER = /^(?:\d+\.)+(?:\d+)?(?:\s|$)|^\d+(?:\.\d+)+/;
+const DOCUMENT_PARTS = /^(?:the\s+)?(?:sections?|chapters?|tables?|figures?|pages?|parts?|appendix|appendices|notes?|examples?|see also)$/i;
 
 /**
  * Decomposition: finds the bridge entity in the top evidence and forms the next hop's query. BERT

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Core } from '../../src/core.js';
-import { Decomposer, extendQuery, findSlot } from '../../src/engine/decompose.js';
+import { Decomposer, extendQuery, findSlot, plausibleEntity } from '../../src/engine/decompose.js';
 import { termSet } from '../../src/engine/text.js';
 import { MaskedLM } from '../../src/models/masked-lm.js';
 import { analyze } from '../../src/models/nlp.js';
@@ -99,5 +99,12 @@ describe('bridge candidates', () => {
     expect(without.every((x) => x.features.mlm === null)).toBe(true);
     expect(withMlm.length).toBeGreaterThan(0);
     expect(withMlm.every((x) => typeof x.features.mlm === 'number' && Number.isFinite(x.features.mlm))).toBe(true);
+  });
+});
+
+describe('what may be a bridge', () => {
+  it('never a heading number, a section number or a document part; a name with a year still is', () => {
+    for (const e of ['20.4. Resource Consumption', '27.4.1', '3.2 Installing', 'Section', 'the Table', 'See also']) expect(plausibleEntity(e)).toBe(false);
+    for (const e of ['1960 Summer Olympics', 'Vantor TS-40', 'Project Falcon', 'mod_ssl']) expect(plausibleEntity(e)).toBe(true);
   });
 });
