@@ -310,24 +310,21 @@ export class Reader {
     const cells = this.cellSpans(w, start, end, passages);
     const out: SpanCandidate[] = [];
     const seen = new Set<string>();
-    for (const { a, b, score } of pairs) {
+    // distinct texts: the top k pairs, then each cell's best (always kept, past k)
+    const take = ({ a, b, score }: { a: number; b: number; score: number }) => {
       const [p, cs] = w.map[a]!;
       const ce = w.map[b]![2];
       const text = passages[p]!.text.slice(cs, ce);
       const key = text.toLowerCase();
-      if (seen.has(key)) continue;
+      if (seen.has(key)) return;
       seen.add(key);
       out.push({ passage: p, start: cs, end: ce, text, score, window });
+    };
+    for (const pair of pairs) {
       if (out.length >= k) break;
+      take(pair);
     }
-    for (const { a, b, score } of cells) {
-      const [p, cs] = w.map[a]!;
-      const ce = w.map[b]![2];
-      const text = passages[p]!.text.slice(cs, ce);
-      if (seen.has(text.toLowerCase())) continue;
-      seen.add(text.toLowerCase());
-      out.push({ passage: p, start: cs, end: ce, text, score, window });
-    }
+    for (const pair of cells) take(pair);
     return out;
   }
 

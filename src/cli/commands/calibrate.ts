@@ -142,12 +142,7 @@ async function calibrateAnswers(ctx: CliContext, cmd: Command, opts: CalibrateOp
       lines.push(...summary(`  ${name}`, held, probabilities(model, held)));
     }
   }
-  lines.push(
-    '',
-    'fit on all (standardised weights):',
-    ...FEATURE_NAMES.map((f, i) => `  ${f.padEnd(22)}${model.weights[i]!.toFixed(3).padStart(8)}`),
-    `  ${'bias'.padEnd(22)}${model.bias.toFixed(3).padStart(8)}`,
-  );
+  lines.push('', 'fit on all (standardised weights):', ...weightLines(model, 22));
   ctx.out(lines.join('\n'));
   if (opts.write) {
     const file = sourceFile('answer', 'calibration.fitted.ts');
@@ -177,9 +172,14 @@ function summary(name: string, samples: readonly Sample[], p: readonly number[])
   const em = mean(samples.map((s, i) => (answered[i] ? s.em : 0)));
   const f1 = mean(samples.map((s, i) => (answered[i] ? s.f1 : 0)));
   return [
-    `${name}: ${samples.length} questions; proposals right ${mean(samples.map((s) => s.em)).toFixed(3)}; answered ${mean(answered.map(Number)).toFixed(3)}; EM ${em.toFixed(3)} F1 ${f1.toFixed(3)} (declined = 0); ECE ${rel.ece.toFixed(3)}; high ${high.length}, ${high.length ? (100 * mean(high.map((s) => s.em))).toFixed(0) : '—'}% right`,
+    `${name}: ${samples.length} questions; proposals right ${mean(samples.map((s) => s.em)).toFixed(3)}; answered ${mean(answered.map(Number)).toFixed(3)}; right ${em.toFixed(3)} F1 ${f1.toFixed(3)} (declined = 0); ECE ${rel.ece.toFixed(3)}; high ${high.length}, ${high.length ? (100 * mean(high.map((s) => s.em))).toFixed(0) : '—'}% right`,
     ...formatReliability(rel.bins, '    '),
   ];
+}
+
+/** A fitted model's standardised weights, one line each, then its bias. */
+function weightLines(model: LogisticModel, width: number): string[] {
+  return [...model.features.map((f, i) => `  ${f.padEnd(width)}${model.weights[i]!.toFixed(3).padStart(8)}`), `  ${'bias'.padEnd(width)}${model.bias.toFixed(3).padStart(8)}`];
 }
 
 const numbers = (xs: readonly number[]) => `[${xs.map((x) => Number(x.toPrecision(6))).join(', ')}]`;
@@ -323,12 +323,7 @@ async function calibrateGate(ctx: CliContext, cmd: Command, opts: CalibrateOptio
   const cosineRule = rows.filter((r) => r.check.cosine < 0.75);
   lines.push(`  the cosine 0.75 alone would stop ${cosineRule.filter((r) => !r.check.right).length} wrong and ${cosineRule.filter((r) => r.check.right).length} right hops`);
   const model = fitLogistic(X, y, GATE_FEATURES, opts.l2);
-  lines.push(
-    '',
-    'fit on all (standardised weights):',
-    ...GATE_FEATURES.map((f, i) => `  ${f.padEnd(20)}${model.weights[i]!.toFixed(3).padStart(8)}`),
-    `  ${'bias'.padEnd(20)}${model.bias.toFixed(3).padStart(8)}`,
-  );
+  lines.push('', 'fit on all (standardised weights):', ...weightLines(model, 20));
   ctx.out(lines.join('\n'));
   if (opts.write) {
     const file = sourceFile('gate.fitted.ts');

@@ -65,6 +65,7 @@ const UNITS =
 const NUMBER_WORDS = 'zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|hundred|thousand|million|half|a|an';
 /** A value: a number (signed, decimal, grouped, a version or range) and its unit, or a number word and a unit. */
 const VALUE = new RegExp(`(?:^|(?<=[\\s(:=,;"'\`]))(?:[+\\-\u2212±~]?\\d[\\d,._]*(?:\\s?(?:-|to|–)\\s?\\d[\\d,._]*)?(?:\\s?(?:${UNITS})\\b)?|(?:${NUMBER_WORDS})\\s(?:${UNITS})\\b)`, 'giu');
+const NUMBER_WORD_START = new RegExp(`^(?:${NUMBER_WORDS})\\s`, 'i');
 const UNIT_WORD = new RegExp(`^(?:${UNITS}|nanoseconds|microseconds|milliseconds|seconds|minutes|hours|days)$`, 'i');
 /** Code-like: an option, a path, dotted or snake or camel case, a %-format, a flag in brackets. */
 const CODE_LIKE = /(^-{1,2}\w)|[/\\]|\w[._]\w|[a-z][A-Z]|^[A-Z][a-z]+[A-Z]|^%|^\[|^\+|^[A-Z0-9_]{3,}$|\w+=\S|[<>{}]|^mod_|\(\)$/;
@@ -75,9 +76,8 @@ const wordCount = (s: string) => s.split(/\s+/).filter(Boolean).length;
 
 /** The span's first value ("+0.30 °C" of "+0.30 °C to the Vantor TS-40"), as offsets into the span. */
 export function firstValue(span: string): { start: number; end: number } | null {
-  VALUE.lastIndex = 0;
   for (const m of span.matchAll(VALUE)) {
-    if (!/\d/.test(m[0]) && !new RegExp(`^(?:${NUMBER_WORDS})\\s`, 'i').test(m[0])) continue;
+    if (!/\d/.test(m[0]) && !NUMBER_WORD_START.test(m[0])) continue;
     const text = m[0].replace(/[,.;:]+$/, '');
     return { start: m.index!, end: m.index! + text.length };
   }

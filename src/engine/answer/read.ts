@@ -376,7 +376,13 @@ function scoreSpans(spans: readonly Located[], expected: ExpectedType, question:
   }
   out.sort((p, q) => q.adjusted - p.adjusted);
   // one reading per value: the best of each
-  return out.filter((x, i) => out.findIndex((y) => normalizeAnswer(y.text) === normalizeAnswer(x.text)) === i);
+  const seen = new Set<string>();
+  return out.filter((x) => {
+    const key = normalizeAnswer(x.text);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** The label of the table cell a span starts in ("Offset" of "Offset: +0.35 °C"), if the passage is a row. */
