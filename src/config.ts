@@ -72,7 +72,16 @@ export const SETTINGS = {
   RAGASK_HNSW_EF_CONSTRUCTION: setting(int(10, 2000).default(200), 'an integer from 10 to 2000', 'HNSW efConstruction (build-time candidate list).'),
   RAGASK_HNSW_EF_SEARCH: setting(int(10, 2000).default(128), 'an integer from 10 to 2000', 'HNSW efSearch (query-time candidate list).'),
   RAGASK_MAX_HOPS: setting(int(1, 5).default(3), 'an integer from 1 to 5', 'Most retrieval hops per question.'),
-  RAGASK_COHERENCE_THRESHOLD: setting(num(0, 1).default(0.75), 'a number from 0 to 1', 'Below this cosine between consecutive hop queries, ragask stops and suggests next hops.'),
+  RAGASK_COHERENCE_THRESHOLD: setting(
+    num(0, 1).default(0),
+    'a number from 0 to 1',
+    'Below this cosine between consecutive hop queries a hop stops whatever the hop gate says (0: the gate alone decides).',
+  ),
+  RAGASK_STOP_FOR_PERSON: setting(
+    z.enum(['when-useful', 'always']).default('when-useful'),
+    'when-useful or always',
+    'When a likely wrong next hop stops the chain, ask a person only when no short answer stands and a suggestion is likely to help (when-useful), or at every such stop (always).',
+  ),
   RAGASK_RERANK_TOP_K: setting(int(1, 50).default(5), 'an integer from 1 to 50', 'Snippets kept per hop after window reranking.'),
   RAGASK_DENSITY_WEIGHT: setting(num(0, 1).default(0), 'a number from 0 to 1', "Weight of a chunk's evidence density (entities, numbers, dates per word) in retrieval; 0 turns it off."),
   RAGASK_RERANKER: setting(z.enum(['cosine', 'head']).default('cosine'), 'cosine or head', 'Window rerank score: BERT cosine, or the learned head from `ragask train-reranker`.'),
@@ -218,6 +227,7 @@ export interface Config {
   hnsw: { m: number; efConstruction: number; efSearch: number };
   maxHops: number;
   coherenceThreshold: number;
+  stopForPerson: 'when-useful' | 'always';
   rerankTopK: number;
   reranker: 'cosine' | 'head';
   densityWeight: number;
@@ -308,6 +318,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     hnsw: { m: s.RAGASK_HNSW_M, efConstruction: s.RAGASK_HNSW_EF_CONSTRUCTION, efSearch: s.RAGASK_HNSW_EF_SEARCH },
     maxHops: s.RAGASK_MAX_HOPS,
     coherenceThreshold: s.RAGASK_COHERENCE_THRESHOLD,
+    stopForPerson: s.RAGASK_STOP_FOR_PERSON,
     rerankTopK: s.RAGASK_RERANK_TOP_K,
     reranker: s.RAGASK_RERANKER,
     densityWeight: s.RAGASK_DENSITY_WEIGHT,

@@ -3,7 +3,7 @@ import type { Logger } from './log.js';
 import { silentLogger } from './log.js';
 import { AccessResolver } from './engine/access.js';
 import { Decomposer } from './engine/decompose.js';
-import { GATE_THRESHOLD } from './engine/gate.js';
+import { GATE_THRESHOLD, USEFUL_THRESHOLD } from './engine/gate.js';
 import { HopEngine, type EngineSettings } from './engine/hops.js';
 import { QueryCache } from './engine/query-cache.js';
 import { Retriever } from './engine/retrieve.js';
@@ -47,6 +47,8 @@ export function engineSettings(config: Config): EngineSettings {
     answeredCoverage: 0.9,
     readerPassages: config.readerPassages,
     gateThreshold: GATE_THRESHOLD,
+    stopForPerson: config.stopForPerson,
+    usefulThreshold: USEFUL_THRESHOLD,
   };
 }
 

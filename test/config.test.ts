@@ -8,7 +8,7 @@ describe('configuration', () => {
   it('has a default for every setting', () => {
     const c = loadConfig({});
     expect(c.maxHops).toBe(3);
-    expect(c.coherenceThreshold).toBe(0.75);
+    expect(c.coherenceThreshold).toBe(0);
     expect(c.rerankTopK).toBe(5);
     expect(c.hopBudgetMs).toBe(300);
     expect(c.totalBudgetMs).toBe(1200);
@@ -69,6 +69,7 @@ describe('configuration', () => {
       RAGASK_RECOVERY_SWEEP_S: '0',
       RAGASK_STATE_TTL_H: '0',
       RAGASK_LOG_LEVEL: 'loud',
+      RAGASK_STOP_FOR_PERSON: 'sometimes',
     };
     // free-form settings: any path or host name is a valid value
     expect(

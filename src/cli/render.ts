@@ -1,3 +1,4 @@
+import { suggestionLabel } from '../engine/suggestion-label.js';
 import type { EngineResult, HopState, Snippet } from '../engine/types.js';
 import { citationLabel, displaySource } from './format.js';
 
@@ -8,6 +9,7 @@ const STOP_TEXT: Record<EngineResult['stopReason'], string> = {
   max_hops: 'the hop limit was reached',
   budget: 'the time budget ran out (the last hop is incomplete)',
   low_coherence: 'the next hop is likely wrong, so a person chooses it',
+  hop_unsure: 'the next hop looked wrong, so it answers from what it found',
 };
 
 const round = (x: number, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
@@ -69,7 +71,7 @@ export function renderAnswer(r: EngineResult, k: number): string {
   if (r.suggestions.length) {
     out.push('Suggested next hops (continue with `--continue N` on the same question):');
     r.suggestions.forEach((s, i) =>
-      out.push(`  ${i + 1}) ${s.entity}  [score ${s.score.toFixed(2)}, coherence ${s.coherence.cosine.toFixed(2)}, P(right) ${s.coherence.pRight?.toFixed(2) ?? '—'}]  → ${s.query}`),
+      out.push(`  ${i + 1}) ${suggestionLabel(s)}  [score ${s.score.toFixed(2)}, coherence ${s.coherence.cosine.toFixed(2)}, P(right) ${s.coherence.pRight?.toFixed(2) ?? '—'}]  → ${s.query}`),
     );
   }
   return out.join('\n');

@@ -106,6 +106,20 @@ interface LinkTarget {
   chunkIds: number[] | null;
 }
 
+/** An entity as first found: a name (entity, identifier, title), or a noun phrase of the best window. */
+interface RawCandidate {
+  entity: string;
+  origin: 'evidence' | 'question';
+  chunk: Candidate | null;
+  rank: number;
+  kind: 'name' | 'phrase';
+}
+
+/** The target is titled or headed by the entity's words, all of them and no others. */
+function namesTarget(t: LinkTarget | null): boolean {
+  return !!t && ((t.via === 'title' && t.link >= 1) || (t.via === 'heading' && t.link >= HEADING_LINK));
+}
+
 interface EntityLinks {
   df: number;
   targets: LinkTarget[];
@@ -207,27 +221,30 @@ export class Decomposer {
     await this.refresh();
     const n = this.chunkCount;
     const seen = new Set<string>();
-    const raw: { entity: string; origin: 'evidence' | 'question'; chunk: Candidate | null; rank: number }[] = [];
+    const raw: RawCandidate[] = [];
+    // what the hop's query and the bridges so far already name: "Falcon" adds nothing to "… (Project Falcon)"
+    const named = termSet([input.currentQuery, ...input.usedEntities].join(' '));
 
-    // (a) entities the top evidence introduces, and the multi-word noun phrases of the best
-    // window ("the radio team lead"): a role or a thing can be the bridge as well as a name
-    const consider = (e: string, c: Candidate, rank: number) => {
+    // (a) the names the top evidence introduces (named entities, identifiers, its documents'
+    // titles), and the multi-word noun phrases of the best window ("the radio team lead"): a phrase
+    // is only a bridge where it is a name in the documents, a title or heading of its own (below)
+    const consider = (e: string, c: Candidate, rank: number, kind: RawCandidate['kind']) => {
       if (!plausibleEntity(e)) return;
       const key = normalize(e);
       if (seen.has(key) || input.usedEntities.has(key)) return;
       const terms = contentTerms(e);
-      if (terms.length === 0 || terms.every((t) => qTerms.has(t))) return;
+      if (terms.length === 0 || terms.every((t) => qTerms.has(t) || named.has(t))) return;
       seen.add(key);
-      raw.push({ entity: e, origin: 'evidence', chunk: c, rank });
+      raw.push({ entity: e, origin: 'evidence', chunk: c, rank, kind });
     };
     evidence.slice(0, this.deps.sourceChunks ?? 3).forEach((c, rank) => {
-      for (const e of [...c.chunk.entities, c.chunk.doc.title]) consider(e, c, rank);
+      for (const e of [...c.chunk.entities, c.chunk.doc.title]) consider(e, c, rank, 'name');
     });
     const best = evidence[0];
     if (best?.window) {
       const windowText = best.chunk.text.slice(best.window.charStart, best.window.charEnd);
       // only phrases new to the question: "calibration point" says nothing a calibration question does not
-      for (const m of analyze(windowText).mentions) if (m.kind === 'noun' && /\s/.test(m.text) && !contentTerms(m.text).some((t) => qTerms.has(t))) consider(m.text, best, 0);
+      for (const m of analyze(windowText).mentions) if (m.kind === 'noun' && /\s/.test(m.text) && !contentTerms(m.text).some((t) => qTerms.has(t))) consider(m.text, best, 0, 'phrase');
     }
     // (b) entities the question names that no evidence covers yet (e.g. the second of a comparison)
     for (const m of qa.mentions) {
@@ -237,7 +254,7 @@ export class Decomposer {
       if (seen.has(key) || input.usedEntities.has(key) || terms.length === 0) continue;
       if (terms.filter((t) => known.has(t)).length / terms.length >= 0.5) continue;
       seen.add(key);
-      raw.push({ entity: m.text, origin: 'question', chunk: null, rank: 0 });
+      raw.push({ entity: m.text, origin: 'question', chunk: null, rank: 0, kind: 'name' });
     }
     if (raw.length === 0) return [];
 
@@ -253,12 +270,14 @@ export class Decomposer {
       linkDocId: number | null;
       features: BridgeCandidate['features'];
     }[] = [];
-    const sourceDoc = (r: (typeof raw)[number]) => r.chunk?.chunk.docId ?? -1;
+    const sourceDoc = (r: RawCandidate) => r.chunk?.chunk.docId ?? -1;
     for (const r of raw) {
       if (input.deadline && scored.length > 0 && input.deadline.now() > input.deadline.at) break;
       const links = await this.linksOf(r.entity, input.access);
       // The strongest link to a document the chain has not reached (nor the one it came from).
       const target = links.targets.find((t) => allow(t.docId) && !input.knownDocIds.has(t.docId) && t.docId !== sourceDoc(r)) ?? null;
+      // a noun phrase ("short amount", "easier monitoring") is no name unless a document is titled or headed by it, whole
+      if (r.kind === 'phrase' && !namesTarget(target)) continue;
       // Lookahead: how well what the entity links to answers the current query, relative to the best
       // evidence so far, from the stored window vectors (no encoding needed).
       let lookahead = 0;
@@ -366,23 +385,33 @@ export function findSlot(question: string, qa: Analysis, known: ReadonlySet<stri
 }
 
 /**
- * The next query: the current one with the bridge entity named where the question refers to it
- * ("… to the temperature sensor used in Project Falcon (Vantor TS-40)?"), or appended. The question
- * keeps all its words, so the hop still asks what the question asks (and the coherence check
- * measures how far the entity moves it); BM25 and the entity focus of retrieval reach the entity's
- * own documents.
+ * The next query, as a question a person reads: the entity stands where the question's slot was,
+ * the slot's words after it as an aside ("What calibration offset applies at −20 °C to the
+ * temperature sensor used in Project Falcon?" → "… to Vantor TS-40 (the temperature sensor used in
+ * Project Falcon)?"). Every word of the question stays, so the hop still asks what the question
+ * asks: dropping the slot's words moved the sample's −20 °C question to the −40 °C row of the
+ * datasheet. Without a slot the entity is set after the question's words, once ("How do I undo a
+ * commit — git revert?").
  */
 export function extendQuery(current: string, entity: string, slot: { start: number; end: number } | null): { query: string; formedBy: 'slot-fill' | 'appended' } {
+  const tidy = (q: string) =>
+    q
+      .replace(/\s+/g, ' ')
+      .replace(/\s+([?.!,;:])/g, '$1')
+      .trim();
   if (slot) {
     // never inside a word ("Jung Joon-young"), nor inside a quotation or parenthesis left open
     let end = slot.end;
     while (end < current.length && /[^\s,;:?!.]/.test(current[end]!)) end++;
-    const q = `${current.slice(0, end)} (${entity})${current.slice(end)}`;
-    return { query: q.replace(/\s+/g, ' ').trim(), formedBy: 'slot-fill' };
+    // the slot's own words stay beside it, as an aside: they are what retrieval matched the evidence by
+    const described = current.slice(slot.start, end).trim();
+    return { query: tidy(`${current.slice(0, slot.start)} ${entity} (${described}) ${current.slice(end)}`), formedBy: 'slot-fill' };
   }
   const m = /[?.!\s]*$/.exec(current);
-  const cut = m ? m.index : current.length;
-  return { query: `${current.slice(0, cut)} (${entity})${current.slice(cut)}`.replace(/\s+/g, ' ').trim(), formedBy: 'appended' };
+  const stem = current.slice(0, m ? m.index : current.length);
+  // the entity once: a query that already names it is not extended again
+  if (normalize(stem).includes(normalize(entity))) return { query: tidy(`${stem}?`), formedBy: 'appended' };
+  return { query: tidy(`${stem} — ${entity}?`), formedBy: 'appended' };
 }
 
 export function analyzeQuestion(question: string): Analysis {

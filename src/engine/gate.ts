@@ -73,3 +73,11 @@ export function gateProbability(g: GateInput, model: LogisticModel = GATE.model)
 
 /** Below this P(next hop right), the chain stops for a person (fitted with the model). */
 export const GATE_THRESHOLD = GATE.threshold;
+
+/**
+ * A stop asks a person only when a suggestion is at least this likely to bring a missing
+ * supporting passage (the same P, for the hop the suggestion would start). Chosen on the tuning
+ * sets from every stop's suggestions, each followed and labelled by `ragask eval` (BENCHMARKS.md,
+ * "Hops worth a click"); below it a click would most likely fetch nothing the answer needs.
+ */
+export const USEFUL_THRESHOLD = 0.5;

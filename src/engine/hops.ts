@@ -5,11 +5,12 @@ import { silentLogger } from '../log.js';
 import type { Encoder } from '../models/encoder.js';
 import { analyze, type Analysis } from '../models/nlp.js';
 import { answerFromEvidence } from './answer/index.js';
+import { restateStop } from './answer/compose.js';
 import { READER_PASSAGES } from './answer/passages.js';
 import type { AnswerReader } from './answer/read.js';
 import { evidenceCoverage } from './text.js';
 import { coherenceOf, stepGeometry } from './coherence.js';
-import { gateProbability, GATE_THRESHOLD } from './gate.js';
+import { gateProbability, GATE_THRESHOLD, USEFUL_THRESHOLD } from './gate.js';
 import { redactResult } from './redact.js';
 import { contextualize } from './follow-up.js';
 import { MIN_BRIDGE_SCORE, type BridgeCandidate, type Decomposer } from './decompose.js';
@@ -34,11 +35,29 @@ export interface EngineSettings {
   gateThreshold: number;
   /** Measure the gate without obeying it: record each check, never stop at one (ragask eval only). */
   gateShadow?: boolean;
+  /**
+   * When a chain that stops at the gate asks a person: 'when-useful' only when no short answer
+   * stands and a suggestion is likely to bring missing evidence (P ≥ usefulThreshold); otherwise it
+   * answers from what it has. 'always' offers the suggestions at every stop (a threshold a person
+   * set; ragask eval, to label every stop's suggestions).
+   */
+  stopForPerson: 'when-useful' | 'always';
+  /** The P(brings missing evidence) a suggestion needs for a stop to offer it (see gate.ts). */
+  usefulThreshold: number;
 }
+
+/**
+ * The cosine between consecutive hop queries below which a hop stops whatever the gate says: off
+ * by default. A next query replaces the question's slot with the entity, so a right hop can move
+ * the query far ("the project whose drone lost telemetry on …" → "Project Falcon"); the gate weighs
+ * the cosine among its features instead. On hotpotqa-train-100 a floor of 0.75 cut all-support@5
+ * from 0.88 to 0.75, and 0.5 to 0.80 (BENCHMARKS.md, "Hops worth a click").
+ */
+export const COHERENCE_FLOOR = 0;
 
 export const DEFAULT_SETTINGS: EngineSettings = {
   maxHops: 3,
-  coherenceThreshold: 0.75,
+  coherenceThreshold: COHERENCE_FLOOR,
   rerankTopK: 5,
   hopBudgetMs: 300,
   totalBudgetMs: 1200,
@@ -46,6 +65,8 @@ export const DEFAULT_SETTINGS: EngineSettings = {
   answeredCoverage: 0.9,
   readerPassages: READER_PASSAGES,
   gateThreshold: GATE_THRESHOLD,
+  stopForPerson: 'when-useful',
+  usefulThreshold: USEFUL_THRESHOLD,
 };
 
 export interface EngineDeps {
@@ -224,7 +245,8 @@ export class HopEngine implements EngineApi {
     const state: ChainState = {
       question: visible.question,
       qa: analyze(visible.question),
-      hops: visible.hops,
+      // copies: the chain grows and marks its own hops, never the stored result it resumes
+      hops: visible.hops.map((h) => ({ ...h })),
       snippets,
       exclude: new Set(),
       knownDocs: new Set(),
@@ -297,6 +319,13 @@ export class HopEngine implements EngineApi {
     const evidence = mergeEvidence(state);
     const r0 = this.now();
     const { answer, cutShort } = await this.answer(state, evidence, stopReason, settings, t0);
+    // A stop asks a person only where that helps: no short answer stands, and a suggestion is
+    // likely to bring what is missing. Otherwise the reply is the answer from the evidence it has.
+    if (stopReason === 'low_coherence' && !worthAsking(answer, suggestions, settings)) {
+      restateStop(answer, 'low_coherence', 'hop_unsure');
+      stopReason = 'hop_unsure';
+      suggestions = [];
+    }
     const result: EngineResult = {
       question: state.question,
       hops: state.hops,
@@ -441,8 +470,9 @@ export class HopEngine implements EngineApi {
       const restVectors = rest.length ? await this.deps.encoder.encode(rest.map((c) => c.query)) : [];
       const checks = [bestCheck, ...rest.map((c, i) => check(c, i + 1, restVectors[i]!))];
       hop.timings.decomposeMs = this.now() - d0;
-      const suggestions = options.map((c, i) => ({
+      const suggestions = options.map((c, i): Suggestion => ({
         entity: c.entity,
+        leadsTo: c.linksTo,
         chunkId: c.chunkId,
         sourceDocId: hop.candidates[i]!.sourceDocId,
         linkDocId: c.linkDocId,
@@ -451,7 +481,8 @@ export class HopEngine implements EngineApi {
         confidence: c.confidence,
         coherence: checks[i]!,
       }));
-      return { stop: 'low_coherence', suggestions };
+      // the one most likely to bring what is missing first (the gate's P, as for the hop it would start)
+      return { stop: 'low_coherence', suggestions: suggestions.sort((a, b) => (b.coherence.pRight ?? 0) - (a.coherence.pRight ?? 0)) };
     }
     const next = hop.candidates[0]!;
     return {
@@ -460,7 +491,8 @@ export class HopEngine implements EngineApi {
         formedBy: next.formedBy,
         bridge: next.entity,
         bridgeFrom: { sourceDocId: next.sourceDocId, linkDocId: next.linkDocId },
-        weight: hop.weight * next.confidence,
+        // the gate's P that this hop brings needed evidence: a doubtful hop's finds rank after the first hop's best
+        weight: hop.weight * (bestCheck.pRight ?? next.confidence),
         vector: bestVector,
         confirmed: false,
       },
@@ -489,6 +521,16 @@ export class HopEngine implements EngineApi {
 }
 
 /**
+ * Whether a chain stopped at the gate asks a person: only when no short answer stands and at least
+ * one suggestion is likely to bring missing evidence (the gate's P for the hop it would start).
+ */
+export function worthAsking(answer: Pick<Answer, 'value'>, suggestions: readonly Pick<Suggestion, 'coherence'>[], settings: Pick<EngineSettings, 'stopForPerson' | 'usefulThreshold'>): boolean {
+  if (suggestions.length === 0) return false;
+  if (settings.stopForPerson === 'always') return true;
+  return answer.value === null && suggestions.some((s) => (s.coherence.pRight ?? 0) >= settings.usefulThreshold);
+}
+
+/**
  * A hop's evidence, diversified: each further chunk of a document already listed loses a little
  * (0.05 per earlier chunk of it), so one long document does not fill all the snippets of a hop.
  */
@@ -505,7 +547,7 @@ export function diversify(candidates: readonly Candidate[]): Candidate[] {
 
 /**
  * The final ranked evidence: every hop's ranked list, merged by priority weight/rank, where a hop's
- * weight is the confidence of the chain of bridges that led to it. A sure bridge interleaves its
+ * weight is the product of the gate's P(right) along the chain of bridges that led to it. A sure bridge interleaves its
  * finds with the first hop's (round-robin); a doubtful one ranks them after the first hop's best.
  * Each chunk appears once, at its best position. This is what the answer cites, in order.
  */

@@ -60,8 +60,8 @@ export interface HopState {
   /** Where that bridge came from and led to (null for the first hop and typed queries). */
   bridgeFrom?: { sourceDocId: number | null; linkDocId: number | null } | null;
   /**
-   * How much this hop's evidence counts in the final ranking: the product of the bridge
-   * confidences along the chain (1 for the first hop and for a hop a person chose).
+   * How much this hop's evidence counts in the final ranking: the product of the gate's P(right)
+   * along the chain (1 for the first hop; a hop a person chose counts as much as the one before).
    */
   weight: number;
   retrieved: RetrievedRef[];
@@ -76,7 +76,10 @@ export interface HopState {
 }
 
 export interface Suggestion {
+  /** The entity as the document writes it. */
   entity: string;
+  /** The title of the document it leads to (absent in results stored by earlier versions). */
+  leadsTo?: string | null;
   /** The chunk and document it comes from, and the document it leads to: shown only where both may be. */
   chunkId: number | null;
   sourceDocId: number | null;
@@ -87,7 +90,12 @@ export interface Suggestion {
   coherence: Coherence;
 }
 
-export type StopReason = 'answered' | 'no_new_evidence' | 'no_bridge' | 'max_hops' | 'budget' | 'low_coherence';
+/**
+ * Why the chain ended. low_coherence: the next hop looked wrong and the reply asks a person to
+ * choose it; hop_unsure: it looked wrong, and asking would not help (an answer stands, or no
+ * suggestion is likely to bring more), so the reply answers from the evidence it has.
+ */
+export type StopReason = 'answered' | 'no_new_evidence' | 'no_bridge' | 'max_hops' | 'budget' | 'low_coherence' | 'hop_unsure';
 
 export interface Conflict {
   attribute: string;

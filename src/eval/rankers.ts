@@ -6,6 +6,7 @@ import type { Retriever } from '../engine/retrieve.js';
 import { LOCAL } from '../store/access.js';
 import type { EvalDataset } from './dataset.js';
 import { labelGateChecks } from './gate.js';
+import { labelClicks } from './stops.js';
 import type { AnsweredEvidence, Ranker } from './run.js';
 import { shownReply } from './visible.js';
 
@@ -71,6 +72,8 @@ export function multiHopRanker(engine: HopEngine, dataset: EvalDataset): Ranker 
       r.evidence.map((s) => ({ source: s.citation.source, snippet: s.text })),
     );
     const checks = r.hops.flatMap((h) => (h.coherence ? [{ cosine: h.coherence.cosine, directional: h.coherence.directional, passed: h.coherence.passed, threshold: h.coherence.threshold }] : []));
+    // measured after the timed run: following suggestions takes hops of its own
+    const clicks = await labelClicks(engine, r, q.question, q.supporting, (source) => dataset.passageOf(source));
     return {
       passages,
       snippets,
@@ -81,6 +84,7 @@ export function multiHopRanker(engine: HopEngine, dataset: EvalDataset): Ranker 
       gate,
       ms: r.timings.totalMs,
       shown: shownReply(r),
+      clicks,
     };
   };
 }

@@ -4,6 +4,7 @@ import type { ReadingFeatures } from '../engine/answer/read.js';
 import { HIGH_CONFIDENCE } from '../engine/answer/confidence.js';
 import { formatReliability, reliability, type ReliabilityBin } from '../engine/logistic.js';
 import { gateStats, type GateCheck, type GateStats } from './gate.js';
+import { clickStats, usefulSweep, type ClickLabels, type SweepRow } from './stops.js';
 import { answerRight, visibleAt, type ShownReply } from './visible.js';
 import { allSupportAt, containsAnswer, isYesNo, mean, percentile, recallAt, scoreAnswer } from './metrics.js';
 
@@ -27,6 +28,8 @@ export interface RankedEvidence {
   gate?: GateCheck[];
   /** What a person reads of the reply (modes that make one). */
   shown?: ShownReply;
+  /** Multi-hop only: its bridges and suggestions, each labelled by whether it brings missing evidence (eval/stops.ts). */
+  clicks?: ClickLabels;
 }
 
 /** What a person sees of the replies, over questions (see eval/visible.ts). */
@@ -43,6 +46,12 @@ export interface VisibleStats {
   /** Of the short answers given, the share that is wrong. */
   wrong_of_given: number;
   stopped_for_person: number;
+  /** Of the replies that stop for a person: the first suggestion brings a missing supporting passage (null: no stops). */
+  useful_stops?: number | null;
+  /** The same, for any of the suggestions. */
+  any_useful_stops?: number | null;
+  /** Bridges that bring a missing supporting passage, over all the replies took or offered. */
+  right_bridges?: number | null;
 }
 
 export interface AnsweredEvidence {
@@ -91,7 +100,7 @@ export interface CoherenceStats {
 export type Ranker = (q: EvalQuestion, k: number) => Promise<RankedEvidence>;
 
 export interface ModeReport {
-  [metric: string]: number | { p50: number; p95: number } | CoherenceStats | AnswerStats | GateStats | Record<string, VisibleStats> | undefined;
+  [metric: string]: number | null | { p50: number; p95: number } | CoherenceStats | AnswerStats | GateStats | Record<string, VisibleStats> | SweepRow[] | undefined;
   mean_hops: number;
   latency_ms: { p50: number; p95: number };
   coherence?: CoherenceStats;
@@ -99,10 +108,12 @@ export interface ModeReport {
   gate?: GateStats;
   /** The visible figures per question type, where the dataset has types. */
   by_type?: Record<string, VisibleStats>;
+  /** What each useful threshold would do: stops and their usefulness, from every stop at the gate (eval/stops.ts). */
+  stop_sweep?: SweepRow[];
 }
 
 /** Visible figures of replies; undefined when no row has a reply. */
-export function visibleStats(rows: readonly { shown?: ShownReply; q: { answers: string[] } }[]): VisibleStats | undefined {
+export function visibleStats(rows: readonly { shown?: ShownReply; clicks?: ClickLabels; q: { answers: string[] } }[]): VisibleStats | undefined {
   const scored = rows.filter((r) => r.shown && r.q.answers.length);
   if (!scored.length) return undefined;
   const given = scored.filter((r) => r.shown!.value !== null);
@@ -115,7 +126,15 @@ export function visibleStats(rows: readonly { shown?: ShownReply; q: { answers: 
     wrong_answers: (given.length - right.length) / scored.length,
     wrong_of_given: given.length ? (given.length - right.length) / given.length : 0,
     stopped_for_person: mean(scored.map((r) => (r.shown!.stoppedForPerson ? 1 : 0))),
+    ...withoutCount(clickStats(scored)),
   };
+}
+
+/** The click figures without their bridge count (VisibleStats keeps shares only). */
+function withoutCount(s: ReturnType<typeof clickStats>): Pick<VisibleStats, 'useful_stops' | 'any_useful_stops' | 'right_bridges'> {
+  if (!s) return {};
+  const { bridges: _n, ...shares } = s;
+  return shares;
 }
 
 /** EM/F1 with declined answers at 0, the same on answered ones, ECE of P(right) against EM, precision of "high". */
@@ -176,7 +195,10 @@ export interface EvalReport {
   dataset: string;
   questions: number;
   modes: Record<string, ModeReport>;
-  per_question?: Record<string, { id: string; question: string; type: string | null; passages: string[]; ms: number; hops: number; answer?: AnsweredEvidence; shown?: ShownReply; gold: string[] }[]>;
+  per_question?: Record<
+    string,
+    { id: string; question: string; type: string | null; passages: string[]; ms: number; hops: number; answer?: AnsweredEvidence; shown?: ShownReply; clicks?: ClickLabels; gold: string[] }[]
+  >;
 }
 
 /** Runs every mode over the questions; recall/all-support at each k, answer-in-evidence@3, hops, latency. */
@@ -243,6 +265,11 @@ export async function runEval(
       const types = [...new Set(rows.map((r) => r.q.type).filter((t): t is string => !!t))].sort();
       if (types.length) m.by_type = Object.fromEntries(types.map((t) => [t, visibleStats(rows.filter((r) => r.q.type === t))!]));
     }
+    if (rows.some((r) => r.clicks))
+      m.stop_sweep = usefulSweep(
+        rows.flatMap((r) => (r.clicks?.stop ? [r.clicks.stop] : [])),
+        rows.length,
+      );
     report.modes[mode] = m;
     if (report.per_question)
       report.per_question[mode] = rows.map((r) => ({
@@ -255,6 +282,7 @@ export async function runEval(
         gold: r.q.answers,
         ...(r.answer ? { answer: r.answer } : {}),
         ...(r.shown ? { shown: r.shown } : {}),
+        ...(r.clicks ? { clicks: r.clicks } : {}),
       }));
   }
   opts.progress?.stop();
@@ -288,6 +316,17 @@ export function formatReport(r: EvalReport, ks: readonly number[]): string {
       lines.push(row('all', m));
       for (const [t, v] of Object.entries(m.by_type ?? {})) lines.push(row(`${t} (${v.questions})`, v));
       lines.push(`  (right / wrong: a short answer given and right / wrong, over all questions; stopped: the reply stops for a person with suggestions)`);
+      const share = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(3));
+      if (m.useful_stops !== undefined)
+        lines.push(
+          `  hops worth a click    useful stops ${share(m.useful_stops as number | null)}, any useful ${share(m.any_useful_stops as number | null)}, right bridges ${share(m.right_bridges as number | null)}`,
+        );
+    }
+    if (m.stop_sweep) {
+      lines.push(`  useful threshold      ${m.stop_sweep.map((s) => String(s.threshold).padStart(7)).join('')}`);
+      lines.push(`    stopped             ${m.stop_sweep.map((s) => s.stopped.toFixed(3).padStart(7)).join('')}`);
+      lines.push(`    first useful        ${m.stop_sweep.map((s) => (s.useful === null ? '—' : s.useful.toFixed(3)).padStart(7)).join('')}`);
+      lines.push(`    any useful          ${m.stop_sweep.map((s) => (s.any_useful === null ? '—' : s.any_useful.toFixed(3)).padStart(7)).join('')}`);
     }
     if (m.gate) {
       const g = m.gate;

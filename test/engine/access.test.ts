@@ -98,7 +98,7 @@ describe('retrieval filters by who asks, where, inside the engine', () => {
   });
 
   it("refuses to resume another context's chain with a suggestion drawn from hidden evidence", async () => {
-    const fromA = await core.engine.run(q, A, { coherenceThreshold: 0.999 });
+    const fromA = await core.engine.run(q, A, { coherenceThreshold: 0.999, stopForPerson: 'always' });
     expect(fromA.suggestions.length).toBeGreaterThan(0);
     await expect(core.engine.resume(fromA, 0, B)).rejects.toThrow(RangeError);
     const inA = await core.engine.resume(fromA, 0, A);

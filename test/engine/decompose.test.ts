@@ -28,13 +28,17 @@ describe('the slot of a question', () => {
     expect(slotText('Which calibration offset applies to the temperature sensor used in Project Falcon?', 'nothing relevant here')).toBeNull();
   });
 
-  it('extends the query with the entity at the slot, or at the end, never inside a word', () => {
-    expect(extendQuery('What is the range of the sensor used in Project Falcon?', 'Vantor TS-40', { start: 16, end: 49 }).query).toBe(
-      'What is the range of the sensor used in Project Falcon (Vantor TS-40)?',
-    );
-    expect(extendQuery('Who directed it?', 'Maximum Overdrive', null)).toEqual({ query: 'Who directed it (Maximum Overdrive)?', formedBy: 'appended' });
-    const q = 'the film in which Jung Joon-young debuted';
-    expect(extendQuery(q, 'X', { start: 0, end: q.indexOf('-young') }).query).toBe('the film in which Jung Joon-young (X) debuted');
+  it('fills the slot with the entity: a question that keeps its other words, the entity once, never inside a word', () => {
+    const q = 'What is the range of the sensor used in Project Falcon?';
+    expect(extendQuery(q, 'Vantor TS-40', { start: 21, end: 54 }).query).toBe('What is the range of Vantor TS-40 (the sensor used in Project Falcon)?');
+    const j = 'the film in which Jung Joon-young debuted';
+    expect(extendQuery(j, 'X', { start: 0, end: j.indexOf('-young') }).query).toBe('X (the film in which Jung Joon-young) debuted');
+  });
+
+  it('sets the entity after the question where there is no slot, once, as a question', () => {
+    expect(extendQuery('Who directed it?', 'Maximum Overdrive', null)).toEqual({ query: 'Who directed it — Maximum Overdrive?', formedBy: 'appended' });
+    // a query that already names the entity is not extended again: no "(Project Falcon) (Falcon)"
+    expect(extendQuery('Who leads Project Falcon?', 'Project Falcon', null).query).toBe('Who leads Project Falcon?');
   });
 });
 
@@ -80,7 +84,8 @@ describe('bridge candidates', () => {
     expect(c[0]!.linksTo).toBe('Project Falcon');
     // the mention "Falcon" resolved to the document titled "Project Falcon"
     expect(c[0]!.features.link).toBeGreaterThanOrEqual(0.5);
-    expect(c[0]!.query).toBe('Who leads the project whose drone lost telemetry on 2024-03-14 (Project Falcon)?');
+    // the slot "the project whose drone lost telemetry on 2024-03-14" is what Project Falcon stands for
+    expect(c[0]!.query).toBe('Who leads Project Falcon (the project whose drone lost telemetry on 2024-03-14)?');
     for (let i = 1; i < c.length; i++) expect(c[i - 1]!.score).toBeGreaterThanOrEqual(c[i]!.score);
     expect(c.every((x) => x.confidence > 0 && x.confidence < 1)).toBe(true);
   });
@@ -91,6 +96,35 @@ describe('bridge candidates', () => {
       expect(x.entity).toMatch(/\p{L}/u);
       expect(x.entity.toLowerCase()).not.toMatch(/^(the|of|and|in|on|march( 2024)?|2024)$/);
     }
+  });
+
+  it("proposes names only: an entity, an identifier or a document's title, never a bare noun phrase of the evidence", async () => {
+    const question = 'Which calibration offset applies at −20 °C to the temperature sensor used in Project Falcon?';
+    const c = await candidatesFor(question, false);
+    expect(c.length).toBeGreaterThan(0);
+    const r = await core.retriever.retrieve(question, { k: 5 });
+    const names = new Set(r.candidates.slice(0, 3).flatMap((x) => [...x.chunk.entities, x.chunk.doc.title]));
+    for (const x of c) {
+      // a phrase that is no entity of its chunk is kept only as a title or heading it links to
+      if (x.origin === 'evidence' && !names.has(x.entity)) expect(x.features.link).toBeGreaterThanOrEqual(0.5);
+    }
+  });
+
+  it('never proposes what the query or an earlier bridge already names ("Falcon" after "Project Falcon")', async () => {
+    const question = 'Who leads the project whose drone lost telemetry on 2024-03-14?';
+    const r = await core.retriever.retrieve(question, { k: 5 });
+    const d = new Decomposer({ store: core.store, windowsOfDoc: async (id) => await core.retriever.windowsOfDoc(id), windowsOfChunks: async (ids) => await core.retriever.windowVectors(ids) });
+    const c = await d.candidates({
+      question,
+      questionAnalysis: analyze(question),
+      evidence: r.candidates,
+      knownText: '',
+      knownDocIds: new Set(),
+      usedEntities: new Set(['project falcon']),
+      currentQuery: 'Who leads Project Falcon?',
+      queryVector: r.queryVector,
+    });
+    for (const x of c) expect(['falcon', 'project falcon']).not.toContain(x.entity.toLowerCase());
   });
 
   it('adds fill-mask plausibility in the slot when a masked LM is configured', async () => {

@@ -7,6 +7,7 @@ import { allSupportAt, containsAnswer, normalizeAnswer, percentile, recallAt } f
 import { multiHopRanker, singleHopRanker } from '../../src/eval/rankers.js';
 import { coherenceStats, formatReport, runEval, type Ranker } from '../../src/eval/run.js';
 import type { ShownReply } from '../../src/eval/visible.js';
+import { clickStats, usefulSweep, type ClickLabels, type StopCheck } from '../../src/eval/stops.js';
 import { ingest } from '../../src/ingest/ingest.js';
 import { SAMPLE_DIR, tempDir, testConfig } from '../helpers.js';
 
@@ -153,6 +154,31 @@ describe('eval harness on a tiny dataset made here', () => {
     expect(m.by_type!.factoid).toMatchObject({ questions: 2, 'visible@1': 0.5, 'visible@3': 1, answered_right: 0.5, wrong_answers: 0, stopped_for_person: 0.5 });
     expect(m.by_type!.bridge).toMatchObject({ questions: 2, 'visible@1': 0, 'visible@3': 0.5, answered_right: 0, wrong_answers: 1, stopped_for_person: 0.5 });
     expect(formatReport(r, [1])).toMatch(/factoid \(2\)\s+0\.500\s+1\.000/);
+  });
+
+  it('measures hops worth a click: useful stops, right bridges, and what each useful threshold would do', () => {
+    const stop = (answerGiven: boolean, p: number[], useful: boolean[]): StopCheck => ({ answerGiven, p, useful, missing: 1 });
+    const rows: { clicks: ClickLabels }[] = [
+      // asked, and its first suggestion brings the missing passage
+      { clicks: { bridgesRight: 1, bridges: 3, offeredUseful: [true, false, false], stop: stop(false, [0.4, 0.1, 0.05], [true, false, false]) } },
+      // asked, only its second suggestion helps
+      { clicks: { bridgesRight: 1, bridges: 2, offeredUseful: [false, true], stop: stop(false, [0.3, 0.2], [false, true]) } },
+      // answered at the stop (a short answer stood): not asked, labelled for the sweep
+      { clicks: { bridgesRight: 0, bridges: 0, offeredUseful: null, stop: stop(true, [0.9], [true]) } },
+      // no stop at all; one bridge taken, wrong
+      { clicks: { bridgesRight: 0, bridges: 1, offeredUseful: null, stop: null } },
+    ];
+    expect(clickStats(rows)).toEqual({ useful_stops: 0.5, any_useful_stops: 1, right_bridges: 2 / 6, bridges: 6 });
+    expect(clickStats([{ clicks: { bridgesRight: 0, bridges: 0, offeredUseful: null, stop: null } }])).toMatchObject({ useful_stops: null, right_bridges: null });
+    const sweep = usefulSweep(
+      rows.flatMap((r) => (r.clicks.stop ? [r.clicks.stop] : [])),
+      rows.length,
+    );
+    const at = (t: number) => sweep.find((x) => x.threshold === t)!;
+    // a stop with a short answer never asks; the two others ask from 0 up to their best P
+    expect(at(0)).toEqual({ threshold: 0, stopped: 0.5, useful: 0.5, any_useful: 1 });
+    expect(at(0.3)).toEqual({ threshold: 0.3, stopped: 0.5, useful: 0.5, any_useful: 1 });
+    expect(sweep.every((x) => x.threshold <= 0.3)).toBe(true);
   });
 
   it('reads a folder of documents whose supporting entries are paths (the sample corpus)', async () => {

@@ -9,7 +9,7 @@ let h: Harness;
 let total = 0;
 let incidentCount = 0;
 beforeAll(async () => {
-  h = await startHarness({ overrides: { RAGASK_COHERENCE_THRESHOLD: 0.999 } });
+  h = await startHarness({ overrides: { RAGASK_COHERENCE_THRESHOLD: 0.999, RAGASK_STOP_FOR_PERSON: 'always' } });
   const docs = await h.core.store.listDocuments();
   const incidents = docs.filter((d) => d.source.startsWith(path.join(SAMPLE_DIR, 'incidents'))).map((d) => d.id);
   await h.core.store.setScope(incidents, parseScope('channel:CA'));

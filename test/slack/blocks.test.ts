@@ -88,6 +88,15 @@ describe('Block Kit builders', () => {
     );
     const buttons = m.blocks.filter((b) => b.type === 'actions').flatMap((b) => (b as { elements: { text: { text: string }; value: string; action_id: string }[] }).elements);
     expect(buttons[0]!.text.text).toBe('Continue with: Corvid FC-3');
+    // with the document it leads to, the label says so
+    const led = answerMessage(
+      result({
+        stopReason: 'low_coherence',
+        suggestions: [{ entity: 'Corvid FC-3', leadsTo: 'Corvid FC-3 datasheet', chunkId: 1, sourceDocId: 1, linkDocId: 2, query: 'q', score: 2, confidence: 0.5, coherence }],
+      }),
+      { stateKey: 'k' },
+    );
+    expect(JSON.stringify(led.blocks)).toContain('Continue with: Corvid FC-3 → Corvid FC-3 datasheet');
     expect(JSON.parse(buttons[0]!.value)).toEqual({ k: 'key-9', i: 0 });
     expect(buttons[0]!.action_id).toBe(`${ACTIONS.continue}_0`);
     expect(buttons.some((b) => b.text.text === 'Stop here')).toBe(true);

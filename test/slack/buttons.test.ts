@@ -7,7 +7,7 @@ import { LOCAL } from '../../src/store/access.js';
 let h: Harness;
 beforeAll(async () => {
   // a threshold no real hop passes: every answer stops with suggested next hops
-  h = await startHarness({ overrides: { RAGASK_COHERENCE_THRESHOLD: 0.999 } });
+  h = await startHarness({ overrides: { RAGASK_COHERENCE_THRESHOLD: 0.999, RAGASK_STOP_FOR_PERSON: 'always' } });
 });
 afterAll(() => h.close());
 
@@ -53,7 +53,8 @@ describe('suggested-hop buttons', () => {
 
   it('offers "Continue with" buttons for the suggested next hops, and "Stop here"', () => {
     const labels = buttons.map((b) => b.text.text);
-    expect(labels[0]).toBe('Continue with: Project Falcon');
+    // the entity as the document writes it, and where it leads
+    expect(labels).toContain('Continue with: Project Falcon → its page');
     expect(labels).toContain('Stop here');
     expect(labels).toContain('Show trace');
     for (const b of buttons) expect(b.value.length).toBeLessThanOrEqual(2000);
@@ -69,18 +70,24 @@ describe('suggested-hop buttons', () => {
   });
 
   it('resumes the chain from the stored state when a participant clicks, and updates the message', async () => {
-    await click('U1', messageTs, '2000.0001', buttons[0]!);
+    const falcon = buttons.find((b) => b.text.text.startsWith('Continue with: Project Falcon'))!;
+    await click('U1', messageTs, '2000.0001', falcon);
     const final = await h.fake.waitFor(() =>
       h.fake.callsOf('chat.update').find((c) => c.args.ts === messageTs && blocksText(c.args.blocks).includes('Hop 2') && blocksText(c.args.blocks).includes('Confidence')),
     );
     // the answer of the chain resumed with that suggestion, as the engine gives it
     const q = 'Who leads the project whose drone lost telemetry on 2024-03-14?';
-    expect(final.args.text).toBe(headlineOf(await h.core.engine.resume(await h.core.engine.run(q, LOCAL), 0, LOCAL)));
+    expect(final.args.text).toBe(headlineOf(await h.core.engine.resume(await h.core.engine.run(q, LOCAL), (JSON.parse(falcon.value) as { i: number }).i, LOCAL)));
     expect(blocksText(final.args.blocks)).toContain('via _Project Falcon_');
   });
 
   it('says so politely when a button was already used', async () => {
-    await click('U1', messageTs, '2000.0001', buttons[0]!);
+    await click(
+      'U1',
+      messageTs,
+      '2000.0001',
+      buttons.find((b) => b.text.text.startsWith('Continue with: Project Falcon'))!,
+    );
     await h.fake.waitFor(ephemeralTo('U1', /already continued/));
   });
 

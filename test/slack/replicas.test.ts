@@ -36,6 +36,9 @@ function replica(port: number, redis: boolean): Promise<ChildProcess> {
         RAGASK_THREADS: '1',
         RAGASK_ENGINE_WORKERS: '1',
         RAGASK_RECOVERY_SWEEP_S: '2',
+        // every chain stops at its first check and asks: the button test below needs a stopped answer
+        RAGASK_COHERENCE_THRESHOLD: '0.999',
+        RAGASK_STOP_FOR_PERSON: 'always',
         // Slack's pacing is tested elsewhere (api, shared-limits); here every answer is an update
         RAGASK_SLACK_RATE_LIMITS: 'off',
         // this run's own limiter keys in the shared Redis (they are named after the token)

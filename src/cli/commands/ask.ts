@@ -64,7 +64,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--json', 'machine-readable output (stable shape)')
     .option('--trace', 'print every hop: query, snippets with scores, bridge candidates, next query, coherence, timings')
     .option('--max-hops <n>', 'most hops (RAGASK_MAX_HOPS)', parsePositiveInt('--max-hops', 5))
-    .option('--threshold <x>', 'coherence threshold (RAGASK_COHERENCE_THRESHOLD)', parseThreshold)
+    .option('--threshold <x>', 'coherence threshold (RAGASK_COHERENCE_THRESHOLD); a threshold you set stops for you at every check it fails (RAGASK_STOP_FOR_PERSON=always)', parseThreshold)
     .option('--continue <n>', 'continue with suggested next hop n of this question', parsePositiveInt('--continue', 3))
     .option('--single-hop', 'hybrid retrieval only: the best snippets with their scores')
     .option('--channel <id>', 'answer as in this Slack channel: only documents its scope allows')
@@ -73,7 +73,7 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (question: string, opts: AskOptions, cmd: Command) => {
       const config = configFrom(ctx, cmd, {
         ...(opts.maxHops ? { RAGASK_MAX_HOPS: opts.maxHops } : {}),
-        ...(opts.threshold !== undefined ? { RAGASK_COHERENCE_THRESHOLD: opts.threshold } : {}),
+        ...(opts.threshold !== undefined ? { RAGASK_COHERENCE_THRESHOLD: opts.threshold, RAGASK_STOP_FOR_PERSON: 'always' } : {}),
       });
       await withCore(ctx, config, async (core) => {
         if ((await core.store.counts()).documents === 0) {

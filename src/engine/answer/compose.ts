@@ -36,8 +36,19 @@ function leadSentence(p: EvidencePassage): Snippet {
 
 const STOP_REASONS: Partial<Record<StopReason, string>> = {
   low_coherence: 'the chain stopped before its next hop, for a person to choose it',
+  hop_unsure: 'the next hop looked wrong, so the chain stopped with the evidence it has',
   budget: 'the time budget cut the chain short',
 };
+
+/** The answer's reasons say why the chain stopped: rewritten when the stop is decided after reading. */
+export function restateStop(answer: Answer, from: StopReason, to: StopReason): void {
+  const was = STOP_REASONS[from];
+  const now = STOP_REASONS[to];
+  const at = was ? answer.confidence.reasons.indexOf(was) : -1;
+  if (at < 0) return;
+  if (now) answer.confidence.reasons[at] = now;
+  else answer.confidence.reasons.splice(at, 1);
+}
 
 function reasonsOf(r: Reading, stopReason: StopReason, p: number): string[] {
   const f = r.features;

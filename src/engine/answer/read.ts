@@ -336,6 +336,8 @@ interface ScoredSpan extends Located {
   fit: -1 | 0 | 1;
   /** The span stands in a table cell whose label the question names. */
   named: boolean;
+  /** Its table row states the question's condition (+1), another value of it (−1), or neither (0). */
+  condition: number;
 }
 
 /** Whether a passage of another document holds the value as whole words ("Mirela Ostrowski" in the people directory too). */
@@ -345,7 +347,8 @@ function saidElsewhere(value: string, from: EvidencePassage, passages: readonly 
   return passages.some((p) => p.snippet.docId !== from.snippet.docId && ` ${normalizeAnswer(p.text)} `.includes(v));
 }
 
-const unlabelled = (x: ScoredSpan) => x.adjusted - (x.named ? LABEL_WEIGHT : 0);
+/** A span's score without what only a table cell can earn: how a rival outside a table is judged against it. */
+const unlabelled = (x: ScoredSpan) => x.adjusted - (x.named ? LABEL_WEIGHT : 0) - CONDITION_WEIGHT * Math.max(0, x.condition);
 
 const logOdds = (p: number) => Math.log(Math.max(1e-4, p) / Math.max(1e-4, 1 - p));
 
@@ -370,9 +373,10 @@ function scoreSpans(spans: readonly Located[], expected: ExpectedType, question:
     // the label must name what is asked, all of it ("Offset", "Default"), not share a word with the question
     const labelTerms = label === null ? [] : contentTerms(label);
     const named = labelTerms.length > 0 && labelTerms.every((t) => asked.has(t));
-    const adjusted = x.score + TYPE_WEIGHT * fit + (named ? LABEL_WEIGHT : 0) + WINDOW_WEIGHT * logOdds(x.pAnswer);
+    const condition = rowCondition(passages[x.passage]!, x.start, question);
+    const adjusted = x.score + TYPE_WEIGHT * fit + (named ? LABEL_WEIGHT : 0) + CONDITION_WEIGHT * condition + WINDOW_WEIGHT * logOdds(x.pAnswer);
     const cut = valueWithin(expected, x.text);
-    out.push({ ...x, start: x.start + cut.start, end: x.start + cut.end, text: x.text.slice(cut.start, cut.end), adjusted, fit, named });
+    out.push({ ...x, start: x.start + cut.start, end: x.start + cut.end, text: x.text.slice(cut.start, cut.end), adjusted, fit, named, condition });
   }
   out.sort((p, q) => q.adjusted - p.adjusted);
   // one reading per value: the best of each
@@ -383,6 +387,40 @@ function scoreSpans(spans: readonly Located[], expected: ExpectedType, question:
     seen.add(key);
     return true;
   });
+}
+
+/**
+ * A table row's other cells against the conditions the question states: +1 when a cell holds the
+ * question's own figure ("−20 °C" in "Temperature: -20 °C"), −1 when cells give the same unit only
+ * at other values (the −40 °C row for a −20 °C question), 0 otherwise. As strong as a named label:
+ * a row about another condition answers another question.
+ */
+export const CONDITION_WEIGHT = 6;
+const FIGURE = /([+\-\u2212]?\d+(?:[.,]\d+)?)\s*(°\s?[CFK]|%|[A-Za-zµ]{1,4}\b)/g;
+
+function figuresOf(text: string): { value: number; unit: string }[] {
+  return [...text.matchAll(FIGURE)].map((m) => ({ value: Number(m[1]!.replace('\u2212', '-').replace(',', '.')), unit: m[2]!.replace(/\s+/g, '') }));
+}
+
+function rowCondition(p: EvidencePassage, at: number, question: string): number {
+  const cells = p.answerRanges;
+  if (!cells) return 0;
+  const asked = figuresOf(question);
+  if (!asked.length) return 0;
+  const others = figuresOf(
+    cells
+      .filter(([a, b]) => !(a <= at && at < b))
+      .map(([a, b]) => p.text.slice(a, b))
+      .join('; '),
+  );
+  let verdict = 0;
+  for (const q of asked) {
+    const sameUnit = others.filter((o) => o.unit === q.unit);
+    if (!sameUnit.length) continue;
+    if (sameUnit.some((o) => o.value === q.value)) return 1;
+    verdict = -1;
+  }
+  return verdict;
 }
 
 /** The label of the table cell a span starts in ("Offset" of "Offset: +0.35 °C"), if the passage is a row. */

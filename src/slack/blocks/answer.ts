@@ -1,3 +1,4 @@
+import { suggestionLabel } from '../../engine/suggestion-label.js';
 import type { KnownBlock, Button, ActionsBlock, SectionBlock, ContextBlock, RichTextBlock, RichTextElement, RichTextSection } from '@slack/types';
 import type { Citation, EngineResult, HopState, Snippet } from '../../engine/types.js';
 import { LIMITS, escapeMrkdwn, safeText, truncate } from './text.js';
@@ -22,6 +23,7 @@ const STOP_TEXT: Record<EngineResult['stopReason'], string> = {
   max_hops: 'hop limit reached',
   budget: 'time budget reached; the last hop is incomplete',
   low_coherence: 'the next hop is likely wrong, so you choose it',
+  hop_unsure: 'the next hop looked wrong, so I answer from what I found',
 };
 
 // verbatim: Slack must not turn a bare URL or #channel in the text into a link; the links ragask
@@ -160,7 +162,7 @@ export function answerMessage(r: EngineResult, opts: AnswerOptions): Message {
     blocks.push(section(':thinking_face: I stopped here: the next hop I would take is likely wrong. Pick one to continue, or stop:'));
     const elements: Button[] = r.suggestions
       .slice(0, 3)
-      .map((s, i) => button(`Continue with: ${s.entity}`, `${ACTIONS.continue}_${i}`, JSON.stringify({ k: opts.stateKey, i }), i === 0 ? 'primary' : undefined));
+      .map((s, i) => button(`Continue with: ${suggestionLabel(s)}`, `${ACTIONS.continue}_${i}`, JSON.stringify({ k: opts.stateKey, i }), i === 0 ? 'primary' : undefined));
     elements.push(button('Stop here', ACTIONS.stop, JSON.stringify({ k: opts.stateKey })));
     blocks.push({ type: 'actions', block_id: 'ragask_suggestions', elements } satisfies ActionsBlock);
   }
@@ -196,7 +198,7 @@ export function traceMessage(r: EngineResult): Message {
     blocks.push(
       richText(
         [[plain('Suggested next hops', true)]],
-        r.suggestions.map((s) => [plain(`${truncate(s.entity, 100)} — score ${s.score.toFixed(2)}, coherence ${s.coherence.cosine.toFixed(2)}: `), italic(truncate(s.query, 300))]),
+        r.suggestions.map((s) => [plain(`${truncate(suggestionLabel(s), 160)} — score ${s.score.toFixed(2)}, coherence ${s.coherence.cosine.toFixed(2)}: `), italic(truncate(s.query, 300))]),
       ),
     );
   }

@@ -1,0 +1,13 @@
+import type { Suggestion } from './types.js';
+
+const same = (a: string, b: string) => a.toLowerCase().replace(/\s+/g, ' ').trim() === b.toLowerCase().replace(/\s+/g, ' ').trim();
+
+/**
+ * A suggestion as a person judges it: the entity as the document writes it, and where following it
+ * leads ("Vantor TS-40 → Vantor TS-40 datasheet"; "Project Falcon → its page" when the document is
+ * titled by the entity itself). Results stored before suggestions knew their target show the entity.
+ */
+export function suggestionLabel(s: Pick<Suggestion, 'entity' | 'leadsTo'>): string {
+  if (!s.leadsTo) return s.entity;
+  return same(s.leadsTo, s.entity) ? `${s.entity} → its page` : `${s.entity} → ${s.leadsTo}`;
+}
