@@ -238,7 +238,9 @@ export class Decomposer {
       raw.push({ entity: e, origin: 'evidence', chunk: c, rank, kind });
     };
     evidence.slice(0, this.deps.sourceChunks ?? 3).forEach((c, rank) => {
-      for (const e of [...c.chunk.entities, c.chunk.doc.title]) consider(e, c, rank, 'name');
+      // a document's own title leads back to where the chain already is
+      const title = input.knownDocIds.has(c.chunk.docId) ? [] : [c.chunk.doc.title];
+      for (const e of [...c.chunk.entities, ...title]) consider(e, c, rank, 'name');
     });
     const best = evidence[0];
     if (best?.window) {

@@ -198,8 +198,12 @@ describe('low coherence, suggestions and resuming', () => {
       // the question's words, in order, around the entity: nothing appended after the question mark
       expect(s.query.replace(s.entity, '').replace(/[()—]/g, ' ').replace(/\s+/g, ' ').replace(' ?', '?').trim()).toBe(q);
     }
-    // and never a heading number or a document part
-    for (const s of stopped.suggestions) expect(s.entity).not.toMatch(/^\d|^(section|chapter|table|see also)$/i);
+    // and never a heading number or a document part, nor the title of a document the chain already holds
+    const held = new Set(stopped.hops.flatMap((h) => h.snippets.slice(0, 3).map((x) => x.citation.document)));
+    for (const s of stopped.suggestions) {
+      expect(s.entity).not.toMatch(/^\d|^(section|chapter|table|see also)$/i);
+      expect(held.has(s.entity)).toBe(false);
+    }
     void q;
   });
 
