@@ -8,7 +8,7 @@ import { textQuery } from './fts-query.js';
 import type { Candidate } from './retrieve.js';
 import type { CandidateRef } from './types.js';
 import type { ResolvedAccess } from './access.js';
-import { contentTerms, termSet } from './text.js';
+import { contentTerms, foldName, termSet } from './text.js';
 
 /**
  * A possible next hop: an entity the evidence introduces (or the question names and nothing covers
@@ -66,8 +66,6 @@ export const MIN_BRIDGE_SCORE = 1.2;
 export function bridgeConfidence(score: number): number {
   return 1 / (1 + Math.exp(-2 * (score - 2)));
 }
-
-const normalize = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
 
 /** An entity worth a hop: has letters, is not a stopword or a bare number, date or unit. */
 export function plausibleEntity(e: string): boolean {
@@ -166,7 +164,7 @@ export class Decomposer {
   private async linksOf(entity: string, access: ResolvedAccess | undefined): Promise<EntityLinks> {
     // the cache was checked against the store by candidates(), the only caller, once per call
     const allowed = access?.allowedDocs ?? null;
-    const key = `${access?.scopeKey ?? 'local'}\u0000${normalize(entity)}`;
+    const key = `${access?.scopeKey ?? 'local'}\u0000${foldName(entity)}`;
     const hit = this.linkCache.get(key);
     if (hit) return hit;
     const terms = contentTerms(entity);
@@ -230,7 +228,7 @@ export class Decomposer {
     // is only a bridge where it is a name in the documents, a title or heading of its own (below)
     const consider = (e: string, c: Candidate, rank: number, kind: RawCandidate['kind']) => {
       if (!plausibleEntity(e)) return;
-      const key = normalize(e);
+      const key = foldName(e);
       if (seen.has(key) || input.usedEntities.has(key)) return;
       const terms = contentTerms(e);
       if (terms.length === 0 || terms.every((t) => qTerms.has(t) || named.has(t))) return;
@@ -251,7 +249,7 @@ export class Decomposer {
     // (b) entities the question names that no evidence covers yet (e.g. the second of a comparison)
     for (const m of qa.mentions) {
       if ((m.kind !== 'proper' && m.kind !== 'code') || !plausibleEntity(m.text)) continue;
-      const key = normalize(m.text);
+      const key = foldName(m.text);
       const terms = contentTerms(m.text);
       if (seen.has(key) || input.usedEntities.has(key) || terms.length === 0) continue;
       if (terms.filter((t) => known.has(t)).length / terms.length >= 0.5) continue;
@@ -290,7 +288,7 @@ export class Decomposer {
       const features = { link: target?.link ?? 0, lookahead, idf, relevance, question: r.origin === 'question' ? 1 : 0, mlm: null as number | null };
       // A mention resolves to the document titled by it: "Rocky" becomes "ASAP Rocky", once per document.
       const entity = target && target.via === 'title' && target.link >= 0.5 ? target.title.replace(/\s*\([^)]*\)\s*$/, '') : r.entity;
-      if (input.usedEntities.has(normalize(entity))) continue;
+      if (input.usedEntities.has(foldName(entity))) continue;
       if (target) {
         const at = byDoc.get(target.docId);
         if (at !== undefined) {
@@ -318,7 +316,7 @@ export class Decomposer {
     }
 
     const w = FEATURE_WEIGHTS;
-    const past = new Set((input.pastQueries ?? []).map(normalize));
+    const past = new Set((input.pastQueries ?? []).map(foldName));
     const currentSlot = findSlot(input.currentQuery, analyze(input.currentQuery), known);
     return scored
       .map((s): BridgeCandidate => {
@@ -338,7 +336,7 @@ export class Decomposer {
           formedBy,
         };
       })
-      .filter((c) => !past.has(normalize(c.query)))
+      .filter((c) => !past.has(foldName(c.query)))
       .sort((a, b) => b.score - a.score)
       .slice(0, this.deps.maxCandidates ?? 8);
   }
@@ -412,7 +410,7 @@ export function extendQuery(current: string, entity: string, slot: { start: numb
   const m = /[?.!\s]*$/.exec(current);
   const stem = current.slice(0, m ? m.index : current.length);
   // the entity once: a query that already names it is not extended again
-  if (normalize(stem).includes(normalize(entity))) return { query: tidy(`${stem}?`), formedBy: 'appended' };
+  if (foldName(stem).includes(foldName(entity))) return { query: tidy(`${stem}?`), formedBy: 'appended' };
   return { query: tidy(`${stem} — ${entity}?`), formedBy: 'appended' };
 }
 

@@ -8,7 +8,7 @@ import { answerFromEvidence } from './answer/index.js';
 import { restateStop } from './answer/compose.js';
 import { READER_PASSAGES } from './answer/passages.js';
 import type { AnswerReader } from './answer/read.js';
-import { evidenceCoverage } from './text.js';
+import { evidenceCoverage, foldName } from './text.js';
 import { coherenceOf, stepGeometry } from './coherence.js';
 import { gateProbability, GATE_THRESHOLD, USEFUL_THRESHOLD } from './gate.js';
 import { redactResult } from './redact.js';
@@ -48,10 +48,10 @@ export interface EngineSettings {
 
 /**
  * The cosine between consecutive hop queries below which a hop stops whatever the gate says: off
- * by default. A next query replaces the question's slot with the entity, so a right hop can move
- * the query far ("the project whose drone lost telemetry on …" → "Project Falcon"); the gate weighs
- * the cosine among its features instead. On hotpotqa-train-100 a floor of 0.75 cut all-support@5
- * from 0.88 to 0.75, and 0.5 to 0.80 (BENCHMARKS.md, "Hops worth a click").
+ * by default. A next query puts the entity where the question's slot was, which can move a right
+ * hop's query far; the gate weighs the cosine among its features instead. On hotpotqa-train-100
+ * (slot-replacing queries, the first form tried) a floor of 0.75 cut all-support@5 from 0.88 to
+ * 0.75, and 0.5 to 0.80 (BENCHMARKS.md, "Hops worth a click").
  */
 export const COHERENCE_FLOOR = 0;
 
@@ -107,8 +107,6 @@ interface ChainState {
   knownText: string[];
   usedEntities: Set<string>;
 }
-
-const norm = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
 
 /**
  * Time the chain leaves the reader within the total budget: the reader's p95 on 2 cores (BENCHMARKS.md,
@@ -207,7 +205,7 @@ export class HopEngine implements EngineApi {
     // only suggestions this asker may see can be chosen (by their index in the stored result)
     const suggestions = previous.suggestions.map((s) => (visible.suggestions.includes(s) ? s : null));
     // a suggestion by index or by its entity; any other text is a query the person typed
-    const chosen = typeof choice === 'number' ? suggestions[choice] : suggestions.find((x) => x && norm(x.entity) === norm(choice));
+    const chosen = typeof choice === 'number' ? suggestions[choice] : suggestions.find((x) => x && foldName(x.entity) === foldName(choice));
     if (typeof choice === 'number' && !chosen) throw new RangeError(`no suggestion ${choice} (there are ${suggestions.filter(Boolean).length})`);
     const step: Step = {
       query: chosen?.query ?? String(choice),
@@ -254,7 +252,7 @@ export class HopEngine implements EngineApi {
       usedEntities: new Set(),
     };
     for (const h of visible.hops) {
-      if (h.bridge) state.usedEntities.add(norm(h.bridge));
+      if (h.bridge) state.usedEntities.add(foldName(h.bridge));
       for (const s of h.snippets.slice(0, ESTABLISHED_PER_HOP)) {
         state.exclude.add(s.chunkId);
         state.knownDocs.add(s.docId);
@@ -376,7 +374,7 @@ export class HopEngine implements EngineApi {
       incomplete: false,
     };
     state.hops.push(hop);
-    if (step.bridge) state.usedEntities.add(norm(step.bridge));
+    if (step.bridge) state.usedEntities.add(foldName(step.bridge));
     const knownDocsBefore = new Set(state.knownDocs);
     // Nothing new: every top chunk is from a document already known and weak.
     const nothingNew = top.length === 0 || top.every((c) => state.knownDocs.has(c.chunk.docId) && c.score < 0.5);

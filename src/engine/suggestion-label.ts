@@ -1,6 +1,5 @@
+import { foldName } from './text.js';
 import type { Suggestion } from './types.js';
-
-const same = (a: string, b: string) => a.toLowerCase().replace(/\s+/g, ' ').trim() === b.toLowerCase().replace(/\s+/g, ' ').trim();
 
 /**
  * A suggestion as a person judges it: the entity as the document writes it, and where following it
@@ -9,5 +8,5 @@ const same = (a: string, b: string) => a.toLowerCase().replace(/\s+/g, ' ').trim
  */
 export function suggestionLabel(s: Pick<Suggestion, 'entity' | 'leadsTo'>): string {
   if (!s.leadsTo) return s.entity;
-  return same(s.leadsTo, s.entity) ? `${s.entity} → its page` : `${s.entity} → ${s.leadsTo}`;
+  return foldName(s.leadsTo) === foldName(s.entity) ? `${s.entity} → its page` : `${s.entity} → ${s.leadsTo}`;
 }

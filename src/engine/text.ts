@@ -14,6 +14,11 @@ export function contentTerms(text: string): string[] {
     .map((w) => (w.length > 4 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w));
 }
 
+/** A name folded for comparison: case and runs of white space do not tell two names apart. */
+export function foldName(s: string): string {
+  return s.toLowerCase().replace(/\s+/g, ' ').trim();
+}
+
 export function termSet(text: string): Set<string> {
   return new Set(contentTerms(text));
 }
