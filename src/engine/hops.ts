@@ -479,8 +479,10 @@ export class HopEngine implements EngineApi {
         confidence: c.confidence,
         coherence: checks[i]!,
       }));
+      // only those that lead to a document of their own: a person judges a click by where it goes
+      const offered = suggestions.filter((x) => x.linkDocId !== null);
       // the one most likely to bring what is missing first (the gate's P, as for the hop it would start)
-      return { stop: 'low_coherence', suggestions: suggestions.sort((a, b) => (b.coherence.pRight ?? 0) - (a.coherence.pRight ?? 0)) };
+      return { stop: 'low_coherence', suggestions: offered.sort((a, b) => (b.coherence.pRight ?? 0) - (a.coherence.pRight ?? 0)) };
     }
     const next = hop.candidates[0]!;
     return {

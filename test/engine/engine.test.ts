@@ -167,7 +167,8 @@ describe('low coherence, suggestions and resuming', () => {
     for (let i = 1; i < stopped.suggestions.length; i++) expect(stopped.suggestions[i - 1]!.coherence.pRight!).toBeGreaterThanOrEqual(stopped.suggestions[i]!.coherence.pRight!);
     for (const s of stopped.suggestions) expect(s.coherence.passed).toBe(false);
     // each fetches something different, and says where it leads
-    const targets = stopped.suggestions.map((s) => s.linkDocId).filter((d) => d !== null);
+    const targets = stopped.suggestions.map((s) => s.linkDocId);
+    expect(targets).not.toContain(null);
     expect(new Set(targets).size).toBe(targets.length);
     expect(stopped.suggestions.find((s) => s.entity === 'Project Falcon')!.leadsTo).toBe('Project Falcon');
     expect(stopped.answer.confidence.label).not.toBe('high');
