@@ -161,11 +161,14 @@ export function analyze(original: string): Analysis {
   });
   for (const t of tokens) if (t.pos === 'NUM' && !mentions.some((m) => m.start <= t.start && m.end >= t.end)) numbers++;
 
-  const sentences = (doc.sentences().out(its.span) as unknown as [number, number][]).map(([a, b]) => {
-    const start = tokens[a]?.start ?? 0;
-    const end = tokens[b]?.end ?? text.length;
-    return { text: original.slice(start, end), start, end };
-  });
+  const sentences = joinGlued(
+    original,
+    (doc.sentences().out(its.span) as unknown as [number, number][]).map(([a, b]) => {
+      const start = tokens[a]?.start ?? 0;
+      const end = tokens[b]?.end ?? text.length;
+      return { text: original.slice(start, end), start, end };
+    }),
+  );
   const words = tokens.filter((t) => t.pos !== 'PUNCT' && t.pos !== 'SPACE').length;
   return { text: original, tokens, mentions, sentences, words, numbers, dates };
 }
@@ -240,5 +243,24 @@ export function sentencesOf(original: string): { text: string; start: number; en
     ends.push(start + values[i]!.length);
     at = start + values[i]!.length;
   }
-  return spans.map(([a, b]) => ({ text: original.slice(starts[a]!, ends[b]!), start: starts[a]!, end: ends[b]! }));
+  return joinGlued(
+    original,
+    spans.map(([a, b]) => ({ text: original.slice(starts[a]!, ends[b]!), start: starts[a]!, end: ends[b]! })),
+  );
+}
+
+/**
+ * Sentences with no space between them are one: wink-nlp breaks "TLSv1.3 (when using …)" after
+ * "TLSv1." and "example.com/index" alike, but a sentence ends where white space follows it.
+ */
+function joinGlued(original: string, sentences: { text: string; start: number; end: number }[]): { text: string; start: number; end: number }[] {
+  const out: { text: string; start: number; end: number }[] = [];
+  for (const s of sentences) {
+    const last = out[out.length - 1];
+    if (last && s.start <= last.end && s.start > 0) {
+      last.end = Math.max(last.end, s.end);
+      last.text = original.slice(last.start, last.end);
+    } else out.push({ ...s });
+  }
+  return out;
 }

@@ -43,4 +43,13 @@ describe('NLP (wink-nlp English model)', () => {
     expect(s.length).toBe(3);
     for (const x of s) expect(text.slice(x.start, x.end)).toBe(x.text);
   });
+
+  it('does not break a sentence where no space follows the full stop (a version, a file name)', () => {
+    // the lines of Apache's SSLProtocol list, as the manual writes them
+    const text = 'TLSv1.1 (when using OpenSSL 1.0.1 and later). TLSv1.3 (when using OpenSSL 1.1.1 and later) is the newest.';
+    for (const split of [sentencesOf(text), analyze(text).sentences]) {
+      expect(split.map((x) => x.text)).toEqual(['TLSv1.1 (when using OpenSSL 1.0.1 and later).', 'TLSv1.3 (when using OpenSSL 1.1.1 and later) is the newest.']);
+      for (const x of split) expect(text.slice(x.start, x.end)).toBe(x.text);
+    }
+  });
 });

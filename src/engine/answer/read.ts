@@ -88,6 +88,13 @@ export interface Rival {
   score: number;
 }
 
+/** A span of a passage: where a value stands. */
+export interface SpanAt {
+  passage: EvidencePassage;
+  start: number;
+  end: number;
+}
+
 export interface ComparisonReading {
   options: { entity: string; value: string | null; passage: EvidencePassage | null; start: number; end: number }[];
   /** The sub-question each option's passage was asked ("When was {} born?"), if one decided it. */
@@ -104,10 +111,18 @@ export interface Reading {
   end: number;
   /** Readings of other documents close behind, with another value (conflict candidates). */
   rivals: Rival[];
+  /**
+   * The reader's next best spans with other values, best first, at most NEXT_BEST: where to look
+   * when the answer is declined (the sentences a person reads after the chosen one).
+   */
+  nextBest?: SpanAt[];
   comparison: ComparisonReading | null;
   features: ReadingFeatures;
   ms: number;
 }
+
+/** How many of the reader's next best spans a reading keeps (leads are drawn from them, one per sentence). */
+export const NEXT_BEST = 8;
 
 /** Span-score margins beyond this are all "clearly ahead". */
 export const MARGIN_CAP = 8;
@@ -305,6 +320,7 @@ function fromResult(result: ReaderResult, question: string, hops: readonly HopSt
     start: chosen.start,
     end: chosen.end,
     rivals,
+    nextBest: others.slice(0, NEXT_BEST).map((x) => ({ passage: passages[x.passage]!, start: x.start, end: x.end })),
     comparison: null,
     features: {
       ...baseFeatures('span', passage, stopped, path),

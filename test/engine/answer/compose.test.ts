@@ -82,6 +82,23 @@ describe('composing the answer from a reading', () => {
     expect(a.reading?.value).toBe('Emil Dobrowski');
   });
 
+  it('offers the sentence of the next best span second when it declines, before the rest of the evidence', () => {
+    const depth = lake.text.indexOf('64 metres');
+    const reading = spanReading(lake, 'Emil Dobrowski', {
+      nextBest: [
+        { passage: lake, start: depth + 1, end: depth + 3 },
+        { passage: lake, start: depth, end: depth + 9 },
+      ],
+    });
+    const a = composeAnswer([], [lake.snippet, notes.snippet], [lake, notes], reading, 'answered', constant(-2));
+    // both next best spans stand in the reader's own sentence: it is quoted once, the notes follow
+    expect(a.leads.map((l) => l.text)).toEqual(['Its deepest point, 64 metres, was measured in 1931 by Emil Dobrowski.', notes.snippet.text]);
+    const freezes = lake.text.indexOf('freezes');
+    const other = spanReading(lake, 'Emil Dobrowski', { nextBest: [{ passage: lake, start: freezes, end: freezes + 7 }] });
+    const b = composeAnswer([], [lake.snippet, notes.snippet], [lake, notes], other, 'answered', constant(-2));
+    expect(b.leads.map((l) => l.text)).toEqual(['Its deepest point, 64 metres, was measured in 1931 by Emil Dobrowski.', 'It freezes every winter.', notes.snippet.text]);
+  });
+
   it('labels medium between 0.5 and 0.8', () => {
     expect(composeAnswer([], [lake.snippet], [lake], spanReading(lake, 'Emil Dobrowski'), 'answered', constant(0.5)).confidence.label).toBe('medium');
   });
