@@ -57,9 +57,10 @@ if (process.env.BENCH_LOAD_SENDER) {
   await new Promise(() => {});
 }
 const { loadConfig } = await import(path.join(ROOT, 'dist', 'config.js'));
-const { openCore } = await import(path.join(ROOT, 'dist', 'core.js'));
+const { openCore, storeSettingsOf } = await import(path.join(ROOT, 'dist', 'core.js'));
 const { ingest } = await import(path.join(ROOT, 'dist', 'ingest', 'ingest.js'));
 const { createSlackApp } = await import(path.join(ROOT, 'dist', 'slack', 'app.js'));
+const { openSlackState } = await import(path.join(ROOT, 'dist', 'slack', 'state', 'open.js'));
 const { createLogger } = await import(path.join(ROOT, 'dist', 'log.js'));
 
 const usage = fs
@@ -207,12 +208,14 @@ async function startInProcess(dataDir, fake, rateLimits) {
   const config = loadConfig({ ...process.env, ...serverEnv(dataDir, fake, rateLimits, port) }, {}, { features: ['slack'] });
   const log = createLogger({ level: 'warn', secrets: [] });
   const core = await openCore(config, log);
-  const slack = createSlackApp(core, config, log);
+  const state = await openSlackState(storeSettingsOf(config), config.slack.stateTtlMs);
+  const slack = createSlackApp(core, state, config, log);
   await slack.start();
   return {
     port,
     async stop() {
       await slack.stop();
+      await state.close();
       await core.close();
     },
   };

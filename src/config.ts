@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { ENGINE_DEFAULTS } from './engine/defaults.js';
 import { UserError } from './errors.js';
 import { parseScope, type Scope } from './store/access.js';
 
@@ -62,7 +63,7 @@ export const SETTINGS = {
     'Extractive reader that reads the short answer off the evidence (ships with ragask; `npm run train-reader` rebuilds it).',
   ),
   RAGASK_READER_VARIANT: setting(z.enum(['fp32', 'int8']).default('int8'), 'fp32 or int8', 'Which ONNX export of the reader to run (only int8 ships; fp32 exists after `npm run train-reader`).'),
-  RAGASK_READER_PASSAGES: setting(int(1, 20).default(6), 'an integer from 1 to 20', 'Passages of the final evidence the reader reads for the answer.'),
+  RAGASK_READER_PASSAGES: setting(int(1, 20).default(ENGINE_DEFAULTS.readerPassages), 'an integer from 1 to 20', 'Passages of the final evidence the reader reads for the answer.'),
   RAGASK_THREADS: setting(int(1, 256).default(Math.max(1, Math.min(4, os.availableParallelism()))), 'an integer from 1 to 256', 'onnxruntime intra-op threads for the encoder.'),
   RAGASK_WINDOW_TOKENS: setting(int(8, 256).default(50), 'an integer from 8 to 256', 'Size of a rerank window in word-piece tokens.'),
   RAGASK_WINDOW_OVERLAP: setting(int(0, 200).default(10), 'an integer from 0 to 200, below RAGASK_WINDOW_TOKENS', 'Tokens shared by consecutive windows of a chunk.'),
@@ -71,26 +72,26 @@ export const SETTINGS = {
   RAGASK_HNSW_M: setting(int(4, 128).default(16), 'an integer from 4 to 128', 'HNSW graph degree (M).'),
   RAGASK_HNSW_EF_CONSTRUCTION: setting(int(10, 2000).default(200), 'an integer from 10 to 2000', 'HNSW efConstruction (build-time candidate list).'),
   RAGASK_HNSW_EF_SEARCH: setting(int(10, 2000).default(128), 'an integer from 10 to 2000', 'HNSW efSearch (query-time candidate list).'),
-  RAGASK_MAX_HOPS: setting(int(1, 5).default(3), 'an integer from 1 to 5', 'Most retrieval hops per question.'),
+  RAGASK_MAX_HOPS: setting(int(1, 5).default(ENGINE_DEFAULTS.maxHops), 'an integer from 1 to 5', 'Most retrieval hops per question.'),
   RAGASK_COHERENCE_THRESHOLD: setting(
-    num(0, 1).default(0),
+    num(0, 1).default(ENGINE_DEFAULTS.coherenceThreshold),
     'a number from 0 to 1',
     'Below this cosine between consecutive hop queries a hop stops whatever the hop gate says (0: the gate alone decides).',
   ),
   RAGASK_STOP_FOR_PERSON: setting(
-    z.enum(['when-useful', 'always']).default('when-useful'),
+    z.enum(['when-useful', 'always']).default(ENGINE_DEFAULTS.stopForPerson),
     'when-useful or always',
     'When a likely wrong next hop stops the chain, ask a person only when no short answer stands and a suggestion is likely to help (when-useful), or at every such stop (always).',
   ),
-  RAGASK_RERANK_TOP_K: setting(int(1, 50).default(5), 'an integer from 1 to 50', 'Snippets kept per hop after window reranking.'),
+  RAGASK_RERANK_TOP_K: setting(int(1, 50).default(ENGINE_DEFAULTS.rerankTopK), 'an integer from 1 to 50', 'Snippets kept per hop after window reranking.'),
   RAGASK_DENSITY_WEIGHT: setting(num(0, 1).default(0), 'a number from 0 to 1', "Weight of a chunk's evidence density (entities, numbers, dates per word) in retrieval; 0 turns it off."),
   RAGASK_RERANKER: setting(z.enum(['cosine', 'head']).default('cosine'), 'cosine or head', 'Window rerank score: BERT cosine, or the learned head from `ragask train-reranker`.'),
   RAGASK_HOP_BUDGET_MS: setting(
-    int(10, 60_000).default(300),
+    int(10, 60_000).default(ENGINE_DEFAULTS.hopBudgetMs),
     'an integer number of milliseconds from 10 to 60000',
     'Time budget of one hop; past it the hop returns its best-so-far marked incomplete.',
   ),
-  RAGASK_TOTAL_BUDGET_MS: setting(int(10, 600_000).default(1200), 'an integer number of milliseconds from 10 to 600000', 'Time budget of a whole question.'),
+  RAGASK_TOTAL_BUDGET_MS: setting(int(10, 600_000).default(ENGINE_DEFAULTS.totalBudgetMs), 'an integer number of milliseconds from 10 to 600000', 'Time budget of a whole question.'),
   RAGASK_QUERY_CACHE_TTL_S: setting(int(0, 30 * 86400).default(3600), 'an integer number of seconds from 0 (off) to 2592000', 'How long a (query, hop) retrieval result is reused.'),
   RAGASK_DEFAULT_SCOPE: setting(
     z

@@ -3,6 +3,7 @@ import type { Logger } from './log.js';
 import { silentLogger } from './log.js';
 import { AccessResolver } from './engine/access.js';
 import { Decomposer } from './engine/decompose.js';
+import { ENGINE_DEFAULTS } from './engine/defaults.js';
 import { GATE_THRESHOLD, USEFUL_THRESHOLD } from './engine/gate.js';
 import { HopEngine, type EngineSettings } from './engine/hops.js';
 import { QueryCache } from './engine/query-cache.js';
@@ -15,7 +16,7 @@ import { MaskedLM } from './models/masked-lm.js';
 import { Reader } from './models/reader.js';
 import { resolveModel } from './models/registry.js';
 import { type OpenStoreOptions, openStore } from './store/open.js';
-import type { Store } from './store/store.js';
+import type { Store } from './store/interfaces.js';
 
 /**
  * The core, assembled from a config: encoder, stores, retriever and the multi-hop engine.
@@ -43,8 +44,8 @@ export function engineSettings(config: Config): EngineSettings {
     rerankTopK: config.rerankTopK,
     hopBudgetMs: config.hopBudgetMs,
     totalBudgetMs: config.totalBudgetMs,
-    retrieveK: 20,
-    answeredCoverage: 0.9,
+    retrieveK: ENGINE_DEFAULTS.retrieveK,
+    answeredCoverage: ENGINE_DEFAULTS.answeredCoverage,
     readerPassages: config.readerPassages,
     gateThreshold: GATE_THRESHOLD,
     stopForPerson: config.stopForPerson,

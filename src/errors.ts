@@ -1,4 +1,15 @@
 /**
+ * What kind of trouble a UserError reports, for a caller that acts on it (the CLI's exit code, a
+ * test): a closed set, so a misspelt code does not compile.
+ *  - config: a setting is missing or bad (src/config.ts)
+ *  - model_missing / model_mismatch: a model is not exported, or the store was embedded with another
+ *  - not_built: the TypeScript is not compiled (`npm run build`)
+ *  - store_corrupt / store_version: the store cannot be read, or is newer than this code
+ *  - database_unreachable: RAGASK_DATABASE_URL does not answer
+ */
+export type ErrorCode = 'user_error' | 'config' | 'model_missing' | 'model_mismatch' | 'not_built' | 'store_corrupt' | 'store_version' | 'database_unreachable';
+
+/**
  * An error meant for a person: one line that names the file, line or setting and says what to do.
  * Transports print `message` alone (no stack trace); anything else is a bug and is logged in full.
  */
@@ -6,7 +17,7 @@ export class UserError extends Error {
   override readonly name = 'UserError';
   constructor(
     message: string,
-    readonly code: string = 'user_error',
+    readonly code: ErrorCode = 'user_error',
   ) {
     super(message.replace(/\s*\n\s*/g, ' '));
   }

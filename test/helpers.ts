@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config, type SettingName } from '../src/config.js';
-import type { ChunkInput } from '../src/store/store.js';
+import type { ChunkInput } from '../src/store/types.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 export const SAMPLE_DIR = path.join(ROOT, 'data', 'sample');

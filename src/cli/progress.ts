@@ -1,5 +1,5 @@
 import cliProgress from 'cli-progress';
-import type { ProgressReporter } from '../ingest/ingest.js';
+import type { ProgressReporter } from '../progress.js';
 
 /**
  * A progress bar with an ETA on stderr (cli-progress: maintained, handles ETA and non-TTY output).

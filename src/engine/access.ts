@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { allows, contextKey, type AccessContext } from '../store/access.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/interfaces.js';
 
 /** What retrieval may see for one asker: applied before ranking, in every path of the engine. */
 export interface ResolvedAccess {

@@ -3,7 +3,7 @@ import { dot } from '../models/encoder.js';
 import type { MaskedLM } from '../models/masked-lm.js';
 import { MASK } from '../models/masked-lm.js';
 import { analyze, isStopword, type Analysis, type Mention } from '../models/nlp.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/interfaces.js';
 import { textQuery } from './fts-query.js';
 import type { Candidate } from './retrieve.js';
 import type { CandidateRef } from './types.js';
@@ -412,8 +412,4 @@ export function extendQuery(current: string, entity: string, slot: { start: numb
   // the entity once: a query that already names it is not extended again
   if (foldName(stem).includes(foldName(entity))) return { query: tidy(`${stem}?`), formedBy: 'appended' };
   return { query: tidy(`${stem} — ${entity}?`), formedBy: 'appended' };
-}
-
-export function analyzeQuestion(question: string): Analysis {
-  return analyze(question);
 }

@@ -6,7 +6,7 @@ import type { Encoder } from '../models/encoder.js';
 import { analyze, type Analysis } from '../models/nlp.js';
 import { answerFromEvidence } from './answer/index.js';
 import { restateStop } from './answer/compose.js';
-import { READER_PASSAGES } from './answer/passages.js';
+import { ENGINE_DEFAULTS } from './defaults.js';
 import type { AnswerReader } from './answer/read.js';
 import { evidenceCoverage, foldName } from './text.js';
 import { coherenceOf, stepGeometry } from './coherence.js';
@@ -53,21 +53,9 @@ export interface EngineSettings {
  * (slot-replacing queries, the first form tried) a floor of 0.75 cut all-support@5 from 0.88 to
  * 0.75, and 0.5 to 0.80 (BENCHMARKS.md, "Hops worth a click").
  */
-export const COHERENCE_FLOOR = 0;
+export const COHERENCE_FLOOR = ENGINE_DEFAULTS.coherenceThreshold;
 
-export const DEFAULT_SETTINGS: EngineSettings = {
-  maxHops: 3,
-  coherenceThreshold: COHERENCE_FLOOR,
-  rerankTopK: 5,
-  hopBudgetMs: 300,
-  totalBudgetMs: 1200,
-  retrieveK: 20,
-  answeredCoverage: 0.9,
-  readerPassages: READER_PASSAGES,
-  gateThreshold: GATE_THRESHOLD,
-  stopForPerson: 'when-useful',
-  usefulThreshold: USEFUL_THRESHOLD,
-};
+export const DEFAULT_SETTINGS: EngineSettings = { ...ENGINE_DEFAULTS, gateThreshold: GATE_THRESHOLD, usefulThreshold: USEFUL_THRESHOLD };
 
 export interface EngineDeps {
   retriever: Retriever;
@@ -160,7 +148,7 @@ function freshChain(question: string): ChainState {
  */
 /**
  * What a transport asks of the engine: a question, a chain resumed with a person's choice, a
- * follow-up. HopEngine answers in this thread; EnginePool (worker-pool.ts) in worker threads.
+ * follow-up. HopEngine answers in this thread; EnginePool (src/workers/worker-pool.ts) in worker threads.
  */
 export interface EngineApi {
   run(question: string, access: AccessContext, overrides?: Partial<EngineSettings>): Promise<EngineResult>;

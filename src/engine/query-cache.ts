@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/interfaces.js';
 import type { Candidate } from './retrieve.js';
 
 /** A candidate as stored: its chunk by id (the row is read again, so a deleted chunk drops out). */
@@ -12,7 +12,7 @@ export interface CachedRetrieval {
 }
 
 /**
- * Retrieval results by (query, hop, exclusions, access scope) with a TTL, in SQLite so that they
+ * Retrieval results by (query, hop, exclusions, access scope) with a TTL, in the store so that they
  * survive restarts and are shared by processes. The key includes the store's write generation:
  * any ingest makes older entries unreachable (they expire).
  */

@@ -1,6 +1,6 @@
 import type { Encoder } from '../models/encoder.js';
 import { sentencesOf } from '../models/nlp.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/interfaces.js';
 import { rng } from './reranker-head.js';
 
 export interface TrainingPair {

@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Encoder } from '../models/encoder.js';
-import type { ChunkRow, Store, WindowRow } from '../store/store.js';
+import type { ChunkRow, WindowRow } from '../store/types.js';
+import type { Store } from '../store/interfaces.js';
 import type { ResolvedAccess } from './access.js';
 import { queryTerms, textQuery } from './fts-query.js';
 import type { TextQuery } from '../store/interfaces.js';
@@ -107,7 +108,7 @@ export class Retriever {
     this.windowCache = new LRUCache({ max: deps.windowCacheSize ?? 20_000 });
   }
 
-  /** Windows of chunks, from the LRU or SQLite (decoded once). */
+  /** Windows of chunks, from the LRU or the store (decoded once). */
   async windowsOf(chunkIds: readonly number[]): Promise<Map<number, WindowRow[]>> {
     // chunk ids can be reused after a document is replaced: a cache of another generation is dropped
     const generation = this.store.index.appliedSeq;

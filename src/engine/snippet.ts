@@ -1,4 +1,4 @@
-import type { ChunkRow } from '../store/store.js';
+import type { ChunkRow } from '../store/types.js';
 import type { Candidate } from './retrieve.js';
 import type { Citation, RetrievedRef, Snippet } from './types.js';
 

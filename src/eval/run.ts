@@ -1,4 +1,4 @@
-import type { ProgressReporter } from '../ingest/ingest.js';
+import type { ProgressReporter } from '../progress.js';
 import type { EvalDataset, EvalQuestion } from './dataset.js';
 import type { ReadingFeatures } from '../engine/answer/read.js';
 import { HIGH_CONFIDENCE } from '../engine/answer/confidence.js';

@@ -3,11 +3,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.js';
 import { errorMessage } from '../errors.js';
+import type { ProgressReporter } from '../progress.js';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
 import type { Encoder } from '../models/encoder.js';
 import { analyze, entitiesOf, evidenceDensity } from '../models/nlp.js';
-import type { ChunkInput, DocumentInput, DocumentKind, Store } from '../store/store.js';
+import type { ChunkInput, DocumentInput, DocumentKind } from '../store/types.js';
+import type { Store } from '../store/interfaces.js';
 import { PUBLIC_SCOPE, type Scope } from '../store/access.js';
 import type { ParsedDocument } from './blocks.js';
 import { chunkBlocks } from './chunker.js';
@@ -19,12 +21,6 @@ import { readJsonl, resolveInputs, type InputFailure } from './sources.js';
 import { makeWindows, windowEmbeddingText } from './windows.js';
 
 /** Progress of a long run; the CLI draws it as a bar with an ETA, tests may ignore it. */
-export interface ProgressReporter {
-  start(total: number, label: string): void;
-  update(done: number, label?: string): void;
-  stop(): void;
-}
-
 export interface IngestDeps {
   store: Store;
   encoder: Encoder;
@@ -108,7 +104,7 @@ function decodeText(file: string, bytes: Buffer): string {
 }
 
 /**
- * Ingests files and folders: parse → semantic chunks → 50-token windows → embeddings → one SQLite
+ * Ingests files and folders: parse → semantic chunks → 50-token windows → embeddings → one store
  * transaction per batch of whole documents → HNSW. Unchanged documents (same content hash) are
  * skipped, changed ones replaced; a bad file is reported and the rest of the batch goes on.
  */

@@ -1,6 +1,6 @@
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/interfaces.js';
 import type { Encoder } from '../models/encoder.js';
-import type { ProgressReporter } from './ingest.js';
+import type { ProgressReporter } from '../progress.js';
 import { windowEmbeddingText } from './windows.js';
 
 /**

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import fg from 'fast-glob';
-import type { DocumentKind } from '../store/store.js';
+import type { DocumentKind } from '../store/types.js';
 
 export const EXTENSIONS: Record<string, DocumentKind> = {
   '.md': 'markdown',

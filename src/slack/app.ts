@@ -12,7 +12,7 @@ import { boltLogger } from './bolt-logger.js';
 import { questionDelivery } from './delivery.js';
 import { registerListeners } from './listeners/index.js';
 import { SlackService } from './service.js';
-import { EVENT_LEASE_MS, type SlackStateStore } from '../store/interfaces.js';
+import { EVENT_LEASE_MS, type SlackStateStore } from './state/interfaces.js';
 
 /** How often unanswered events are swept up, and how long one must sit untouched to count. */
 
@@ -99,9 +99,10 @@ export interface SlackAppHandle {
 /**
  * The Slack app: Bolt with the receiver the config selects — Socket Mode (default: no public URL)
  * or HTTP (Events API, signature verification, behind a load balancer) — and the listeners, which
- * only call the service. The core is passed in; nothing here retrieves.
+ * only call the service. The core and the Slack state (openSlackState) are passed in; nothing here
+ * retrieves, and the caller closes the state after stop().
  */
-export function createSlackApp(core: Pick<Core, 'store' | 'access'> & { engine?: EngineApi }, config: Config, log: Logger, opts: SlackAppOptions = {}): SlackAppHandle {
+export function createSlackApp(core: Pick<Core, 'store' | 'access'> & { engine?: EngineApi }, store: SlackStateStore, config: Config, log: Logger, opts: SlackAppOptions = {}): SlackAppHandle {
   checkSlackConfig(config);
   const s = config.slack;
   const logger = boltLogger(log);
@@ -121,7 +122,6 @@ export function createSlackApp(core: Pick<Core, 'store' | 'access'> & { engine?:
     tiers: opts.tiers ?? (s.rateLimits === 'off' ? NO_TIERS : SLACK_TIERS),
     ...(s.redisUrl ? { shared: { redisUrl: s.redisUrl } } : {}),
   });
-  const store = core.store.slackState(s.stateTtlMs);
   const queue = new EngineQueue({ concurrency: opts.concurrency ?? config.engineConcurrency, limit: config.queueLimit });
   const engine = opts.engine ?? core.engine;
   if (!engine) throw new Error("createSlackApp needs an engine: the core's, or opts.engine");

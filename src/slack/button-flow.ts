@@ -3,8 +3,8 @@ import { redactResult } from '../engine/redact.js';
 import type { EngineResult } from '../engine/types.js';
 import { answerMessage, escapeMrkdwn, noticeMessage, traceMessage, workingMessage, type Message } from './blocks/answer.js';
 import { humanDuration } from './blocks/text.js';
-import { accessOf, type ActionInput, type Origin, type ServiceDeps } from './context.js';
-import type { StoredState } from '../store/slack-state.js';
+import { accessOf, EPHEMERAL_TS, type ActionInput, type Origin, type ServiceDeps } from './context.js';
+import type { StoredState } from './state/interfaces.js';
 
 /**
  * The buttons on an answer: continue with a suggested hop, stop here, show the trace, and
@@ -34,7 +34,7 @@ export class ButtonFlow {
       await this.deps.api.respond(input.responseUrl, { response_type: 'ephemeral', replace_original: false, ...msg });
       return;
     }
-    await this.deps.api.postEphemeral({ channel: input.channel, user: input.user, ...(threadTs && threadTs !== 'ephemeral' && threadTs !== input.messageTs ? { thread_ts: threadTs } : {}), ...msg });
+    await this.deps.api.postEphemeral({ channel: input.channel, user: input.user, ...(threadTs && threadTs !== EPHEMERAL_TS && threadTs !== input.messageTs ? { thread_ts: threadTs } : {}), ...msg });
   }
 
   /** The state behind a button, or a polite reason why it is gone. */
@@ -54,7 +54,7 @@ export class ButtonFlow {
 
   /** Whether `user` took part in the thread of `state` (asked in it). */
   private async isParticipant(state: StoredState, user: string): Promise<boolean> {
-    const thread = state.threadTs === 'ephemeral' ? null : await this.deps.store.getThread(state.channel, state.threadTs);
+    const thread = state.threadTs === EPHEMERAL_TS ? null : await this.deps.store.getThread(state.channel, state.threadTs);
     const people = new Set([state.owner, ...(thread?.participants ?? [])]);
     return people.has(user);
   }
@@ -94,7 +94,7 @@ export class ButtonFlow {
       const result = await this.queue.run(() => this.deps.engine.resume(state.result, index!, accessOf(origin)));
       const key = await this.deps.store.saveState({ channel: state.channel, threadTs: state.threadTs, messageTs: state.messageTs, owner: state.owner, result });
       await this.replace(input, state, answerMessage(result, { stateKey: key, ...header }));
-      if (state.threadTs !== 'ephemeral') await this.deps.store.addTurn(state.channel, state.threadTs, { user: input.user, question: result.question, messageTs: state.messageTs, result });
+      if (state.threadTs !== EPHEMERAL_TS) await this.deps.store.addTurn(state.channel, state.threadTs, { user: input.user, question: result.question, messageTs: state.messageTs, result });
     } catch (e) {
       this.deps.log.error({ err: e }, 'slack: resuming failed');
       // the answer stays as it was, buttons and all, so someone can try again
@@ -133,7 +133,7 @@ export class ButtonFlow {
       await this.deps.api.postEphemeral({
         channel: input.channel,
         user: input.user,
-        ...(found.state.threadTs !== 'ephemeral' && found.state.threadTs !== found.state.messageTs ? { thread_ts: found.state.threadTs } : {}),
+        ...(found.state.threadTs !== EPHEMERAL_TS && found.state.threadTs !== found.state.messageTs ? { thread_ts: found.state.threadTs } : {}),
         ...msg,
       });
   }

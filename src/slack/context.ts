@@ -5,9 +5,15 @@ import type { EngineQueue } from '../engine/queue.js';
 import type { Logger } from '../log.js';
 import type { AccessContext } from '../store/access.js';
 import type { SlackApi } from './api.js';
-import type { SlackStateStore } from '../store/interfaces.js';
+import type { SlackStateStore } from './state/interfaces.js';
 
 // What the Slack flows (questions and commands in service.ts, buttons in button-flow.ts) share.
+
+/**
+ * The thread and message ts recorded for a reply only its asker sees (`/ragask`'s ephemeral
+ * answer): it has no ts of its own, so no thread can be looked up or posted into under it.
+ */
+export const EPHEMERAL_TS = 'ephemeral';
 
 /** Where a question was asked and by whom: what the answer may see and where it goes. */
 export interface Origin {

@@ -8,7 +8,7 @@ import { answerMessage, busyMessage, errorMessage, escapeMrkdwn, noticeMessage, 
 import { ButtonFlow } from './button-flow.js';
 import { isRawDelivery } from './delivery.js';
 import { isFollowUp } from './follow-up.js';
-import { accessOf, type ActionInput, type Origin, type ServiceDeps } from './context.js';
+import { accessOf, EPHEMERAL_TS, type ActionInput, type Origin, type ServiceDeps } from './context.js';
 
 export { accessOf, type ActionInput, type Origin, type ServiceDeps } from './context.js';
 
@@ -28,7 +28,7 @@ const cutNote = `_Your question was longer than ${MAX_QUESTION_CHARS} characters
 /**
  * What the Slack listeners call, free of Bolt: listeners parse a payload and call one method here.
  * Questions (mentions, DMs, follow-ups, recovered deliveries) and /ragask are answered here,
- * through the bounded engine queue, with thread state in SQLite and every post through the
+ * through the bounded engine queue, with thread state in the Slack state store and every post through the
  * rate-limited API; the buttons' flows live in button-flow.ts. Shutdown waits for what is tracked.
  */
 export class SlackService {
@@ -213,7 +213,7 @@ export class SlackService {
   private async tellBusy(origin: Origin): Promise<void> {
     this.deps.log.warn({ channel: origin.channel, load: this.queue.load }, 'slack: engine queue full; question waits');
     await this.deps.api
-      .postEphemeral({ channel: origin.channel, user: origin.user, ...(origin.threadTs && origin.threadTs !== 'ephemeral' ? { thread_ts: origin.threadTs } : {}), ...busyMessage() })
+      .postEphemeral({ channel: origin.channel, user: origin.user, ...(origin.threadTs && origin.threadTs !== EPHEMERAL_TS ? { thread_ts: origin.threadTs } : {}), ...busyMessage() })
       .catch((e: unknown) => this.deps.log.warn({ err: e }, 'slack: could not post the busy note'));
   }
 
@@ -316,10 +316,10 @@ export class SlackService {
     }
     // Only the asker sees it: through the command's response_url.
     await api.respond(input.responseUrl, { response_type: 'ephemeral', ...workingMessage(question) });
-    const origin: Origin = { channel: input.channel, user: input.user, threadTs: 'ephemeral', isDM: input.isDM, ...(input.teamId ? { teamId: input.teamId } : {}) };
+    const origin: Origin = { channel: input.channel, user: input.user, threadTs: EPHEMERAL_TS, isDM: input.isDM, ...(input.teamId ? { teamId: input.teamId } : {}) };
     try {
       const result = await this.queue.run(() => this.deps.engine.run(question, this.access(origin)));
-      const key = await this.deps.store.saveState({ channel: input.channel, threadTs: 'ephemeral', messageTs: 'ephemeral', owner: input.user, result });
+      const key = await this.deps.store.saveState({ channel: input.channel, threadTs: EPHEMERAL_TS, messageTs: EPHEMERAL_TS, owner: input.user, result });
       const msg = answerMessage(result, { stateKey: key, echoQuestion: true, notes: cut ? [cutNote] : [] });
       await api.respond(input.responseUrl, { response_type: 'ephemeral', replace_original: true, ...msg });
     } catch (e) {

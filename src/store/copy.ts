@@ -1,4 +1,4 @@
-import type { ProgressReporter } from '../ingest/ingest.js';
+import type { ProgressReporter } from '../progress.js';
 import type { DocumentWrite, Store } from './interfaces.js';
 
 /** Documents per transaction of the copy: whole documents, as ingest writes them. */

@@ -1,14 +1,12 @@
 /**
  * What the rest of ragask needs of storage, as interfaces: the core (engine, ingest, CLI) and the
- * Slack app depend on these, never on a database. The SQLite + hnswlib backend implements them
- * (SqliteStore in store.ts, HnswIndex in hnsw.ts, SqliteSlackState in slack-state.ts); a second backend
- * is another file implementing the same interfaces.
+ * Slack app depend on these, never on a database. Their data types are in types.ts; each backend
+ * is a folder implementing them (sqlite/: SqliteStore + HnswIndex; pg/: PgStore + PgVectorIndex),
+ * and open.ts picks one. The Slack app's state is not here: src/slack/state.
  */
 import type { Scope } from './access.js';
-import type { VectorHit } from './hnsw.js';
-import type { EngineResult } from '../engine/types.js';
-import type { EventClaim, FeedbackContext, FeedbackRow, StoredState, ThreadState, Turn } from './slack-state.js';
-import type { ChunkInput, ChunkRow, DocumentInput, DocumentRow, MentionHit, StoreStats, WindowRow } from './store.js';
+import type { VectorHit } from './types.js';
+import type { ChunkInput, ChunkRow, DocumentInput, DocumentRow, MentionHit, StoreStats, WindowRow } from './types.js';
 
 /**
  * A full-text query, as data: each backend compiles it to its own syntax (FTS5 MATCH, a tsquery),
@@ -36,6 +34,9 @@ export interface VectorIndex {
   search(vector: Float32Array, k: number, allowedDocs?: ReadonlySet<number> | null): Promise<VectorHit[]>;
   /** How many windows the index holds. */
   size(): Promise<number>;
+  /** The search effort (HNSW efSearch: candidates kept while walking the graph): recall against speed, swept by `ragask bench`. */
+  readonly efSearch: number;
+  setEfSearch(efSearch: number): void;
   /** The last change of the store that the index holds (for cache keys); moves on with Store.syncIndex. */
   readonly appliedSeq: number;
   /** Why the index was rebuilt when it was opened, or null. */
@@ -45,46 +46,6 @@ export interface VectorIndex {
   save(): Promise<void>;
   /** Saves if anything changed since the last save. */
   flush(): Promise<void>;
-}
-
-/**
- * How long an event's claim holds without renewal, in every backend. The owner renews its claims
- * every EVENT_LEASE_MS / 3 while it answers them (renewClaims); a replica that dies stops renewing,
- * and after this another takes its events over, on whatever machine it runs.
- */
-export const EVENT_LEASE_MS = 60_000;
-
-/**
- * The Slack app's state, in the store's database: the events ledger (each delivery answered once,
- * recovered when its process died), threads (follow-ups), button states (used once, with a TTL)
- * and feedback.
- */
-export interface SlackStateStore {
-  // events ledger
-  recordDelivery(eventId: string, channel: string | null, raw: unknown): Promise<void>;
-  claimEvent(eventId: string, channel: string | null, payload?: unknown, staleMs?: number): Promise<EventClaim>;
-  ignoreEvent(eventId: string): Promise<void>;
-  setEventMessage(eventId: string, ts: string): Promise<void>;
-  finishEvent(eventId: string, status: 'answered' | 'ignored', answerTs?: string | null): Promise<void>;
-  releaseEvent(eventId: string): Promise<void>;
-  /** Renews the leases of the events this process is answering (see EVENT_LEASE_MS). */
-  renewClaims(): Promise<void>;
-  orphanedEvents(maxAgeMs?: number, minIdleMs?: number): Promise<{ eventId: string; payload: unknown }[]>;
-  eventStatus(eventId: string): Promise<string | null>;
-  // threads
-  getThread(channel: string, threadTs: string): Promise<ThreadState | null>;
-  addTurn(channel: string, threadTs: string, turn: Omit<Turn, 'at'>): Promise<ThreadState>;
-  // button states
-  saveState(s: { channel: string; threadTs: string; messageTs: string; owner: string; result: EngineResult }): Promise<string>;
-  setStateMessage(key: string, messageTs: string): Promise<void>;
-  getState(key: string): Promise<(StoredState & { expired: boolean }) | null>;
-  useState(key: string, user: string): Promise<boolean>;
-  unuseState(key: string): Promise<void>;
-  // feedback
-  addFeedback(f: Omit<FeedbackRow, 'id' | 'createdAt'>): Promise<boolean>;
-  listFeedback(limit?: number, givenIn?: FeedbackContext | null): Promise<FeedbackRow[]>;
-  /** Drops expired threads and states, and events older than the retention; returns how many. */
-  prune(eventRetentionMs?: number): Promise<number>;
 }
 
 /** Documents, chunks and windows, text search, entity mentions, access scopes, the query cache and the index. */
@@ -144,7 +105,5 @@ export interface Store {
   syncIndex(): Promise<number>;
   counts(): Promise<{ documents: number; chunks: number; windows: number }>;
   stats(): Promise<StoreStats>;
-  /** The Slack app's state in this store (`ttlMs`: how long button states and threads last). */
-  slackState(ttlMs: number): SlackStateStore;
   close(): Promise<void>;
 }

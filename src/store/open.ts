@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Store } from './interfaces.js';
-import { SqliteStore, type StoreOptions } from './store.js';
+import { DB_FILE } from './sqlite/db.js';
+import { SqliteStore, type StoreOptions } from './sqlite/store.js';
 
 /** The embedded store's options (its folder is used when there is no databaseUrl), plus where PostgreSQL is. */
 export interface OpenStoreOptions extends StoreOptions {
@@ -17,7 +18,7 @@ export interface OpenStoreOptions extends StoreOptions {
 export async function openStore(opts: OpenStoreOptions): Promise<Store> {
   const common = { model: opts.model, dimension: opts.dimension, hnsw: opts.hnsw, ...(opts.log ? { log: opts.log } : {}), ...(opts.allowModelMismatch ? { allowModelMismatch: true } : {}) };
   if (opts.databaseUrl) {
-    const { PgStore } = await import('./pg-store.js');
+    const { PgStore } = await import('./pg/store.js');
     return PgStore.open({ url: opts.databaseUrl, ...common, ...(opts.pgSchema ? { schema: opts.pgSchema } : {}) });
   }
   return SqliteStore.open({ dataDir: opts.dataDir, ...common, persistIndex: opts.persistIndex ?? true });
@@ -30,5 +31,5 @@ export function redactUrl(url: string): string {
 
 /** Where the store is, for messages: the database (without its password) or the SQLite file. */
 export function storeLocation(opts: Pick<OpenStoreOptions, 'dataDir' | 'databaseUrl'>): string {
-  return opts.databaseUrl ? redactUrl(opts.databaseUrl) : path.join(opts.dataDir, 'ragask.db');
+  return opts.databaseUrl ? redactUrl(opts.databaseUrl) : path.join(opts.dataDir, DB_FILE);
 }

@@ -1,11 +1,9 @@
 /**
- * Rows as both SQL backends return them, turned into the store's types: the same columns in
+ * Rows as both SQL backends return them, turned into the store's types (src/store/types.ts): the same columns in
  * SQLite and PostgreSQL, so one mapper each.
  */
 import { scopeFromJson } from './access.js';
-import type { FeedbackRow, StoredState } from './slack-state.js';
-import type { ChunkRow, DocumentKind, DocumentRow } from './store.js';
-import type { EngineResult } from '../engine/types.js';
+import type { ChunkRow, DocumentKind, DocumentRow } from './types.js';
 
 export interface RawChunk {
   id: number;
@@ -56,37 +54,5 @@ export function toDocument(r: Record<string, unknown>): DocumentRow {
     bytes: r.bytes as number,
     ingestedAt: r.ingested_at as string,
     scope: scopeFromJson(r.scope as string),
-  };
-}
-
-/** A slack_states row; `expired` against the store's clock. */
-export function toStoredState(key: string, row: Record<string, unknown>, now: number): StoredState & { expired: boolean } {
-  return {
-    key,
-    channel: row.channel as string,
-    threadTs: row.thread_ts as string,
-    messageTs: row.message_ts as string,
-    owner: row.owner as string,
-    result: JSON.parse(row.result as string) as EngineResult,
-    expiresAt: row.expires_at as number,
-    usedAt: (row.used_at as number | null) ?? null,
-    usedBy: (row.used_by as string | null) ?? null,
-    expired: (row.expires_at as number) < now,
-  };
-}
-
-export function toFeedback(r: Record<string, unknown>): FeedbackRow {
-  return {
-    id: r.id as number,
-    stateKey: r.state_key as string,
-    channel: r.channel as string,
-    threadTs: (r.thread_ts as string | null) ?? null,
-    messageTs: r.message_ts as string,
-    user: r.user as string,
-    value: r.value as 'helpful' | 'not_helpful',
-    question: r.question as string,
-    answer: r.answer as string,
-    evidence: JSON.parse(r.evidence as string) as number[],
-    createdAt: r.created_at as number,
   };
 }

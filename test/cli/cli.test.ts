@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
-import { openDatabase } from '../../src/store/db.js';
-import { SqliteSlackState } from '../../src/store/slack-state.js';
+import { openDatabase } from '../../src/store/sqlite/db.js';
+import { SqliteSlackState } from '../../src/slack/state/sqlite.js';
 import { ROOT, SAMPLE_DIR, tempDir } from '../helpers.js';
 import { runCli } from './run-cli.js';
 

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../../src/store/store.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { ROOT, tempDir } from '../helpers.js';
 
 const dir = tempDir();

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
 import { ingest } from '../../src/ingest/ingest.js';
 import { Encoder } from '../../src/models/encoder.js';
-import { SqliteStore, type Store } from '../../src/store/store.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
+import type { Store } from '../../src/store/interfaces.js';
 import { SAMPLE_DIR, tempDir, testConfig } from '../helpers.js';
 
 let encoder: Encoder;

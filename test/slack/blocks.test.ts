@@ -1,61 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { richTextKinds, richTextOf, textObjects } from './text-objects.js';
-import type { EngineResult, HopState, Snippet } from '../../src/engine/types.js';
+import { hop, result, snippet } from '../fixtures/results.js';
 import { ACTIONS, answerMessage, fit, traceMessage, usageMessage } from '../../src/slack/blocks/answer.js';
 import { LIMITS, escapeMrkdwn, humanDuration, link, safeText } from '../../src/slack/blocks/text.js';
-
-function snippet(i: number, text: string, url: string | null = null): Snippet {
-  return { chunkId: i, docId: i, windowId: i, text, score: 0.8, citation: { document: `Doc ${i}`, source: `/d/${i}.md`, heading_path: ['Section'], page: null, url } };
-}
-
-function hop(n: number, s: Snippet[], extra: Partial<HopState> = {}): HopState {
-  return {
-    hop: n,
-    query: `query ${n}`,
-    formedBy: n === 1 ? 'question' : 'slot-fill',
-    bridge: n === 1 ? null : `Entity ${n}`,
-    weight: 1,
-    retrieved: s.map((x) => ({ chunkId: x.chunkId, docId: x.docId, score: x.score, rerank: 0.7, dense: 0.7, bm25: 3 })),
-    snippets: s,
-    candidates: [],
-    nextQuery: null,
-    coherence: null,
-    timings: { encodeMs: 1, denseMs: 1, bm25Ms: 1, rerankMs: 1, retrieveMs: 4, decomposeMs: 2, totalMs: 7, cached: false },
-    incomplete: false,
-    ...extra,
-  };
-}
-
-function result(over: Partial<EngineResult> = {}, answer: Partial<EngineResult['answer']> = {}): EngineResult {
-  const s1 = snippet(1, 'The Vantor TS-40 offset at −20 °C is +0.35 °C.', 'https://wiki.example/ts40');
-  const hops = [hop(1, [s1]), hop(2, [snippet(2, 'Project Falcon uses the Vantor TS-40.')])];
-  return {
-    question: 'Which offset applies?',
-    hops,
-    evidence: [s1],
-    stopReason: 'max_hops',
-    suggestions: [],
-    answer: {
-      status: 'answered',
-      kind: 'span',
-      value: '+0.35 °C',
-      sentence: 'The Vantor TS-40 offset at −20 °C is +0.35 °C.',
-      source: s1,
-      span: { chunkId: 1, start: 38, end: 46 },
-      chain: [s1],
-      confidence: { score: 0.8, label: 'high', reasons: ['the reader reads "+0.35 °C"'] },
-      conflicts: [],
-      alternatives: [],
-      leads: [],
-      comparison: null,
-      reading: null,
-      ...answer,
-    },
-    timings: { totalMs: 42 },
-    settings: { maxHops: 3, coherenceThreshold: 0.75, rerankTopK: 5, hopBudgetMs: 300, totalBudgetMs: 1200 },
-    ...over,
-  };
-}
 
 /** What each block shows, as text: mrkdwn as written, rich text with its marks (see richTextOf). */
 function sections(blocks: unknown[]): string[] {

@@ -1,4 +1,4 @@
-import type { SqliteSlackState } from '../../src/store/slack-state.js';
+import type { SqliteSlackState } from '../../src/slack/state/sqlite.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actionBody, deliver, eventBody, type ApiCall } from '../../src/slack/stand-in.js';
 import { SECRET, blocksText, headlineOf, startHarness, type Harness } from './harness.js';

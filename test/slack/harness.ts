@@ -1,6 +1,7 @@
 import net from 'node:net';
 import fs from 'node:fs';
-import { openCore, type Core } from '../../src/core.js';
+import { openCore, storeSettingsOf, type Core } from '../../src/core.js';
+import { openSlackState } from '../../src/slack/state/open.js';
 import { ingest } from '../../src/ingest/ingest.js';
 import { createLogger } from '../../src/log.js';
 import { createSlackApp, type SlackAppHandle } from '../../src/slack/app.js';
@@ -60,7 +61,8 @@ export async function startHarness(
   const log = createLogger({ level: 'debug', destination: { write: (l: string) => logs.push(l) } as unknown as NodeJS.WritableStream, secrets: [BOT, SECRET, APP_TOKEN] });
   // Real Slack tiers would make each test wait a second per message; one test checks the real spacing.
   const fastTiers = opts.fast !== false ? { tiers: { postMessagePerChannelMs: 20, tier3PerMinute: 1000, tier4PerMinute: 1000 } } : {};
-  const slack = createSlackApp(core, config, log, { ...fastTiers, ...(opts.tiers ? { tiers: opts.tiers } : {}), ...(opts.orphanSweep ? { orphanSweep: opts.orphanSweep } : {}) });
+  const state = await openSlackState(storeSettingsOf(config), config.slack.stateTtlMs);
+  const slack = createSlackApp(core, state, config, log, { ...fastTiers, ...(opts.tiers ? { tiers: opts.tiers } : {}), ...(opts.orphanSweep ? { orphanSweep: opts.orphanSweep } : {}) });
   const { port } = await slack.start();
   return {
     fake,
@@ -71,6 +73,7 @@ export async function startHarness(
     logs,
     async close() {
       await slack.stop();
+      await state.close();
       await core.close();
       await fake.stop();
       if (!opts.dir) fs.rmSync(dir, { recursive: true, force: true });

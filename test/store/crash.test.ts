@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../../src/store/store.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { ROOT, tempDir } from '../helpers.js';
 
 const dir = tempDir();

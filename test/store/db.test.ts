@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MIGRATIONS, SCHEMA_VERSION, getMeta, migrate, openDatabase, setMeta } from '../../src/store/db.js';
+import { MIGRATIONS, SCHEMA_VERSION, getMeta, migrate, openDatabase, setMeta } from '../../src/store/sqlite/db.js';
 import { tempDir } from '../helpers.js';
 
 const dirs: string[] = [];

@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { normalize } from '../../src/models/encoder.js';
-import { SqliteStore, type ChunkInput, type Store } from '../../src/store/store.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
+import type { ChunkInput } from '../../src/store/types.js';
+import type { Store } from '../../src/store/interfaces.js';
 import { tempDir } from '../helpers.js';
 
 const params = { m: 16, efConstruction: 100, efSearch: 64 };

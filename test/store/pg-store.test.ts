@@ -3,8 +3,10 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UserError } from '../../src/errors.js';
 import { parseScope } from '../../src/store/access.js';
-import { PgStore } from '../../src/store/pg-store.js';
-import { SqliteStore, type ChunkInput, type Store } from '../../src/store/store.js';
+import { PgStore } from '../../src/store/pg/store.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
+import type { ChunkInput } from '../../src/store/types.js';
+import type { Store } from '../../src/store/interfaces.js';
 import { chunkInput as chunk, tempDir } from '../helpers.js';
 import { freshSchema, PG_URL } from '../pg.js';
 

@@ -2,9 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MIGRATIONS, openDatabase } from '../../src/store/db.js';
-import { SqliteStore, type ChunkInput, type Store } from '../../src/store/store.js';
-import { PgStore } from '../../src/store/pg-store.js';
+import { MIGRATIONS, openDatabase } from '../../src/store/sqlite/db.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
+import type { ChunkInput } from '../../src/store/types.js';
+import type { Store } from '../../src/store/interfaces.js';
+import { PgStore } from '../../src/store/pg/store.js';
 import { chunkInput, tempDir } from '../helpers.js';
 import { BACKENDS, freshSchema, skipBackend, type Backend } from '../pg.js';
 

@@ -14,11 +14,11 @@ import { progressBar } from '../progress.js';
 import { SAMPLE_DIR } from './demo.js';
 import { formatScale, scaleBench } from './bench-scale.js';
 import { configFrom } from './shared.js';
-import { HnswIndex } from '../../store/hnsw.js';
-import { SqliteStore } from '../../store/store.js';
 import { LOCAL } from '../../store/access.js';
 
 const ms = (xs: number[]) => ({ p50: +percentile(xs, 50).toFixed(2), p95: +percentile(xs, 95).toFixed(2) });
+/** The HNSW search efforts the benchmark sweeps (recall@10 against the exact neighbours, and time). */
+const EF_SEARCH_SWEEP = [16, 32, 64, 128, 256];
 
 interface VariantResult {
   variant: string;
@@ -81,19 +81,24 @@ async function benchVariant(base: Config, variant: 'fp32' | 'int8', dataset: Eva
         .map((w) => w.id),
     );
     const hnsw: VariantResult['hnsw'] = [];
-    // the efSearch sweep opens more HNSW indexes on the same SQLite index log: that backend only
-    const sqlite = core.store instanceof SqliteStore ? core.store : null;
-    for (const efSearch of sqlite ? [16, 32, 64, 128, 256] : []) {
-      const idx = HnswIndex.open(sqlite!.db, path.join(dir, 'index.hnsw'), { dimension: core.encoder.dimension, model: core.encoder.id, params: { ...config.hnsw, efSearch } });
-      const times: number[] = [];
-      let hit = 0;
-      vectors.forEach((v, i) => {
-        const a = performance.now();
-        const got = idx.searchNow(v, 10).map((h) => h.windowId);
-        times.push(performance.now() - a);
-        hit += got.filter((id) => exact[i]!.includes(id)).length;
-      });
-      hnsw.push({ efSearch, recallAt10: +(hit / (10 * vectors.length)).toFixed(4), ms: ms(times) });
+    // the search effort swept on the store's own index (either backend), then set back
+    const index = core.store.index;
+    const configured = index.efSearch;
+    try {
+      for (const efSearch of EF_SEARCH_SWEEP) {
+        index.setEfSearch(efSearch);
+        const times: number[] = [];
+        let hit = 0;
+        for (const [i, v] of vectors.entries()) {
+          const a = performance.now();
+          const got = (await index.search(v, 10)).map((h) => h.windowId);
+          times.push(performance.now() - a);
+          hit += got.filter((id) => exact[i]!.includes(id)).length;
+        }
+        hnsw.push({ efSearch, recallAt10: +(hit / (10 * vectors.length)).toFixed(4), ms: ms(times) });
+      }
+    } finally {
+      index.setEfSearch(configured);
     }
     const ev = await runEval(
       dataset,

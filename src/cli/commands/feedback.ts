@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
-import type { FeedbackContext } from '../../store/slack-state.js';
-import { openStoreCore } from '../../core.js';
+import type { FeedbackContext } from '../../slack/state/interfaces.js';
+import { openSlackState } from '../../slack/state/open.js';
+import { openStoreCore, storeSettingsOf } from '../../core.js';
 import { UserError } from '../../errors.js';
 import { allows, type AccessContext } from '../../store/access.js';
 import type { CliContext } from '../program.js';
@@ -23,7 +24,8 @@ export function register(program: Command, ctx: CliContext): void {
       const { store, close } = await openStoreCore(config);
       try {
         const givenIn: FeedbackContext | null = opts.channel ? { channel: opts.channel } : opts.user ? { dmOf: opts.user } : null;
-        let rows = await store.slackState(config.slack.stateTtlMs).listFeedback(opts.limit, givenIn);
+        const state = await openSlackState(storeSettingsOf(config), config.slack.stateTtlMs);
+        let rows = await state.listFeedback(opts.limit, givenIn).finally(() => state.close());
         if (givenIn) {
           // and, listed for a context, only entries whose evidence is all visible there (a chunk no longer stored is not)
           const context: AccessContext = { kind: 'slack', channel: opts.channel ?? `D-${opts.user}`, user: opts.user ?? 'U-cli', isDM: !opts.channel };

@@ -33,7 +33,7 @@ export function register(program: Command, ctx: CliContext): void {
             ? `; ${r.unreadableScope.length} with an unreadable scope left out (fix them with \`ragask sources set\` and run again): ${r.unreadableScope.slice(0, 5).join(', ')}`
             : '';
           ctx.out(
-            `copied ${r.copied} documents (${r.windows} windows) into ${redactUrl(opts.to)} in ${r.seconds.toFixed(1)} s, ${r.unchanged} already there${skipped}. Set RAGASK_DATABASE_URL to it to serve from PostgreSQL; the Slack state (threads, buttons, feedback) stays in ${config.dataDir}.`,
+            `copied ${r.copied} documents (${r.windows} windows) into ${redactUrl(opts.to)} in ${r.seconds.toFixed(1)} s, ${r.unchanged} already there${skipped}. Set RAGASK_DATABASE_URL to it to serve from PostgreSQL; the Slack state (threads, buttons, feedback) is not copied: serving from PostgreSQL starts it afresh there, and what is in ${config.dataDir} stays as it was.`,
           );
         } finally {
           await to.close();

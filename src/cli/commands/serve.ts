@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import { checkSlackConfig, secretsOf } from '../../config.js';
-import { openCore, openStoreCore } from '../../core.js';
-import { EnginePool } from '../../engine/worker-pool.js';
+import { openCore, openStoreCore, storeSettingsOf } from '../../core.js';
+import { openSlackState } from '../../slack/state/open.js';
+import { storeLocation } from '../../store/open.js';
+import { EnginePool } from '../../workers/worker-pool.js';
 import { createLogger } from '../../log.js';
 import { createSlackApp } from '../../slack/app.js';
 import type { CliContext } from '../program.js';
@@ -38,6 +40,7 @@ export function register(program: Command, ctx: CliContext): void {
       // with engine workers, this thread only needs the store: the models load in the workers
       const core = config.engineWorkers > 0 ? await openStoreCore(config, log) : await openCore(config, log);
       let closePool = () => Promise.resolve();
+      let closeState = () => Promise.resolve();
       try {
         if (signalled) return;
         if ((await core.store.counts()).documents === 0) log.warn('the store is empty: ingest documents with `npx ragask ingest <paths>` (or `npm run demo` for the sample corpus)');
@@ -46,15 +49,20 @@ export function register(program: Command, ctx: CliContext): void {
         const pool = config.engineWorkers > 0 ? await EnginePool.start({ config, size: config.engineWorkers, log, secrets: secretsOf(config) }) : null;
         closePool = () => pool?.close() ?? Promise.resolve();
         if (signalled) return;
-        const slack = createSlackApp(core, config, log, pool ? { engine: pool, concurrency: pool.size } : {});
+        const state = await openSlackState(storeSettingsOf(config), config.slack.stateTtlMs);
+        closeState = () => state.close();
+        const slack = createSlackApp(core, state, config, log, pool ? { engine: pool, concurrency: pool.size } : {});
         const started = await Promise.race([slack.start().then((r) => ({ port: r.port })), stopSignal.then(() => null)]);
         if (started) {
-          process.stderr.write(`ragask: serving Slack (${config.slack.mode === 'http' ? `HTTP on ${config.slack.host}:${started.port}` : 'Socket Mode'}); store ${config.dataDir}; Ctrl-C to stop\n`);
+          process.stderr.write(
+            `ragask: serving Slack (${config.slack.mode === 'http' ? `HTTP on ${config.slack.host}:${started.port}` : 'Socket Mode'}); store ${storeLocation(config)}; Ctrl-C to stop\n`,
+          );
           await stopSignal;
         }
         await slack.stop();
       } finally {
         await closePool();
+        await closeState();
         await core.close();
       }
     });

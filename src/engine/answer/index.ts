@@ -1,4 +1,4 @@
-import type { ChunkRow } from '../../store/store.js';
+import type { ChunkRow } from '../../store/types.js';
 import type { Answer, HopState, Snippet, StopReason } from '../types.js';
 import { composeAnswer, noEvidenceAnswer } from './compose.js';
 import { evidencePassages, READER_PASSAGES } from './passages.js';

@@ -1,5 +1,6 @@
+import { ENGINE_DEFAULTS } from '../defaults.js';
 import type { ReaderPassage } from '../../models/reader.js';
-import type { ChunkRow } from '../../store/store.js';
+import type { ChunkRow } from '../../store/types.js';
 import type { HopState, Snippet } from '../types.js';
 
 /** A passage of the final evidence as the reader reads it, with where it came from in the chain. */
@@ -21,7 +22,7 @@ export interface EvidencePassage {
 }
 
 /** Passages the reader reads by default: the top of the final evidence (and every hop's best). */
-export const READER_PASSAGES = 6;
+export const READER_PASSAGES = ENGINE_DEFAULTS.readerPassages;
 /**
  * Rows of its table read beside a retrieved table row, each way: a row is retrieved by what it
  * shares with the question ("Description: Number of requests allowed on a persistent

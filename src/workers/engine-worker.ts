@@ -5,6 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Config } from '../config.js';
 import { openCore, type Core } from '../core.js';
+import { UserError } from '../errors.js';
 import { createLogger } from '../log.js';
 import type { EngineRequest, EngineWorkerMessage, SerializedError } from './worker-protocol.js';
 
@@ -14,8 +15,7 @@ const { config, secrets } = workerData as { config: Config; secrets: string[] };
 
 const serialize = (e: unknown): SerializedError => {
   const err = e instanceof Error ? e : new Error(String(e));
-  const code = (err as { code?: unknown }).code;
-  return { name: err.name, message: err.message, stack: err.stack ?? null, code: typeof code === 'string' ? code : null };
+  return { name: err.name, message: err.message, stack: err.stack ?? null, code: err instanceof UserError ? err.code : null };
 };
 const send = (m: EngineWorkerMessage) => port.postMessage(m);
 

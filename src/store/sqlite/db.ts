@@ -1,9 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { UserError } from '../errors.js';
+import { UserError } from '../../errors.js';
 
 export type DB = Database.Database;
+
+/** The embedded store's database file, in the data folder. */
+export const DB_FILE = 'ragask.db';
 
 /**
  * Versioned migrations, applied in order inside one transaction each; `PRAGMA user_version` holds

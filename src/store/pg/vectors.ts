@@ -1,7 +1,7 @@
 import pgvector from 'pgvector';
-import type { VectorHit } from './hnsw.js';
-import type { VectorIndex } from './interfaces.js';
-import { inTransaction, type PgPool } from './pg-db.js';
+import type { VectorHit } from '../types.js';
+import type { VectorIndex } from '../interfaces.js';
+import { inTransaction, type PgPool } from './db.js';
 
 /**
  * The pgvector backend of the VectorIndex: window vectors in `windows.embedding`, an HNSW index
@@ -22,8 +22,16 @@ export class PgVectorIndex implements VectorIndex {
   constructor(
     private readonly pool: PgPool,
     readonly dimension: number,
-    private readonly efSearch: number,
+    private ef: number,
   ) {}
+
+  get efSearch(): number {
+    return this.ef;
+  }
+
+  setEfSearch(efSearch: number): void {
+    this.ef = efSearch;
+  }
 
   async search(vector: Float32Array, k: number, allowedDocs: ReadonlySet<number> | null = null): Promise<VectorHit[]> {
     if (k <= 0) return [];
@@ -34,7 +42,7 @@ export class PgVectorIndex implements VectorIndex {
     const params: unknown[] = docs ? [v, k, docs] : [v, k];
     const hits = await inTransaction(this.pool, async (c) => {
       // the candidate list must hold at least k (pgvector returns at most ef_search rows)
-      await c.query("SELECT set_config('hnsw.ef_search', $1, true)", [String(Math.min(1000, Math.max(this.efSearch, k)))]);
+      await c.query("SELECT set_config('hnsw.ef_search', $1, true)", [String(Math.min(1000, Math.max(this.ef, k)))]);
       const r = await c.query<{ id: number; d: number }>(`SELECT id, embedding <=> $1::vector AS d FROM windows ${filter} ORDER BY embedding <=> $1::vector LIMIT $2`, params);
       if (!docs || r.rows.length >= k) return r.rows;
       // filtered below k: exact over the allowed windows (the ORDER BY expression bypasses the HNSW index)

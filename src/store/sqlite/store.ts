@@ -2,99 +2,16 @@ import fs from 'node:fs';
 import type Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import path from 'node:path';
-import type { Logger } from '../log.js';
-import { silentLogger } from '../log.js';
-import { UserError } from '../errors.js';
-import { getMeta, openDatabase, setMeta, type DB } from './db.js';
-import { PUBLIC_SCOPE, scopeFromJson, scopeToJson, type Scope } from './access.js';
-import { HnswIndex, type HnswParams } from './hnsw.js';
-import type { DocumentWrite, Store, TextQuery } from './interfaces.js';
-import { SqliteSlackState } from './slack-state.js';
-
-export type { Store, VectorIndex, SlackStateStore, TextQuery, DocumentWrite } from './interfaces.js';
+import type { Logger } from '../../log.js';
+import { silentLogger } from '../../log.js';
+import { UserError } from '../../errors.js';
+import { DB_FILE, getMeta, openDatabase, setMeta, type DB } from './db.js';
+import { PUBLIC_SCOPE, scopeFromJson, scopeToJson, type Scope } from '../access.js';
+import { HnswIndex, INDEX_FILE } from './hnsw.js';
+import type { ChunkInput, ChunkRow, DocumentInput, DocumentRow, HnswParams, MentionHit, StoreStats, WindowRow } from '../types.js';
+import type { DocumentWrite, Store, TextQuery } from '../interfaces.js';
 import { blobToVector, vectorToBlob } from './vectors.js';
-import { CHUNK_SELECT, toChunk, toDocument, type RawChunk } from './rows.js';
-
-export type DocumentKind = 'markdown' | 'text' | 'html' | 'pdf' | 'jsonl';
-
-export interface DocumentInput {
-  /** Unique key: the file path, or `path#id` for a record of a .jsonl corpus. */
-  source: string;
-  path: string;
-  title: string;
-  kind: DocumentKind;
-  url: string | null;
-  contentHash: string;
-  bytes: number;
-  /** Who may see it; when absent a new document gets the default and a changed one keeps its scope. */
-  scope?: Scope;
-}
-
-export interface WindowInput {
-  ord: number;
-  charStart: number;
-  charEnd: number;
-  tokenCount: number;
-  vector: Float32Array;
-}
-
-export interface ChunkInput {
-  ord: number;
-  kind: string;
-  headingPath: string[];
-  page: number | null;
-  text: string;
-  tokenCount: number;
-  density: number;
-  entities: string[];
-  windows: WindowInput[];
-}
-
-export interface DocumentRow {
-  id: number;
-  source: string;
-  path: string;
-  title: string;
-  kind: DocumentKind;
-  url: string | null;
-  contentHash: string;
-  bytes: number;
-  ingestedAt: string;
-  /** null: a stored scope that cannot be read (shown nowhere but locally). */
-  scope: Scope | null;
-}
-
-export interface ChunkRow {
-  id: number;
-  docId: number;
-  ord: number;
-  kind: string;
-  headingPath: string[];
-  page: number | null;
-  text: string;
-  tokenCount: number;
-  density: number;
-  entities: string[];
-  doc: { title: string; source: string; path: string; url: string | null; kind: DocumentKind };
-}
-
-export interface WindowRow {
-  id: number;
-  chunkId: number;
-  ord: number;
-  charStart: number;
-  charEnd: number;
-  tokenCount: number;
-  vector: Float32Array;
-}
-
-/** A chunk an entity may link to, with its document's title and its heading path. */
-export interface MentionHit {
-  chunkId: number;
-  docId: number;
-  title: string;
-  headingPath: string[];
-}
+import { CHUNK_SELECT, toChunk, toDocument, type RawChunk } from '../rows.js';
 
 export interface StoreOptions {
   dataDir: string;
@@ -110,17 +27,6 @@ export interface StoreOptions {
    * in step with the index log in memory, and the file is left to the process that owns it.
    */
   persistIndex?: boolean;
-}
-
-export interface StoreStats {
-  documents: number;
-  chunks: number;
-  windows: number;
-  model: string;
-  dimension: number;
-  dbBytes: number;
-  indexBytes: number;
-  indexSize: number;
 }
 
 /** A text query as an FTS5 MATCH expression: every term a quoted string, so nothing is read as syntax. */
@@ -210,12 +116,12 @@ export class SqliteStore implements Store {
 
   static open(opts: StoreOptions): SqliteStore {
     fs.mkdirSync(opts.dataDir, { recursive: true });
-    const dbFile = path.join(opts.dataDir, 'ragask.db');
+    const dbFile = path.join(opts.dataDir, DB_FILE);
     const db = openDatabase(dbFile);
     const log = opts.log ?? silentLogger;
     try {
       if (!opts.allowModelMismatch) SqliteStore.checkModel(db, dbFile, opts.model, opts.dimension);
-      const index = HnswIndex.open(db, path.join(opts.dataDir, 'index.hnsw'), { dimension: opts.dimension, model: opts.model, params: opts.hnsw, log, persist: opts.persistIndex ?? true });
+      const index = HnswIndex.open(db, path.join(opts.dataDir, INDEX_FILE), { dimension: opts.dimension, model: opts.model, params: opts.hnsw, log, persist: opts.persistIndex ?? true });
       return new SqliteStore(db, index, dbFile, opts.model, log);
     } catch (e) {
       db.close();
@@ -543,10 +449,6 @@ export class SqliteStore implements Store {
   /** Brings the in-memory index up to date with writes made since (by this or another process). */
   async syncIndex(): Promise<number> {
     return this.index.catchUp();
-  }
-
-  slackState(ttlMs: number): SqliteSlackState {
-    return new SqliteSlackState(this.db, ttlMs);
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -7,23 +6,17 @@ import type { Config } from '../config.js';
 import { UserError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { AccessContext } from '../store/access.js';
-import type { EngineApi, EngineSettings } from './hops.js';
-import type { EngineResult } from './types.js';
+import type { EngineApi, EngineSettings } from '../engine/hops.js';
+import type { EngineResult } from '../engine/types.js';
 import type { EngineRequest, EngineWorkerMessage, SerializedError } from './worker-protocol.js';
 
-/** Engine workers when RAGASK_ENGINE_WORKERS is not set: one per core, at most four. */
-export const DEFAULT_MAX_WORKERS = 4;
 /** How long a stopping worker may take to close its models and store before it is terminated. */
 const CLOSE_MS = 5000;
-
-export function defaultWorkerCount(): number {
-  return Math.min(DEFAULT_MAX_WORKERS, os.availableParallelism());
-}
 
 /** The built worker beside this file; from the TypeScript sources (tests), the one in dist/. */
 function workerFile(): string {
   const here = fileURLToPath(import.meta.url);
-  const file = here.endsWith('.js') ? path.join(path.dirname(here), 'engine-worker.js') : path.resolve(path.dirname(here), '..', '..', 'dist', 'engine', 'engine-worker.js');
+  const file = here.endsWith('.js') ? path.join(path.dirname(here), 'engine-worker.js') : path.resolve(path.dirname(here), '..', '..', 'dist', 'workers', 'engine-worker.js');
   if (!fs.existsSync(file)) throw new UserError(`${file} is missing: run \`npm run build\` (the engine workers run the built code)`, 'not_built');
   return file;
 }

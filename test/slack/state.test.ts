@@ -2,12 +2,13 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SLACK_MIGRATIONS, SqliteSlackState } from '../../src/store/slack-state.js';
-import { openDatabase, setMeta } from '../../src/store/db.js';
-import type { SlackStateStore } from '../../src/store/interfaces.js';
-import { openPool, type PgPool } from '../../src/store/pg-db.js';
-import { PgSlackState } from '../../src/store/pg-slack-state.js';
+import { SLACK_MIGRATIONS, SqliteSlackState } from '../../src/slack/state/sqlite.js';
+import { openDatabase, setMeta } from '../../src/store/sqlite/db.js';
+import type { SlackStateStore } from '../../src/slack/state/interfaces.js';
+import { openPool, type PgPool } from '../../src/store/pg/db.js';
+import { PgSlackState } from '../../src/slack/state/pg.js';
 import { ROOT, tempDir } from '../helpers.js';
+import { result } from '../fixtures/results.js';
 import { BACKENDS, freshSchema, skipBackend, type Backend } from '../pg.js';
 
 const dir = tempDir();
@@ -45,6 +46,26 @@ describe('SqliteSlackState', () => {
     expect(rows).toHaveLength(3);
     expect(rows.filter((r) => r.stateKey === 'C1:1.1:1.2:a' && r.user === 'U1').map((r) => r.value)).toEqual(['not_helpful']);
     expect(rows.find((r) => r.stateKey === 'C1:1.1:1.2:b')!.value).toBe('helpful');
+  });
+
+  it('reads back the results it stored, and treats one stored by code of another result version as expired, never cast', async () => {
+    const store = new SqliteSlackState(freshDb(), 3600_000);
+    const stored = result();
+    const key = await store.saveState({ channel: 'C1', threadTs: '1.1', messageTs: '1.2', owner: 'U1', result: stored });
+    const back = await store.getState(key);
+    expect(back?.expired).toBe(false);
+    expect(back?.result).toEqual(stored);
+    await store.addTurn('C1', '1.1', { user: 'U1', question: stored.question, messageTs: '1.2', result: stored });
+    expect((await store.getThread('C1', '1.1'))?.turns.map((t) => t.result)).toEqual([stored]);
+    // a replica on other code wrote these: a bare result (the old form), a newer version, a result missing its answer
+    const foreign = [JSON.stringify(stored), JSON.stringify({ version: 99, result: stored }), JSON.stringify({ version: 1, result: { ...stored, answer: undefined } })];
+    for (const text of foreign) {
+      store.db.prepare('UPDATE slack_states SET result = ? WHERE key = ?').run(text, key);
+      const read = await store.getState(key);
+      expect(read).toMatchObject({ key, channel: 'C1', expired: true, result: null });
+      store.db.prepare('UPDATE slack_threads SET turns = ?').run(JSON.stringify([{ user: 'U2', question: 'q', messageTs: '1.3', at: 1, result: text }]));
+      expect((await store.getThread('C1', '1.1'))?.turns).toEqual([]);
+    }
   });
 
   it('upgrades a database made by the first schema without losing its feedback', async () => {
@@ -164,8 +185,8 @@ describe.each(BACKENDS)('event claims across processes (%s)', (backend) => {
       const file = path.join(dir, `race-${n++}.db`);
       openDatabase(file).close();
       return `
-      import { openDatabase } from ${JSON.stringify(path.join(ROOT, 'dist', 'store', 'db.js'))};
-      import { SqliteSlackState } from ${JSON.stringify(path.join(ROOT, 'dist', 'store', 'slack-state.js'))};
+      import { openDatabase } from ${JSON.stringify(path.join(ROOT, 'dist', 'store', 'sqlite', 'db.js'))};
+      import { SqliteSlackState } from ${JSON.stringify(path.join(ROOT, 'dist', 'slack', 'state', 'sqlite.js'))};
       const state = new SqliteSlackState(openDatabase(${JSON.stringify(file)}), 3600000);`;
     }
     const { url, drop } = await freshSchema('race');
@@ -175,8 +196,8 @@ describe.each(BACKENDS)('event claims across processes (%s)', (backend) => {
     await new PgSlackState(pool, 3600_000).eventStatus('none');
     await pool.end();
     return `
-      import { openPool } from ${JSON.stringify(path.join(ROOT, 'dist', 'store', 'pg-db.js'))};
-      import { PgSlackState } from ${JSON.stringify(path.join(ROOT, 'dist', 'store', 'pg-slack-state.js'))};
+      import { openPool } from ${JSON.stringify(path.join(ROOT, 'dist', 'store', 'pg', 'db.js'))};
+      import { PgSlackState } from ${JSON.stringify(path.join(ROOT, 'dist', 'slack', 'state', 'pg.js'))};
       const state = new PgSlackState(await openPool(${JSON.stringify(url)}), 3600000);`;
   }
 

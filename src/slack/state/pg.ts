@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type { EngineResult } from '../engine/types.js';
-import { EVENT_LEASE_MS, type SlackStateStore } from './interfaces.js';
-import { toFeedback, toStoredState } from './rows.js';
-import { inTransaction, migrate, type PgMigration, type PgPool } from './pg-db.js';
-import { claimable, MAX_TURNS, OWNER, threadKey, type ClaimRow, type EventClaim, type FeedbackContext, type FeedbackRow, type StoredState, type ThreadState, type Turn } from './slack-state.js';
+import type { EngineResult } from '../../engine/types.js';
+import { inTransaction, migrate, type PgMigration, type PgPool } from '../../store/pg/db.js';
+import { claimable, MAX_TURNS, OWNER, threadKey, type ClaimRow } from './claims.js';
+import { EVENT_LEASE_MS, type EventClaim, type FeedbackContext, type FeedbackRow, type SlackStateStore, type StateRead, type ThreadState, type Turn } from './interfaces.js';
+import { encodeResult, encodeTurns, toFeedback, toStoredState, toTurns } from './rows.js';
 
 /** The Slack app's tables in PostgreSQL (the same rows as the SQLite backend's, in one migration). */
 export const PG_SLACK_MIGRATIONS: PgMigration[] = [
@@ -53,6 +53,8 @@ export class PgSlackState implements SlackStateStore {
     /** Who claims (tests play several replicas; by default this process). */
     private readonly owner: string = OWNER,
     private readonly leaseMs: number = EVENT_LEASE_MS,
+    /** The connection was opened for this state (open.ts), so close() closes it. */
+    private readonly ownsConnection = false,
   ) {
     this.ready = migrate(pool, 'slack', PG_SLACK_MIGRATIONS);
     // a failed migration surfaces at the first call that needs the tables
@@ -146,7 +148,7 @@ export class PgSlackState implements SlackStateStore {
     const row = (await this.q<{ participants: string; turns: string; expires_at: number }>('SELECT participants, turns, expires_at FROM slack_threads WHERE key = $1', [threadKey(channel, threadTs)]))
       .rows[0];
     if (!row || row.expires_at < this.now()) return null;
-    return { channel, threadTs, participants: JSON.parse(row.participants) as string[], turns: JSON.parse(row.turns) as Turn[] };
+    return { channel, threadTs, participants: JSON.parse(row.participants) as string[], turns: toTurns(row.turns) };
   }
 
   /** Records an answered turn; the row is locked while it is read and written, so replicas answering in one thread keep every turn. */
@@ -163,10 +165,10 @@ export class PgSlackState implements SlackStateStore {
       const row = (await c.query<{ participants: string; turns: string; expires_at: number }>('SELECT participants, turns, expires_at FROM slack_threads WHERE key = $1 FOR UPDATE', [key])).rows[0]!;
       const live = row.expires_at >= t;
       const participants = [...new Set([...(live ? (JSON.parse(row.participants) as string[]) : []), turn.user])];
-      const turns = [...(live ? (JSON.parse(row.turns) as Turn[]) : []), { ...turn, at: t }].slice(-MAX_TURNS);
+      const turns = [...(live ? toTurns(row.turns) : []), { ...turn, at: t }].slice(-MAX_TURNS);
       await c.query('UPDATE slack_threads SET participants = $1, turns = $2, updated_at = $3, expires_at = $4 WHERE key = $5', [
         JSON.stringify(participants),
-        JSON.stringify(turns),
+        encodeTurns(turns),
         t,
         t + this.ttlMs,
         key,
@@ -185,7 +187,7 @@ export class PgSlackState implements SlackStateStore {
       s.threadTs,
       s.messageTs,
       s.owner,
-      JSON.stringify(s.result),
+      encodeResult(s.result),
       t,
       t + this.ttlMs,
     ]);
@@ -196,7 +198,7 @@ export class PgSlackState implements SlackStateStore {
     await this.q('UPDATE slack_states SET message_ts = $1 WHERE key = $2', [messageTs, key]);
   }
 
-  async getState(key: string): Promise<(StoredState & { expired: boolean }) | null> {
+  async getState(key: string): Promise<StateRead | null> {
     const row = (await this.q('SELECT * FROM slack_states WHERE key = $1', [key])).rows[0];
     if (!row) return null;
     return toStoredState(key, row, this.now());
@@ -233,5 +235,9 @@ export class PgSlackState implements SlackStateStore {
     // unanswered ones too, once they are far older than any redelivery or recovery
     n += (await this.q('DELETE FROM slack_events WHERE updated_at < $1', [t - eventRetentionMs])).rowCount;
     return n;
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsConnection) await this.pool.end();
   }
 }

@@ -1,17 +1,16 @@
 import { LRUCache } from 'lru-cache';
 import pgvector from 'pgvector';
-import { UserError } from '../errors.js';
-import type { Logger } from '../log.js';
-import { silentLogger } from '../log.js';
-import { PUBLIC_SCOPE, scopeFromJson, scopeToJson, type Scope } from './access.js';
-import type { HnswParams } from './hnsw.js';
-import type { DocumentWrite, Store, TextQuery } from './interfaces.js';
-import { redactUrl } from './open.js';
-import { inTransaction, migrate, openPool, type PgClient, type PgMigration, type PgPool } from './pg-db.js';
-import { PgSlackState } from './pg-slack-state.js';
-import { PgVectorIndex } from './pg-vectors.js';
-import { CHUNK_SELECT, toChunk, toDocument, type RawChunk } from './rows.js';
-import type { ChunkInput, ChunkRow, DocumentRow, MentionHit, StoreStats, WindowRow } from './store.js';
+import { UserError } from '../../errors.js';
+import type { Logger } from '../../log.js';
+import { silentLogger } from '../../log.js';
+import { PUBLIC_SCOPE, scopeFromJson, scopeToJson, type Scope } from '../access.js';
+import type { HnswParams } from '../types.js';
+import type { DocumentWrite, Store, TextQuery } from '../interfaces.js';
+import { redactUrl } from '../open.js';
+import { inTransaction, migrate, openPool, type PgClient, type PgMigration, type PgPool } from './db.js';
+import { PgVectorIndex } from './vectors.js';
+import { CHUNK_SELECT, toChunk, toDocument, type RawChunk } from '../rows.js';
+import type { ChunkInput, ChunkRow, DocumentRow, MentionHit, StoreStats, WindowRow } from '../types.js';
 
 /**
  * The store's schema in PostgreSQL. Full-text search uses its own configuration `ragask`: the
@@ -566,48 +565,11 @@ export class PgStore implements Store {
     return { ...counts, model: this.model, dimension: this.index.dimension, dbBytes: sizes.db, indexBytes: sizes.idx, indexSize: counts.windows };
   }
 
-  slackState(ttlMs: number): PgSlackState {
-    return new PgSlackState(this.pool, ttlMs);
-  }
-
   async close(): Promise<void> {
     try {
       await this.pool.end();
     } catch (e) {
       this.log.warn({ err: e }, 'closing the PostgreSQL pool failed');
     }
-  }
-}
-
-/**
- * A read-only health check of a PostgreSQL store (for `ragask doctor`): the server and pgvector
- * versions, the schema versions reached, the counts and the model the windows were embedded with.
- * Nothing is created or migrated.
- */
-export async function pgHealth(url: string): Promise<{
-  server: string;
-  pgvector: string | null;
-  schema: Record<string, number>;
-  documents: number;
-  windows: number;
-  model: string | null;
-}> {
-  const pool = await openPool(url, { max: 1 });
-  try {
-    const server = (await pool.query<{ v: string }>('SELECT current_setting($1) AS v', ['server_version'])).rows[0]!.v;
-    const available = (
-      await pool.query<{ v: string | null }>(
-        "SELECT coalesce((SELECT extversion FROM pg_extension WHERE extname = 'vector'), (SELECT default_version FROM pg_available_extensions WHERE name = 'vector')) AS v",
-      )
-    ).rows[0]!.v;
-    const tables = new Set((await pool.query<{ t: string }>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = ANY(current_schemas(false))')).rows.map((r) => r.t));
-    const schema: Record<string, number> = {};
-    if (tables.has('ragask_schema')) for (const r of (await pool.query<{ component: string; version: number }>('SELECT component, version FROM ragask_schema')).rows) schema[r.component] = r.version;
-    const hasStore = tables.has('windows') && tables.has('ragask_meta');
-    const count = async (t: string) => (hasStore ? Number((await pool.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM ${t}`)).rows[0]!.n) : 0);
-    const model = hasStore ? ((await pool.query<{ value: string }>("SELECT value FROM ragask_meta WHERE key = 'embedding_model'")).rows[0]?.value ?? null) : null;
-    return { server, pgvector: available, schema, documents: await count('documents'), windows: await count('windows'), model };
-  } finally {
-    await pool.end();
   }
 }

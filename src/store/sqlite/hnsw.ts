@@ -2,17 +2,15 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import hnswlib from 'hnswlib-node';
-import type { Logger } from '../log.js';
-import { silentLogger } from '../log.js';
+import type { Logger } from '../../log.js';
+import { silentLogger } from '../../log.js';
 import type { DB } from './db.js';
-import type { VectorIndex } from './interfaces.js';
+import type { VectorIndex } from '../interfaces.js';
+import type { HnswParams, VectorHit } from '../types.js';
 import { blobToVector } from './vectors.js';
 
-export interface HnswParams {
-  m: number;
-  efConstruction: number;
-  efSearch: number;
-}
+/** The HNSW index file, in the data folder beside the database. */
+export const INDEX_FILE = 'index.hnsw';
 
 /** Sidecar of the index file: what it holds and which index_log entry it reflects. */
 interface IndexMeta {
@@ -27,12 +25,6 @@ interface IndexMeta {
   deleted: number;
   /** sha256 of the index file, so a torn pair (new index, old sidecar) is detected and rebuilt. */
   sha256: string;
-}
-
-export interface VectorHit {
-  windowId: number;
-  /** Cosine similarity (vectors are L2-normalised; hnswlib's "ip" distance is 1 − dot). */
-  score: number;
 }
 
 function sha256File(file: string): string {
@@ -91,7 +83,7 @@ export class HnswIndex implements VectorIndex {
     private readonly file: string,
     readonly dimension: number,
     private readonly model: string,
-    private readonly params: HnswParams,
+    private params: HnswParams,
     private readonly log: Logger,
   ) {
     this.index = new hnswlib.HierarchicalNSW('ip', dimension);
@@ -245,6 +237,15 @@ export class HnswIndex implements VectorIndex {
     // Deleted points still cost search time and memory; compact when they dominate.
     if (this.deleted > 1000 && this.deleted > this.index.getCurrentCount() * 0.3) this.rebuildNow();
     return rows.length;
+  }
+
+  get efSearch(): number {
+    return this.params.efSearch;
+  }
+
+  setEfSearch(efSearch: number): void {
+    this.params = { ...this.params, efSearch };
+    this.index.setEf(efSearch);
   }
 
   async search(vector: Float32Array, k: number, allowedDocs: ReadonlySet<number> | null = null): Promise<VectorHit[]> {

@@ -1,14 +1,14 @@
-import { createHash, randomBytes } from 'node:crypto';
-import os from 'node:os';
-import type { EngineResult } from '../engine/types.js';
-import { getMeta, setMeta, type DB } from './db.js';
-import { EVENT_LEASE_MS, type SlackStateStore } from './interfaces.js';
-import { toFeedback, toStoredState } from './rows.js';
+import { randomBytes } from 'node:crypto';
+import type { EngineResult } from '../../engine/types.js';
+import { getMeta, setMeta, type DB } from '../../store/sqlite/db.js';
+import { claimable, MAX_TURNS, OWNER, threadKey, type ClaimRow } from './claims.js';
+import { EVENT_LEASE_MS, type EventClaim, type FeedbackContext, type FeedbackRow, type SlackStateStore, type StateRead, type ThreadState, type Turn } from './interfaces.js';
+import { encodeResult, encodeTurns, toFeedback, toStoredState, toTurns } from './rows.js';
 
 /**
- * What the Slack app remembers, in the same SQLite file as the stores (so it survives restarts and
- * is backed up with them) but in its own tables with its own schema version: the core knows
- * nothing of Slack.
+ * What the Slack app remembers, in the same SQLite file as the store (so it survives restarts and
+ * is backed up with it) but in its own tables, with its own schema version, over its own
+ * connection: the core store knows nothing of Slack.
  *  - events:   each delivered event id and whether it was answered (duplicate deliveries, restarts)
  *  - threads:  per channel:thread_ts, who took part and the last turns (follow-ups)
  *  - states:   the engine state behind an answer message, for its buttons (TTL, used once)
@@ -53,109 +53,6 @@ export const SLACK_MIGRATIONS: string[] = [
   `ALTER TABLE slack_events ADD COLUMN lease_until INTEGER;`,
 ];
 
-export interface Turn {
-  user: string;
-  question: string;
-  messageTs: string;
-  result: EngineResult;
-  at: number;
-}
-
-/** Where feedback was given: a channel, or a user's direct messages with ragask. */
-export type FeedbackContext = { channel: string } | { dmOf: string };
-
-export interface ThreadState {
-  channel: string;
-  threadTs: string;
-  participants: string[];
-  turns: Turn[];
-}
-
-export interface StoredState {
-  key: string;
-  channel: string;
-  threadTs: string;
-  messageTs: string;
-  owner: string;
-  result: EngineResult;
-  expiresAt: number;
-  usedAt: number | null;
-  usedBy: string | null;
-}
-
-export interface FeedbackRow {
-  id: number;
-  /** The answer it is about (one per answer version: a continued answer is a new one). */
-  stateKey: string;
-  channel: string;
-  threadTs: string | null;
-  messageTs: string;
-  user: string;
-  value: 'helpful' | 'not_helpful';
-  question: string;
-  answer: string;
-  evidence: number[];
-  createdAt: number;
-}
-
-/** A claimed event: new to this process, with the message already posted for it if a dead process had. */
-export type EventClaim = { status: 'new'; messageTs: string | null; attempts: number } | { status: 'duplicate' };
-
-/** This process, as the owner of the events it is answering. */
-/**
- * This process as the owner of the events it claims: host, pid and a random part (a restarted
- * process may get the same pid).
- */
-export const OWNER = `${os.hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 10)}`;
-
-/**
- * Whether an owner is a process of this machine that is gone: its events can be taken over at
- * once, without waiting for the lease. Owners of other machines (and owners of the older form
- * "pid:nonce" of another host) are never judged by pid: only their lease counts.
- */
-export function ownerDeadHere(owner: string, self: string): boolean {
-  if (owner === self) return false;
-  const parts = owner.split(':');
-  const [host, pidText] = parts.length >= 3 ? [parts[0], parts[1]] : [os.hostname(), parts[0]];
-  if (host !== os.hostname()) return false;
-  const pid = Number(pidText);
-  // our own pid under another owner id: a previous process with the same pid (a restarted
-  // container is pid 1 again), so dead
-  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code !== 'EPERM';
-  }
-}
-
-/** What decides whether an event's claim may be taken (see SqliteSlackState.claimable). */
-export interface ClaimRow {
-  owner: string | null;
-  lease_until: number | null;
-  updated_at: number;
-}
-
-/**
- * Whether `self` may take an event's claim: nobody holds it, `self` does, its lease has lapsed, its
- * owner is a process of this machine that is gone, or (a claim from before leases) it has not moved
- * for `staleMs`. The same rule in every backend.
- */
-export function claimable(row: ClaimRow, self: string, t: number, staleMs: number): boolean {
-  if (!row.owner || row.owner === self) return true;
-  if (row.lease_until !== null) return row.lease_until <= t || ownerDeadHere(row.owner, self);
-  return ownerDeadHere(row.owner, self) || t - row.updated_at >= staleMs;
-}
-
-/** The key of a thread's state: channel:thread_ts. */
-export function threadKey(channel: string, threadTs: string): string {
-  return `${channel}:${threadTs}`;
-}
-
-/** A thread keeps its last few turns: enough context for follow-ups, bounded in size. */
-export const MAX_TURNS = 5;
-
 /** The SQLite backend of the SlackStateStore: its own tables and schema version in the store's file. */
 export class SqliteSlackState implements SlackStateStore {
   /** Events being answered by this process right now (a redelivery meanwhile is a duplicate). */
@@ -168,6 +65,8 @@ export class SqliteSlackState implements SlackStateStore {
     /** Who claims (tests play several replicas; by default this process). */
     private readonly owner: string = OWNER,
     private readonly leaseMs: number = EVENT_LEASE_MS,
+    /** The connection was opened for this state (open.ts), so close() closes it. */
+    private readonly ownsConnection = false,
   ) {
     this.migrate();
   }
@@ -305,7 +204,7 @@ export class SqliteSlackState implements SlackStateStore {
     const row = this.db.prepare('SELECT participants, turns, expires_at FROM slack_threads WHERE key = ?').get(threadKey(channel, threadTs)) as
       { participants: string; turns: string; expires_at: number } | undefined;
     if (!row || row.expires_at < this.now()) return null;
-    return { channel, threadTs, participants: JSON.parse(row.participants) as string[], turns: JSON.parse(row.turns) as Turn[] };
+    return { channel, threadTs, participants: JSON.parse(row.participants) as string[], turns: toTurns(row.turns) };
   }
 
   /** Records an answered turn of a thread; the asker becomes a participant. */
@@ -324,7 +223,7 @@ export class SqliteSlackState implements SlackStateStore {
         `INSERT INTO slack_threads (key, channel, thread_ts, participants, turns, created_at, updated_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT(key) DO UPDATE SET participants = excluded.participants, turns = excluded.turns, updated_at = excluded.updated_at, expires_at = excluded.expires_at`,
       )
-      .run(threadKey(channel, threadTs), channel, threadTs, JSON.stringify(participants), JSON.stringify(turns), t, t, t + this.ttlMs);
+      .run(threadKey(channel, threadTs), channel, threadTs, JSON.stringify(participants), encodeTurns(turns), t, t, t + this.ttlMs);
     return { channel, threadTs, participants, turns };
   }
 
@@ -335,7 +234,7 @@ export class SqliteSlackState implements SlackStateStore {
     const key = `${threadKey(s.channel, s.threadTs)}:${s.messageTs}:${randomBytes(6).toString('hex')}`;
     this.db
       .prepare('INSERT INTO slack_states (key, channel, thread_ts, message_ts, owner, result, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(key, s.channel, s.threadTs, s.messageTs, s.owner, JSON.stringify(s.result), t, t + this.ttlMs);
+      .run(key, s.channel, s.threadTs, s.messageTs, s.owner, encodeResult(s.result), t, t + this.ttlMs);
     return key;
   }
 
@@ -344,7 +243,7 @@ export class SqliteSlackState implements SlackStateStore {
     this.db.prepare('UPDATE slack_states SET message_ts = ? WHERE key = ?').run(messageTs, key);
   }
 
-  async getState(key: string): Promise<(StoredState & { expired: boolean }) | null> {
+  async getState(key: string): Promise<StateRead | null> {
     const row = this.db.prepare('SELECT * FROM slack_states WHERE key = ?').get(key) as Record<string, unknown> | undefined;
     if (!row) return null;
     return toStoredState(key, row, this.now());
@@ -391,9 +290,8 @@ export class SqliteSlackState implements SlackStateStore {
     n += this.db.prepare('DELETE FROM slack_events WHERE updated_at < ?').run(t - eventRetentionMs).changes;
     return n;
   }
-}
 
-/** A short, stable digest (for log lines that must not carry message text). */
-export function digest(text: string): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, 12);
+  async close(): Promise<void> {
+    if (this.ownsConnection) this.db.close();
+  }
 }

@@ -1,6 +1,7 @@
+import type { ErrorCode } from '../errors.js';
 import type { AccessContext } from '../store/access.js';
-import type { EngineSettings } from './hops.js';
-import type { EngineResult } from './types.js';
+import type { EngineSettings } from '../engine/hops.js';
+import type { EngineResult } from '../engine/types.js';
 
 // The messages between EnginePool (worker-pool.ts) and its engine workers (engine-worker.ts).
 // Everything crosses by structured clone: results and access contexts are plain data.
@@ -17,7 +18,7 @@ export interface SerializedError {
   name: string;
   message: string;
   stack: string | null;
-  code: string | null;
+  code: ErrorCode | null;
 }
 
 export type EngineWorkerMessage =

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Core } from '../../src/core.js';
 import { UserError } from '../../src/errors.js';
 import type { EngineResult } from '../../src/engine/types.js';
-import { EnginePool, WorkerStopped } from '../../src/engine/worker-pool.js';
+import { EnginePool, WorkerStopped } from '../../src/workers/worker-pool.js';
 import { silentLogger } from '../../src/log.js';
 import { LOCAL } from '../../src/store/access.js';
 import { sampleCore, tempDir } from '../helpers.js';

@@ -1,0 +1,57 @@
+/** Rows of the Slack app's tables as both SQL backends return them (the same columns in each). */
+import { decodeResult, encodeResult } from '../../engine/result-schema.js';
+import type { FeedbackRow, StateRead, Turn } from './interfaces.js';
+
+export { encodeResult };
+
+/**
+ * A slack_states row; `expired` against the store's clock, and also when its result is of another
+ * version or does not parse (a replica running other code wrote it): never cast into shape.
+ */
+export function toStoredState(key: string, row: Record<string, unknown>, now: number): StateRead {
+  const fields = {
+    key,
+    channel: row.channel as string,
+    threadTs: row.thread_ts as string,
+    messageTs: row.message_ts as string,
+    owner: row.owner as string,
+    expiresAt: row.expires_at as number,
+    usedAt: (row.used_at as number | null) ?? null,
+    usedBy: (row.used_by as string | null) ?? null,
+  };
+  const result = decodeResult(row.result as string);
+  if (result === null || fields.expiresAt < now) return { ...fields, result: null, expired: true };
+  return { ...fields, result, expired: false };
+}
+
+/** A thread's turns as stored: each turn's result with its version. */
+export function encodeTurns(turns: readonly Turn[]): string {
+  return JSON.stringify(turns.map((t) => ({ ...t, result: encodeResult(t.result) })));
+}
+
+/** A thread's stored turns; a turn whose result cannot be read (another version) is left out. */
+export function toTurns(text: string): Turn[] {
+  const raw = JSON.parse(text) as (Omit<Turn, 'result'> & { result: unknown })[];
+  const out: Turn[] = [];
+  for (const t of raw) {
+    const result = typeof t.result === 'string' ? decodeResult(t.result) : null;
+    if (result) out.push({ ...t, result });
+  }
+  return out;
+}
+
+export function toFeedback(r: Record<string, unknown>): FeedbackRow {
+  return {
+    id: r.id as number,
+    stateKey: r.state_key as string,
+    channel: r.channel as string,
+    threadTs: (r.thread_ts as string | null) ?? null,
+    messageTs: r.message_ts as string,
+    user: r.user as string,
+    value: r.value as 'helpful' | 'not_helpful',
+    question: r.question as string,
+    answer: r.answer as string,
+    evidence: JSON.parse(r.evidence as string) as number[],
+    createdAt: r.created_at as number,
+  };
+}

@@ -1,0 +1,110 @@
+/**
+ * The data the storage contract speaks in: documents, chunks and windows as written and as read,
+ * search hits and statistics. Backend-neutral: every backend (src/store/sqlite, src/store/pg)
+ * reads and writes these, and nothing here knows a database.
+ */
+import type { Scope } from './access.js';
+
+export type DocumentKind = 'markdown' | 'text' | 'html' | 'pdf' | 'jsonl';
+
+export interface DocumentInput {
+  /** Unique key: the file path, or `path#id` for a record of a .jsonl corpus. */
+  source: string;
+  path: string;
+  title: string;
+  kind: DocumentKind;
+  url: string | null;
+  contentHash: string;
+  bytes: number;
+  /** Who may see it; when absent a new document gets the default and a changed one keeps its scope. */
+  scope?: Scope;
+}
+
+export interface WindowInput {
+  ord: number;
+  charStart: number;
+  charEnd: number;
+  tokenCount: number;
+  vector: Float32Array;
+}
+
+export interface ChunkInput {
+  ord: number;
+  kind: string;
+  headingPath: string[];
+  page: number | null;
+  text: string;
+  tokenCount: number;
+  density: number;
+  entities: string[];
+  windows: WindowInput[];
+}
+
+export interface DocumentRow {
+  id: number;
+  source: string;
+  path: string;
+  title: string;
+  kind: DocumentKind;
+  url: string | null;
+  contentHash: string;
+  bytes: number;
+  ingestedAt: string;
+  /** null: a stored scope that cannot be read (shown nowhere but locally). */
+  scope: Scope | null;
+}
+
+export interface ChunkRow {
+  id: number;
+  docId: number;
+  ord: number;
+  kind: string;
+  headingPath: string[];
+  page: number | null;
+  text: string;
+  tokenCount: number;
+  density: number;
+  entities: string[];
+  doc: { title: string; source: string; path: string; url: string | null; kind: DocumentKind };
+}
+
+export interface WindowRow {
+  id: number;
+  chunkId: number;
+  ord: number;
+  charStart: number;
+  charEnd: number;
+  tokenCount: number;
+  vector: Float32Array;
+}
+
+/** A chunk an entity may link to, with its document's title and its heading path. */
+export interface MentionHit {
+  chunkId: number;
+  docId: number;
+  title: string;
+  headingPath: string[];
+}
+
+export interface HnswParams {
+  m: number;
+  efConstruction: number;
+  efSearch: number;
+}
+
+export interface VectorHit {
+  windowId: number;
+  /** Cosine similarity (vectors are L2-normalised; hnswlib's "ip" distance is 1 − dot). */
+  score: number;
+}
+
+export interface StoreStats {
+  documents: number;
+  chunks: number;
+  windows: number;
+  model: string;
+  dimension: number;
+  dbBytes: number;
+  indexBytes: number;
+  indexSize: number;
+}
