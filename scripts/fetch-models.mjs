@@ -106,8 +106,7 @@ function sha256File(file) {
   const fd = fs.openSync(file, 'r');
   const buf = Buffer.allocUnsafe(1 << 20);
   try {
-    let n;
-    while ((n = fs.readSync(fd, buf, 0, buf.length, null)) > 0) h.update(buf.subarray(0, n));
+    for (let n = fs.readSync(fd, buf, 0, buf.length, null); n > 0; n = fs.readSync(fd, buf, 0, buf.length, null)) h.update(buf.subarray(0, n));
   } finally {
     fs.closeSync(fd);
   }

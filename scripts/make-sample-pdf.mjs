@@ -26,11 +26,11 @@ function paragraph(page, text, y, { size = 10, font = regular, width = 95 } = {}
   const words = text.split(' ');
   let line = '';
   for (const w of words) {
-    if ((line + ' ' + w).trim().length > width) {
+    if (`${line} ${w}`.trim().length > width) {
       page.drawText(line.trim(), { x: 50, y, size, font });
       y -= size * 1.35;
       line = w;
-    } else line += ' ' + w;
+    } else line += ` ${w}`;
   }
   if (line.trim()) {
     page.drawText(line.trim(), { x: 50, y, size, font });
@@ -85,7 +85,9 @@ for (const row of [
   ['+25 °C', '0.00 °C', '0.03 °C'],
   ['+50 °C', '-0.12 °C', '0.05 °C'],
 ]) {
-  row.forEach((cell, i) => p.drawText(cell, { x: cols[i], y, size: 10, font: regular }));
+  row.forEach((cell, i) => {
+    p.drawText(cell, { x: cols[i], y, size: 10, font: regular });
+  });
   y -= 15;
 }
 y -= 20;

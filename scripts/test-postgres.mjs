@@ -36,7 +36,7 @@ const quiet = { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PYTHON
 export function startServer(dir) {
   const py = ensureVenv();
   const out = execFileSync(py, ['-c', 'import sys, pgserver; print(pgserver.get_server(sys.argv[1], cleanup_mode=None).get_uri())', dir], quiet).toString().trim().split('\n').at(-1);
-  if (!out || !out.startsWith('postgresql://')) throw new Error(`pgserver printed no URL: ${out}`);
+  if (!out?.startsWith('postgresql://')) throw new Error(`pgserver printed no URL: ${out}`);
   return out;
 }
 

@@ -26,9 +26,9 @@ const SECRET_PATHS = [
 ];
 
 /** Slack token shapes (xoxb-, xoxp-, xapp-, …); scrubbed from any logged string as a second line of defence. */
-export const SLACK_TOKEN_PATTERN = /\bx(?:ox[abposre]|app)-[A-Za-z0-9-]{6,}/g;
+const SLACK_TOKEN_PATTERN = /\bx(?:ox[abposre]|app)-[A-Za-z0-9-]{6,}/g;
 
-export function scrubSecrets(text: string, secrets: readonly string[] = []): string {
+function scrubSecrets(text: string, secrets: readonly string[] = []): string {
   let out = text.replace(SLACK_TOKEN_PATTERN, '[redacted]');
   for (const s of secrets) if (s && s.length >= 6) out = out.split(s).join('[redacted]');
   return out;

@@ -6,9 +6,8 @@ import type { TestProject } from 'vitest/node';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** A PostgreSQL with pgvector for the tests, or '' (then `pgSkip` says why). */
+    /** A PostgreSQL with pgvector for the tests, or '' (the setup says why on stderr). */
     pgUrl: string;
-    pgSkip: string;
   }
 }
 
@@ -64,6 +63,5 @@ export default async function setup(project: TestProject): Promise<() => void> {
   checkModels();
   const postgres = await startPostgres();
   project.provide('pgUrl', postgres.url);
-  project.provide('pgSkip', postgres.skip);
   return () => postgres.stop();
 }

@@ -3,13 +3,11 @@ import { inject } from 'vitest';
 
 /** The tests' PostgreSQL with pgvector (see global-setup.ts), or '' when none could be had. */
 export const PG_URL = inject('pgUrl');
-/** Why the PostgreSQL tests are skipped, when they are. */
-export const PG_SKIP = inject('pgSkip');
 
 let made = 0;
 
 /** A URL that works in `schema` (every connection's search_path), as RAGASK_DATABASE_URL for a spawned process. */
-export function schemaUrl(schema: string): string {
+function schemaUrl(schema: string): string {
   return `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema},public`)}`;
 }
 
@@ -44,5 +42,5 @@ export async function freshSchema(prefix: string): Promise<{ schema: string; url
 /** The backends a store test runs on: SQLite always, PostgreSQL where one is available. */
 export const BACKENDS = ['sqlite', 'postgres'] as const;
 export type Backend = (typeof BACKENDS)[number];
-/** Whether a backend's tests are skipped here (only PostgreSQL, with PG_SKIP as the reason). */
+/** Whether a backend's tests are skipped here (only PostgreSQL; global-setup.ts says why). */
 export const skipBackend = (b: Backend): boolean => b === 'postgres' && !PG_URL;

@@ -16,7 +16,7 @@ export interface CliContext {
   out: (text: string) => void;
 }
 
-export function buildProgram(ctx: CliContext): Command {
+function buildProgram(ctx: CliContext): Command {
   const program = new Command('ragask')
     .description('Answers questions from your own documents by multi-hop retrieval with BERT running locally.')
     .version('0.1.0')

@@ -62,7 +62,7 @@ export function renderAnswer(r: EngineResult, k: number): string {
   }
   if (r.evidence.length) {
     out.push('', 'Evidence:');
-    r.evidence.slice(0, k).forEach((s, i) => out.push(`  [${i + 1}] ${s.score.toFixed(3)} "${s.text}"`, `      ${cite(s)}`));
+    for (const [i, s] of r.evidence.slice(0, k).entries()) out.push(`  [${i + 1}] ${s.score.toFixed(3)} "${s.text}"`, `      ${cite(s)}`);
   }
   out.push(
     '',
@@ -70,9 +70,9 @@ export function renderAnswer(r: EngineResult, k: number): string {
   );
   if (r.suggestions.length) {
     out.push('Suggested next hops (continue with `--continue N` on the same question):');
-    r.suggestions.forEach((s, i) =>
-      out.push(`  ${i + 1}) ${suggestionLabel(s)}  [score ${s.score.toFixed(2)}, coherence ${s.coherence.cosine.toFixed(2)}, P(right) ${s.coherence.pRight?.toFixed(2) ?? '—'}]  → ${s.query}`),
-    );
+    for (const [i, s] of r.suggestions.entries()) {
+      out.push(`  ${i + 1}) ${suggestionLabel(s)}  [score ${s.score.toFixed(2)}, coherence ${s.coherence.cosine.toFixed(2)}, P(right) ${s.coherence.pRight?.toFixed(2) ?? '—'}]  → ${s.query}`);
+    }
   }
   return out.join('\n');
 }

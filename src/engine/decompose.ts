@@ -63,7 +63,7 @@ export const MIN_BRIDGE_SCORE = 1.2;
  * hop-1 bridges of hotpotqa-train-100 (n=46; see BENCHMARKS.md): below a score of 1.5 no bridge was
  * right, from 2.0 up about four in five were. The merge of hops' evidence weighs by it.
  */
-export function bridgeConfidence(score: number): number {
+function bridgeConfidence(score: number): number {
   return 1 / (1 + Math.exp(-2 * (score - 2)));
 }
 
@@ -134,7 +134,7 @@ const MENTION_LINKS = 60;
  * 25k chunks its IDF feature is at most 0.32 of 1 (weight 0.3), so an exact count would change a
  * candidate's score by at most 0.1, and counting would read the whole posting list of a common name.
  */
-export const ENTITY_DF_CAP = 1000;
+const ENTITY_DF_CAP = 1000;
 
 export class Decomposer {
   private readonly linkCache = new LRUCache<string, EntityLinks>({ max: 20_000 });
@@ -312,7 +312,7 @@ export class Decomposer {
       );
       const mu = lp.reduce((a, b) => a + b, 0) / lp.length;
       const sd = Math.sqrt(lp.reduce((a, b) => a + (b - mu) ** 2, 0) / lp.length) || 1;
-      scored.forEach((s, i) => (s.features.mlm = (lp[i]! - mu) / sd));
+      for (const [i, s] of scored.entries()) s.features.mlm = (lp[i]! - mu) / sd;
     }
 
     const w = FEATURE_WEIGHTS;

@@ -15,7 +15,13 @@ export const ENGINE_DEFAULTS: Readonly<{
   stopForPerson: 'when-useful' | 'always';
 }> = {
   maxHops: 3,
-  /** 0: the hop gate alone decides (measured: a 0.75 cosine floor cut hotpotqa all-support@5 to 0.75). */
+  /**
+   * The cosine between consecutive hop queries below which a hop stops whatever the gate says: off.
+   * A next query puts the entity where the question's slot was, which can move a right hop's query
+   * far; the gate weighs the cosine among its features instead. On hotpotqa-train-100 (slot-replacing
+   * queries, the first form tried) a floor of 0.75 cut all-support@5 from 0.88 to 0.75, and 0.5 to
+   * 0.80 (BENCHMARKS.md, "Hops worth a click").
+   */
   coherenceThreshold: 0,
   rerankTopK: 5,
   hopBudgetMs: 300,

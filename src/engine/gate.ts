@@ -45,7 +45,7 @@ export const GATE_FEATURES = [
   'coverage',
 ] as const;
 
-export function gateVector(g: GateInput): number[] {
+function gateVector(g: GateInput): number[] {
   const f = g.candidate.features;
   return [
     g.cosine,

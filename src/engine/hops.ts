@@ -46,16 +46,7 @@ export interface EngineSettings {
   usefulThreshold: number;
 }
 
-/**
- * The cosine between consecutive hop queries below which a hop stops whatever the gate says: off
- * by default. A next query puts the entity where the question's slot was, which can move a right
- * hop's query far; the gate weighs the cosine among its features instead. On hotpotqa-train-100
- * (slot-replacing queries, the first form tried) a floor of 0.75 cut all-support@5 from 0.88 to
- * 0.75, and 0.5 to 0.80 (BENCHMARKS.md, "Hops worth a click").
- */
-export const COHERENCE_FLOOR = ENGINE_DEFAULTS.coherenceThreshold;
-
-export const DEFAULT_SETTINGS: EngineSettings = { ...ENGINE_DEFAULTS, gateThreshold: GATE_THRESHOLD, usefulThreshold: USEFUL_THRESHOLD };
+const DEFAULT_SETTINGS: EngineSettings = { ...ENGINE_DEFAULTS, gateThreshold: GATE_THRESHOLD, usefulThreshold: USEFUL_THRESHOLD };
 
 export interface EngineDeps {
   retriever: Retriever;
@@ -100,7 +91,7 @@ interface ChainState {
  * Time the chain leaves the reader within the total budget: the reader's p95 on 2 cores (BENCHMARKS.md,
  * "Reader"); a chain that reaches it stops, marked incomplete.
  */
-export const READER_RESERVE_MS = 250;
+const READER_RESERVE_MS = 250;
 
 /** The best chunks of a hop that count as established: never retrieved again, their documents known. */
 const ESTABLISHED_PER_HOP = 3;
@@ -126,6 +117,7 @@ export const MAX_QUESTION_CHARS = 2000;
 /** A question as the engine reads it: control characters out, whitespace collapsed, bounded. */
 export function boundQuestion(q: string): string {
   const clean = q
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this strips
     .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g, ' ')
     // the model's own control tokens are words when a person types them
     .replace(/\[(MASK|CLS|SEP|PAD|UNK)\]/gi, (_, t: string) => t.toLowerCase())
@@ -522,7 +514,7 @@ export function worthAsking(answer: Pick<Answer, 'value'>, suggestions: readonly
  * A hop's evidence, diversified: each further chunk of a document already listed loses a little
  * (0.05 per earlier chunk of it), so one long document does not fill all the snippets of a hop.
  */
-export function diversify(candidates: readonly Candidate[]): Candidate[] {
+function diversify(candidates: readonly Candidate[]): Candidate[] {
   const perDoc = new Map<number, number>();
   const adjusted = candidates.map((c, i) => {
     const k = perDoc.get(c.chunk.docId) ?? 0;
@@ -539,9 +531,9 @@ export function diversify(candidates: readonly Candidate[]): Candidate[] {
  * finds with the first hop's (round-robin); a doubtful one ranks them after the first hop's best.
  * Each chunk appears once, at its best position. This is what the answer cites, in order.
  */
-export function mergeEvidence(state: { hops: HopState[]; snippets: Map<number, Snippet> }): Snippet[] {
+function mergeEvidence(state: { hops: HopState[]; snippets: Map<number, Snippet> }): Snippet[] {
   const items: { priority: number; hop: number; rank: number; chunkId: number }[] = [];
-  state.hops.forEach((h, hi) => h.retrieved.forEach((r, i) => items.push({ priority: h.weight / (i + 1), hop: hi, rank: i, chunkId: r.chunkId })));
+  for (const [hi, h] of state.hops.entries()) for (const [i, r] of h.retrieved.entries()) items.push({ priority: h.weight / (i + 1), hop: hi, rank: i, chunkId: r.chunkId });
   items.sort((a, b) => b.priority - a.priority || a.hop - b.hop || a.rank - b.rank);
   const out: Snippet[] = [];
   const seen = new Set<number>();

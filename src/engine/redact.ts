@@ -3,7 +3,7 @@ import { withheldAnswer } from './answer/compose.js';
 import type { EngineResult, HopState, Snippet } from './types.js';
 
 /** Whether a bridge reveals nothing hidden: the chunk it came from and the document it leads to are visible. */
-export function visibleBridge(b: { sourceDocId: number | null; linkDocId: number | null } | null, allow: (docId: number) => boolean): boolean {
+function visibleBridge(b: { sourceDocId: number | null; linkDocId: number | null } | null, allow: (docId: number) => boolean): boolean {
   if (!b) return true;
   return (b.sourceDocId === null || allow(b.sourceDocId)) && (b.linkDocId === null || allow(b.linkDocId));
 }

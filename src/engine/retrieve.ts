@@ -74,7 +74,7 @@ export interface RetrieverDeps {
 
 const RRF_K = 60;
 /** Postings (chunks, summed over the query's terms) one BM25 search may read; see bm25Query. */
-export const BM25_POSTINGS = 8000;
+const BM25_POSTINGS = 8000;
 /** Bonus of a chunk whose document title is the focus entity. */
 const FOCUS_WEIGHT = 0.3;
 
@@ -216,7 +216,7 @@ export class Retriever {
     const fused = new Map<number, number>();
     for (const [id, r] of denseRank) fused.set(id, (fused.get(id) ?? 0) + 1 / (RRF_K + r));
     for (const [id, r] of bm25Rank) fused.set(id, (fused.get(id) ?? 0) + 1 / (RRF_K + r));
-    [...focus.entries()].sort((a, b) => b[1] - a[1]).forEach(([id], i) => fused.set(id, (fused.get(id) ?? 0) + 1 / (RRF_K + i + 1)));
+    for (const [i, [id]] of [...focus.entries()].sort((a, b) => b[1] - a[1]).entries()) fused.set(id, (fused.get(id) ?? 0) + 1 / (RRF_K + i + 1));
 
     const pool = [...fused.entries()].sort((a, b) => b[1] - a[1]).slice(0, opts.rerankCandidates ?? Math.max(40, opts.k * 4));
     const chunks = await this.store.getChunks(pool.map(([id]) => id));

@@ -10,7 +10,7 @@ export function citationOf(chunk: ChunkRow): Citation {
  * The text of a window widened to the sentences it cuts (up to `slack` characters each way), so a
  * cited snippet reads as whole sentences; an ellipsis marks where it still cuts the chunk.
  */
-export function widenToSentences(text: string, start: number, end: number, slack = 160): string {
+function widenToSentences(text: string, start: number, end: number, slack = 160): string {
   let a = start;
   const floor = Math.max(0, start - slack);
   while (a > floor && !/[.!?;]\s$/.test(text.slice(Math.max(0, a - 2), a))) a--;

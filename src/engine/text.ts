@@ -24,7 +24,7 @@ export function termSet(text: string): Set<string> {
 }
 
 /** Share of `terms` present in `set`. */
-export function coverage(terms: readonly string[], set: ReadonlySet<string>): number {
+function coverage(terms: readonly string[], set: ReadonlySet<string>): number {
   if (terms.length === 0) return 0;
   return terms.filter((t) => set.has(t)).length / terms.length;
 }

@@ -11,7 +11,7 @@ import type { AnsweredEvidence, Ranker } from './run.js';
 import { shownReply } from './visible.js';
 
 /** Distinct passages in rank order, with the snippet each was first cited by. */
-export function distinctPassages(dataset: EvalDataset, sources: readonly { source: string; snippet: string }[]): { passages: string[]; snippets: string[] } {
+function distinctPassages(dataset: EvalDataset, sources: readonly { source: string; snippet: string }[]): { passages: string[]; snippets: string[] } {
   const passages: string[] = [];
   const snippets: string[] = [];
   const seen = new Set<string>();
@@ -26,7 +26,7 @@ export function distinctPassages(dataset: EvalDataset, sources: readonly { sourc
 }
 
 /** What eval keeps of an answer: the short answer (null when declined), what was proposed, and its confidence. */
-export function answerOf(a: Answer): AnsweredEvidence {
+function answerOf(a: Answer): AnsweredEvidence {
   return {
     value: a.value,
     proposed: a.reading?.value ?? null,

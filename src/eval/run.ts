@@ -113,7 +113,7 @@ export interface ModeReport {
 }
 
 /** Visible figures of replies; undefined when no row has a reply. */
-export function visibleStats(rows: readonly { shown?: ShownReply; clicks?: ClickLabels; q: { answers: string[] } }[]): VisibleStats | undefined {
+function visibleStats(rows: readonly { shown?: ShownReply; clicks?: ClickLabels; q: { answers: string[] } }[]): VisibleStats | undefined {
   const scored = rows.filter((r) => r.shown && r.q.answers.length);
   if (!scored.length) return undefined;
   const given = scored.filter((r) => r.shown!.value !== null);

@@ -92,7 +92,7 @@ export async function labelClicks(engine: EngineApi, r: EngineResult, question: 
 export function clickStats(rows: readonly { clicks?: ClickLabels }[]): { useful_stops: number | null; any_useful_stops: number | null; right_bridges: number | null; bridges: number } | undefined {
   const labelled = rows.filter((r) => r.clicks).map((r) => r.clicks!);
   if (!labelled.length) return undefined;
-  const stops = labelled.filter((c) => c.offeredUseful && c.offeredUseful.length);
+  const stops = labelled.filter((c) => c.offeredUseful?.length);
   const bridges = labelled.reduce((a, c) => a + c.bridges, 0);
   return {
     useful_stops: stops.length ? stops.filter((c) => c.offeredUseful![0]).length / stops.length : null,
@@ -103,7 +103,7 @@ export function clickStats(rows: readonly { clicks?: ClickLabels }[]): { useful_
 }
 
 /** Thresholds the stop sweep reports: the share of questions that would stop, and how useful those stops are. */
-export const USEFUL_SWEEP = [0, 0.02, 0.05, 0.08, 0.1, 0.15, 0.2, 0.3] as const;
+const USEFUL_SWEEP = [0, 0.02, 0.05, 0.08, 0.1, 0.15, 0.2, 0.3] as const;
 
 export interface SweepRow {
   threshold: number;

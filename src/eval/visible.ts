@@ -33,7 +33,7 @@ function shownLines(a: Answer): string[] {
 }
 
 /** A short answer may say a little more than the gold ("8190 bytes" for "8190"), not a sentence. */
-export const EXTRA_WORDS = 5;
+const EXTRA_WORDS = 5;
 
 const wordsOf = (s: string) => normalizeAnswer(s).split(' ').filter(Boolean).length;
 

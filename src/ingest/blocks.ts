@@ -22,8 +22,11 @@ export interface ParsedDocument {
 
 /** Collapses whitespace runs (incl. non-breaking spaces) to single spaces. */
 export function cleanText(s: string): string {
-  return s
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, ' ')
-    .replace(/[\s\u00a0]+/g, ' ')
-    .trim();
+  return (
+    s
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this strips
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, ' ')
+      .replace(/[\s\u00a0]+/g, ' ')
+      .trim()
+  );
 }

@@ -25,11 +25,12 @@ export function chunkBlocks(blocks: readonly Block[], opts: ChunkOptions): Chunk
   const min = opts.minTokens ?? 6;
   const stack: { level: number; text: string }[] = [];
   const drafts: ChunkDraft[] = [];
-  const titleKey = opts.title?.trim().toLowerCase();
+  // an empty title names nothing
+  const titleKey = opts.title?.trim().toLowerCase() || null;
   const path = () => {
     const p = stack.map((h) => h.text);
     // The top heading usually repeats the title ("Vantor TS-40" under "Vantor TS-40 Datasheet").
-    return p.length && titleKey && titleKey.includes(p[0]!.toLowerCase()) ? p.slice(1) : p;
+    return p.length && titleKey?.includes(p[0]!.toLowerCase()) ? p.slice(1) : p;
   };
   for (const b of blocks) {
     const page = b.page ?? null;

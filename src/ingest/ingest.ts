@@ -93,7 +93,7 @@ function titleFromPath(file: string): string {
   return base.replace(/[-_]+/g, ' ').replace(/\s+/g, ' ').trim() || base;
 }
 
-function decodeText(file: string, bytes: Buffer): string {
+function decodeText(bytes: Buffer): string {
   const head = bytes.subarray(0, 8192);
   if (head.includes(0)) throw new Error('binary file (contains NUL bytes); expected UTF-8 text');
   try {
@@ -168,7 +168,7 @@ export async function ingest(deps: IngestDeps, inputs: readonly string[], opts: 
     if (f.kind === 'jsonl') {
       let content: string;
       try {
-        content = decodeText(f.path, bytes);
+        content = decodeText(bytes);
       } catch (e) {
         fail({ file: f.path, reason: errorMessage(e) });
         await keepStored(f);
@@ -217,7 +217,7 @@ export async function ingest(deps: IngestDeps, inputs: readonly string[], opts: 
             throw new Error(`corrupt or truncated PDF (${errorMessage(e)})`);
           }
         }
-        const text = decodeText(f.path, bytes);
+        const text = decodeText(bytes);
         return kind === 'markdown' ? parseMarkdown(text) : kind === 'html' ? parseHtml(text) : parseText(text);
       },
     });

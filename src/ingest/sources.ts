@@ -3,7 +3,7 @@ import path from 'node:path';
 import fg from 'fast-glob';
 import type { DocumentKind } from '../store/types.js';
 
-export const EXTENSIONS: Record<string, DocumentKind> = {
+const EXTENSIONS: Record<string, DocumentKind> = {
   '.md': 'markdown',
   '.markdown': 'markdown',
   '.mdx': 'markdown',
@@ -111,27 +111,34 @@ export function readJsonl(file: string, content: string): { records: JsonlRecord
   const failures: InputFailure[] = [];
   const seen = new Set<string>();
   const lines = content.split('\n');
-  lines.forEach((raw, i) => {
+  for (const [i, raw] of lines.entries()) {
     const line = raw.trim();
-    if (!line) return;
-    const fail = (reason: string) => failures.push({ file, line: i + 1, reason });
-    let obj: unknown;
-    try {
-      obj = JSON.parse(line);
-    } catch (e) {
-      fail(`not valid JSON (${(e as Error).message.split('\n')[0]})`);
-      return;
+    if (!line) continue;
+    const r = parseRecord(line, i + 1, seen);
+    if ('reason' in r) failures.push({ file, line: i + 1, reason: r.reason });
+    else {
+      seen.add(r.id);
+      records.push(r);
     }
-    if (!obj || typeof obj !== 'object' || Array.isArray(obj)) return void fail('not a JSON object; expected {"id", "title", "text"}');
-    const o = obj as Record<string, unknown>;
-    const id = typeof o.id === 'string' || typeof o.id === 'number' ? String(o.id) : null;
-    if (!id) return void fail('missing "id" (string or number)');
-    if (typeof o.text !== 'string' || !o.text.trim()) return void fail(`record ${JSON.stringify(id)}: missing or empty "text"`);
-    if (seen.has(id)) return void fail(`duplicate id ${JSON.stringify(id)} (first one kept)`);
-    seen.add(id);
-    const title = typeof o.title === 'string' && o.title.trim() ? o.title.trim() : id;
-    const url = typeof o.url === 'string' && /^https?:\/\//.test(o.url) ? o.url : null;
-    records.push({ id, title, text: o.text, url, line: i + 1 });
-  });
+  }
   return { records, failures };
+}
+
+/** One line of a .jsonl corpus as a record, or why it is not one (`seen`: the ids before it). */
+function parseRecord(line: string, lineNo: number, seen: ReadonlySet<string>): JsonlRecord | { reason: string } {
+  let obj: unknown;
+  try {
+    obj = JSON.parse(line);
+  } catch (e) {
+    return { reason: `not valid JSON (${(e as Error).message.split('\n')[0]})` };
+  }
+  if (!obj || typeof obj !== 'object' || Array.isArray(obj)) return { reason: 'not a JSON object; expected {"id", "title", "text"}' };
+  const o = obj as Record<string, unknown>;
+  const id = typeof o.id === 'string' || typeof o.id === 'number' ? String(o.id) : null;
+  if (!id) return { reason: 'missing "id" (string or number)' };
+  if (typeof o.text !== 'string' || !o.text.trim()) return { reason: `record ${JSON.stringify(id)}: missing or empty "text"` };
+  if (seen.has(id)) return { reason: `duplicate id ${JSON.stringify(id)} (first one kept)` };
+  const title = typeof o.title === 'string' && o.title.trim() ? o.title.trim() : id;
+  const url = typeof o.url === 'string' && /^https?:\/\//.test(o.url) ? o.url : null;
+  return { id, title, text: o.text, url, line: lineNo };
 }

@@ -112,7 +112,7 @@ export class Encoder {
       while (end < order.length && end - start < this.batchSize && encoded[order[end]!]!.ids.length <= Math.max(16, first * 2)) end++;
       const idx = order.slice(start, end);
       const vectors = await this.runBatch(idx.map((i) => encoded[i]!.ids));
-      idx.forEach((i, j) => (out[i] = vectors[j]!));
+      for (const [j, i] of idx.entries()) out[i] = vectors[j]!;
       done += idx.length;
       onBatch?.(done);
       start = end;

@@ -65,12 +65,12 @@ export class MaskedLM {
     const s = Math.max(...batch.map((x) => x.length));
     const ids = new BigInt64Array(b * s);
     const mask = new BigInt64Array(b * s);
-    batch.forEach((row, i) =>
-      row.forEach((v, j) => {
+    for (const [i, row] of batch.entries()) {
+      for (const [j, v] of row.entries()) {
         ids[i * s + j] = BigInt(v);
         mask[i * s + j] = 1n;
-      }),
-    );
+      }
+    }
     const run = this.queue.then(() =>
       this.session.run({
         input_ids: new ort.Tensor('int64', ids, [b, s]),

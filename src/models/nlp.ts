@@ -59,6 +59,7 @@ export function isStopword(word: string): boolean {
  * every offset still points into the original text.
  */
 export function shadowText(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the range is Latin-1, whose first 32 are control characters
   return text.replace(/[^\u0000-\u00ff]/gu, (ch) => {
     if (!/\p{L}/u.test(ch)) return ch;
     const base = ch.normalize('NFD')[0]!;

@@ -27,7 +27,7 @@ export function isPersonMessage(m: { subtype?: string; bot_id?: string; user?: s
 /** The event a delivery may be a question in (an @-mention, a DM, a reply in a thread), or null. */
 export function questionDelivery(body: unknown): Delivery | null {
   const b = body as EventBody | null;
-  if (!b || b.type !== 'event_callback' || !b.event_id || !b.event) return null;
+  if (b?.type !== 'event_callback' || !b.event_id || !b.event) return null;
   const e = b.event;
   const channel = e.channel ?? null;
   if (e.type === 'app_mention') return e.user ? { eventId: b.event_id, channel } : null;

@@ -16,5 +16,5 @@ export function looksLikeQuestion(text: string): boolean {
 }
 
 export function isFollowUp(thread: { participants: readonly string[] } | null, user: string, text: string): boolean {
-  return thread !== null && thread.participants.includes(user) && looksLikeQuestion(text);
+  return !!thread?.participants.includes(user) && looksLikeQuestion(text);
 }

@@ -10,7 +10,7 @@ import { isRawDelivery } from './delivery.js';
 import { isFollowUp } from './follow-up.js';
 import { accessOf, EPHEMERAL_TS, type ActionInput, type Origin, type ServiceDeps } from './context.js';
 
-export { accessOf, type ActionInput, type Origin, type ServiceDeps } from './context.js';
+export type { ActionInput, Origin, ServiceDeps } from './context.js';
 
 export interface QuestionInput extends Origin {
   /** Slack's event id, for answering each delivery once; null for slash commands. */

@@ -214,7 +214,7 @@ function parseBody(raw: string, contentType: string): Record<string, unknown> {
 }
 
 /** Signs a request body the way Slack does (v0 HMAC-SHA256 over "v0:timestamp:body"). */
-export function sign(secret: string, body: string, timestamp = Math.floor(Date.now() / 1000)): Record<string, string> {
+function sign(secret: string, body: string, timestamp = Math.floor(Date.now() / 1000)): Record<string, string> {
   const sig = `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
   return { 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': sig };
 }

@@ -9,8 +9,14 @@ const baseEnv = { ...process.env };
 export async function runCli(dataDir: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((out += String(chunk)), true));
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((err += String(chunk)), true));
+  const o = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    out += String(chunk);
+    return true;
+  });
+  const e = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    err += String(chunk);
+    return true;
+  });
   process.env = { ...baseEnv, RAGASK_MODELS_DIR: path.join(ROOT, 'models'), RAGASK_DATA_DIR: dataDir, RAGASK_THREADS: '1', ...env };
   process.exitCode = undefined;
   try {

@@ -10,7 +10,10 @@ import { tempDir } from '../helpers.js';
 // rotation sends it far from the query. A head over [q, d, q⊙d] can learn what the cosine cannot.
 function pairs(n: number, seed: number) {
   let s = seed;
-  const rand = () => ((s = (s * 16807) % 2147483647) / 2147483647) * 2 - 1;
+  const rand = () => {
+    s = (s * 16807) % 2147483647;
+    return (s / 2147483647) * 2 - 1;
+  };
   const dim = 8;
   return Array.from({ length: n }, () => {
     const q = normalize(Float32Array.from({ length: dim }, rand));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { richTextKinds, richTextOf, textObjects } from './text-objects.js';
 import { hop, result, snippet } from '../fixtures/results.js';
-import { ACTIONS, answerMessage, fit, traceMessage, usageMessage } from '../../src/slack/blocks/answer.js';
+import { ACTIONS, answerMessage, withinLimits, traceMessage, usageMessage } from '../../src/slack/blocks/answer.js';
 import { LIMITS, escapeMrkdwn, humanDuration, link, safeText } from '../../src/slack/blocks/text.js';
 
 /** What each block shows, as text: mrkdwn as written, rich text with its marks (see richTextOf). */
@@ -134,7 +134,7 @@ describe('Block Kit builders', () => {
       expect([...richTextKinds(blocks)].filter((k) => !/^(rich_text_(section|quote|list)|text|link)$/.test(k))).toEqual([]);
       expect(JSON.stringify(blocks)).not.toContain('"url":"https://bare.example');
     }
-    expect(sections(m.blocks).join('\n')).toContain('*\*MODE\**');
+    expect(sections(m.blocks).join('\n')).toContain('**MODE**');
   });
 
   it('keeps every section within 3,000 characters and a huge answer within 50 blocks and the size budget', () => {
@@ -187,7 +187,7 @@ describe('Block Kit builders', () => {
   it('cuts text on word boundaries without breaking an escape', () => {
     expect(safeText('a & b '.repeat(1000), 100).length).toBeLessThanOrEqual(100);
     expect(safeText('a & b '.repeat(1000), 100)).not.toMatch(/&(a|am)?…$/);
-    expect(fit({ text: 't', blocks: [] }).blocks).toEqual([]);
+    expect(withinLimits({ text: 't', blocks: [] }).blocks).toEqual([]);
     expect(JSON.stringify(usageMessage().blocks)).toContain('/ragask help');
   });
 });

@@ -225,7 +225,9 @@ describe.each(BACKENDS)('event claims across processes (%s)', (backend) => {
           child.stderr!.on('data', (d) => (err += String(d)));
           child.on('exit', (code) => reject(new Error(`claiming process ended early (${code}): ${err}`)));
         });
-      const [first, second] = await Promise.all([run(), run()]).finally(() => children.forEach((c) => c.stdin!.end('done\n')));
+      const [first, second] = await Promise.all([run(), run()]).finally(() => {
+        for (const c of children) c.stdin!.end('done\n');
+      });
       // every id went to one process, none to both: both claimed while the other was alive
       expect([...first, ...second].sort()).toEqual([...ids].sort());
       expect(first.filter((id) => second.includes(id))).toEqual([]);

@@ -3,7 +3,10 @@ export function textObjects(blocks: unknown): { mrkdwn: { text: string; verbatim
   const mrkdwn: { text: string; verbatim?: boolean }[] = [];
   const plain: string[] = [];
   const walk = (x: unknown): void => {
-    if (Array.isArray(x)) return x.forEach(walk);
+    if (Array.isArray(x)) {
+      for (const v of x) walk(v);
+      return;
+    }
     if (!x || typeof x !== 'object') return;
     const o = x as Record<string, unknown>;
     if (o.type === 'mrkdwn' && typeof o.text === 'string') mrkdwn.push({ text: o.text, ...(typeof o.verbatim === 'boolean' ? { verbatim: o.verbatim } : {}) });
@@ -43,7 +46,10 @@ export function richTextOf(block: { type: string; elements?: unknown[] }): strin
 export function richTextKinds(blocks: unknown): Set<string> {
   const kinds = new Set<string>();
   const walk = (x: unknown, inRich: boolean): void => {
-    if (Array.isArray(x)) return x.forEach((v) => walk(v, inRich));
+    if (Array.isArray(x)) {
+      for (const v of x) walk(v, inRich);
+      return;
+    }
     if (!x || typeof x !== 'object') return;
     const o = x as Record<string, unknown>;
     const rich = inRich || o.type === 'rich_text';

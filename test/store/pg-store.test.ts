@@ -35,7 +35,10 @@ async function pgStore(schemaUrl?: string): Promise<{ store: PgStore; url: strin
 }
 
 let seed = 11;
-const rand = () => ((seed = (seed * 16807) % 2147483647) / 2147483647) * 2 - 1;
+const rand = () => {
+  seed = (seed * 16807) % 2147483647;
+  return (seed / 2147483647) * 2 - 1;
+};
 function unit(v: number[]): Float32Array {
   const n = Math.hypot(...v);
   return Float32Array.from(v.map((x) => x / n));

@@ -85,7 +85,7 @@ async function calibrateAnswers(ctx: CliContext, cmd: Command, opts: CalibrateOp
   const reported = opts.reportOn?.length ? (await collectSamples(ctx, cmd, opts.reportOn, opts.limit)).samples : [];
   const proposals = proposalsOf(samples);
   if (proposals.length < opts.folds * 4) throw new UserError(`only ${proposals.length} proposed answers: too few to fit and cross-validate; add datasets or questions`);
-  if (opts.dump) fs.writeFileSync(opts.dump, [...samples, ...reported].map((s) => JSON.stringify(s)).join('\n') + '\n');
+  if (opts.dump) fs.writeFileSync(opts.dump, `${[...samples, ...reported].map((s) => JSON.stringify(s)).join('\n')}\n`);
   const oof = outOfFold(
     proposals.map((s) => featureVector(s.features)),
     proposals.map((s) => s.em),
@@ -287,7 +287,7 @@ async function calibrateGate(ctx: CliContext, cmd: Command, opts: CalibrateOptio
     });
   }
   if (rows.length < opts.folds * 4) throw new UserError(`only ${rows.length} gate checks: too few to fit and cross-validate; add datasets or questions`);
-  if (opts.dump) fs.writeFileSync(opts.dump, rows.map((r) => JSON.stringify({ dataset: r.dataset, key: r.key, ...r.check })).join('\n') + '\n');
+  if (opts.dump) fs.writeFileSync(opts.dump, `${rows.map((r) => JSON.stringify({ dataset: r.dataset, key: r.key, ...r.check })).join('\n')}\n`);
   const X = rows.map((r) => r.check.features!);
   const y = rows.map((r) => (r.check.right ? 1 : 0));
   const oof = outOfFold(

@@ -93,7 +93,7 @@ export function attributeOf(question: string): AttributeQuery | null {
   if (verb && (EARLY.test(q) || LATE.test(q))) return { template: `When was {} ${verb[1]}?`, value: 'date', pick: EARLY.test(q) ? 'min' : 'max' };
   if (/\b(come|came) (first|earlier|before)\b|\bwas (first|earlier)\b|\bhappened first\b/.test(q)) return { template: 'When did {} happen?', value: 'date', pick: 'min' };
   // "Which opera has more acts, …": a count, when the counted noun closes the clause
-  const more = /\b(more|most|fewer|less|least)\s+([a-z]+)\s*(?:[,:]|$| [A-Z0-9"'“])/.exec(question.split(/,| or /)[0]!.replace(/^\w/, (c) => c.toLowerCase()) + ',');
+  const more = /\b(more|most|fewer|less|least)\s+([a-z]+)\s*(?:[,:]|$| [A-Z0-9"'“])/.exec(`${question.split(/,| or /)[0]!.replace(/^\w/, (c) => c.toLowerCase())},`);
   if (more && !/^(than|likely|popular|famous|recently|common|successful)$/.test(more[2]!)) {
     return { template: `How many ${more[2]} does {} have?`, value: 'number', pick: /^(more|most)$/.test(more[1]!) ? 'max' : 'min' };
   }

@@ -71,12 +71,12 @@ function reasonsOf(r: Reading, stopReason: StopReason, p: number): string[] {
 }
 
 /** How many sentences a declined answer offers as the closest the evidence comes. */
-export const LEADS = 3;
+const LEADS = 3;
 /**
  * How many of them come from the reader's spans; the rest are the top of the evidence. Measured on
  * teamdocs-apache (visible@3, with its sentence split fixed): 1 (the old leads) 0.550, 2 0.617, 3 0.583.
  */
-export const READER_LEADS = 2;
+const READER_LEADS = 2;
 
 /**
  * The closest the evidence comes, most likely answer-bearing first: the sentence of the reader's

@@ -28,9 +28,9 @@ export const READER_PASSAGES = ENGINE_DEFAULTS.readerPassages;
  * shares with the question ("Description: Number of requests allowed on a persistent
  * connection"), and the value asked for often stands in the next row ("Default: … 100").
  */
-export const TABLE_CONTEXT_ROWS = 6;
+const TABLE_CONTEXT_ROWS = 6;
 /** Table rows added in all, so that a question over several tables stays within the reader's time. */
-export const TABLE_CONTEXT_MAX = 12;
+const TABLE_CONTEXT_MAX = 12;
 
 const CONFIRMED_ORIGINS = new Set(['question', 'follow-up', 'suggestion']);
 

@@ -12,7 +12,7 @@ export interface AnswerReader {
 }
 
 /** Spans the reader returns per window: enough that a value is among them when a description leads. */
-export const SPANS_PER_WINDOW = 12;
+const SPANS_PER_WINDOW = 12;
 
 /**
  * Minus signs and dashes that the reader's vocabulary splits differently from "-": a question about
@@ -122,12 +122,12 @@ export interface Reading {
 }
 
 /** How many of the reader's next best spans a reading keeps (leads are drawn from them, one per sentence). */
-export const NEXT_BEST = 8;
+const NEXT_BEST = 8;
 
 /** Span-score margins beyond this are all "clearly ahead". */
 export const MARGIN_CAP = 8;
 /** P(answer here) from which a window is taken to answer (its training's decision edge): for yes/no, and for a rival reading. */
-export const READER_ANSWERS = 0.5;
+const READER_ANSWERS = 0.5;
 
 /** A rival within this many logits of the answer's span, in a window that believes it answers, disagrees. */
 export const CONFLICT_MARGIN = 1.5;
@@ -173,7 +173,7 @@ function forbidden(question: string, hops: readonly HopState[]) {
 }
 
 /** Passages whose document title the question names, best (longest) first, one per document. */
-export function namedPassages(question: string, passages: readonly EvidencePassage[]): EvidencePassage[] {
+function namedPassages(question: string, passages: readonly EvidencePassage[]): EvidencePassage[] {
   const q = termSet(question);
   const scored = passages
     .map((p) => {
@@ -302,7 +302,7 @@ function fromResult(result: ReaderResult, question: string, hops: readonly HopSt
   const win = result.windows[chosen.window]!;
   const others = scored.filter((x) => !sameValue(x.text, chosen.text));
   const margin = Math.min(MARGIN_CAP, chosen.adjusted - (others[0]?.adjusted ?? chosen.adjusted - MARGIN_CAP));
-  const agreement = result.windows.filter((x, i) => i !== chosen.window && x.spans[0] && sameValue(valueOf(expected, x.spans[0].text), chosen.text)).length;
+  const agreement = result.windows.filter((x, i) => i !== chosen.window && x.spans[0] && sameValue(valueAsked(expected, x.spans[0].text), chosen.text)).length;
   const rivals: Rival[] = [];
   for (const x of others) {
     const p = passages[x.passage]!;
@@ -340,11 +340,11 @@ function fromResult(result: ReaderResult, question: string, hops: readonly HopSt
 }
 
 /** Logits a span of the expected kind is worth over one that cannot tell, and one of another kind under it. */
-export const TYPE_WEIGHT = 3;
+const TYPE_WEIGHT = 3;
 /** Logits for a span in a labelled cell whose label the question names ("Default: 5" for "by default"). */
-export const LABEL_WEIGHT = 6;
+const LABEL_WEIGHT = 6;
 /** Logits per unit of log-odds that the span's window answers at all. */
-export const WINDOW_WEIGHT = 3;
+const WINDOW_WEIGHT = 3;
 
 interface ScoredSpan extends Located {
   /** The reader's score moved by the type, the cell's label and the window's belief. */
@@ -369,7 +369,7 @@ const unlabelled = (x: ScoredSpan) => x.adjusted - (x.named ? LABEL_WEIGHT : 0) 
 const logOdds = (p: number) => Math.log(Math.max(1e-4, p) / Math.max(1e-4, 1 - p));
 
 /** The value of a span's text the question asks for ("+0.30 °C" of "+0.30 °C to the Vantor TS-40"). */
-function valueOf(expected: ExpectedType, text: string): string {
+function valueAsked(expected: ExpectedType, text: string): string {
   const cut = valueWithin(expected, text);
   return text.slice(cut.start, cut.end);
 }
@@ -411,7 +411,7 @@ function scoreSpans(spans: readonly Located[], expected: ExpectedType, question:
  * at other values (the −40 °C row for a −20 °C question), 0 otherwise. As strong as a named label:
  * a row about another condition answers another question.
  */
-export const CONDITION_WEIGHT = 6;
+const CONDITION_WEIGHT = 6;
 const FIGURE = /([+\-\u2212]?\d+(?:[.,]\d+)?)\s*(°\s?[CFK]|%|[A-Za-zµ]{1,4}\b)/g;
 
 function figuresOf(text: string): { value: number; unit: string }[] {

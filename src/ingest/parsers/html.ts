@@ -47,7 +47,7 @@ const CODE_INLINE = new Set(['code', 'tt', 'kbd', 'samp']);
  * setting is chunked and cited under its name ("gc.auto", "KeepAliveTimeout"); the end of the list
  * closes them again, so the text after it is not filed under its last term.
  */
-export const TERM_LEVEL = 7;
+const TERM_LEVEL = 7;
 
 const tagOf = (n: Node): string => (n instanceof HTMLElement ? (n.rawTagName ?? '').toLowerCase() : '');
 const isSkipped = (el: HTMLElement) => SKIPPED.has(tagOf(el)) || (tagOf(el) === 'a' && ANCHOR_CLASSES.test(el.getAttribute('class') ?? ''));

@@ -33,7 +33,7 @@ export function parseMarkdown(source: string): ParsedDocument {
   return { title, url, blocks };
 }
 
-export function inlineText(tokens: Token[] | undefined, fallback = ''): string {
+function inlineText(tokens: Token[] | undefined, fallback = ''): string {
   if (!tokens) return cleanText(fallback);
   let out = '';
   const visit = (ts: Token[], depth: number) => {

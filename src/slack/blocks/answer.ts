@@ -77,7 +77,7 @@ function citationElements(c: Citation): RichTextElement[] {
  * Quoted document text, literally, with its citation under it: a lead line first when given (a
  * value or a row label, `bold` for the value), a quote (the sentence or snippet) and the citation.
  */
-export function quoteBlock(parts: { lead?: RichTextElement[]; text?: string | null; citation?: Citation | null; max?: number }): RichTextBlock {
+function quoteBlock(parts: { lead?: RichTextElement[]; text?: string | null; citation?: Citation | null; max?: number }): RichTextBlock {
   const elements: RichTextBlock['elements'] = [];
   if (parts.lead?.length) elements.push({ type: 'rich_text_section', elements: parts.lead } satisfies RichTextSection);
   const text = parts.text?.trim();
@@ -137,7 +137,7 @@ export function answerMessage(r: EngineResult, opts: AnswerOptions): Message {
   }
   if (a.alternatives.length) {
     const elements: RichTextElement[] = [plain('Other readings close behind: ')];
-    a.alternatives.forEach((x, i) => elements.push(...(i ? [plain('; ')] : []), plain(truncate(x.value, 100), true), plain(' ('), ...citationElements(x.snippet.citation), plain(')')));
+    for (const [i, x] of a.alternatives.entries()) elements.push(...(i ? [plain('; ')] : []), plain(truncate(x.value, 100), true), plain(' ('), ...citationElements(x.snippet.citation), plain(')'));
     blocks.push({ type: 'rich_text', elements: [{ type: 'rich_text_section', elements }] });
   }
   blocks.push(context(`Confidence: *${a.confidence.label}* (P(right) ${a.confidence.score.toFixed(2)}) — ${safeText(a.confidence.reasons.join('; '), 2500)}`));
@@ -181,7 +181,7 @@ export function answerMessage(r: EngineResult, opts: AnswerOptions): Message {
     context(`${r.hops.length} hop${r.hops.length === 1 ? '' : 's'} · ${Math.round(r.timings.totalMs)} ms · ${r.evidence.length} snippets considered${opts.footer ? ` · ${opts.footer}` : ''}`),
   );
   // the plain-text fallback feeds notifications and previews: escaped like everything else
-  return fit({ text: safeText(headline, LIMITS.fallbackText), blocks });
+  return withinLimits({ text: safeText(headline, LIMITS.fallbackText), blocks });
 }
 
 /** Every hop's state, readably: the "show trace" view. Queries, bridges and snippets are shown literally. */
@@ -202,7 +202,7 @@ export function traceMessage(r: EngineResult): Message {
       ),
     );
   }
-  return fit({ text: `Trace: ${safeText(r.asked ?? r.question, 200)}`, blocks });
+  return withinLimits({ text: `Trace: ${safeText(r.asked ?? r.question, 200)}`, blocks });
 }
 
 const italic = (text: string): RichTextElement => ({ type: 'text', text, style: { italic: true } });
@@ -260,7 +260,7 @@ function traceHop(h: HopState): KnownBlock[] {
 }
 
 /** Keeps a message within Slack's limits: at most 50 blocks and a bounded total size. */
-export function fit(m: Message): Message {
+export function withinLimits(m: Message): Message {
   let blocks = m.blocks;
   const size = () => JSON.stringify(blocks).length;
   if (blocks.length > LIMITS.blocks || size() > LIMITS.messageChars) {

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import os from 'node:os';
 
 /**
@@ -12,7 +11,7 @@ export const OWNER = `${os.hostname()}:${process.pid}:${Math.random().toString(3
  * once, without waiting for the lease. Owners of other machines (and owners of the older form
  * "pid:nonce" of another host) are never judged by pid: only their lease counts.
  */
-export function ownerDeadHere(owner: string, self: string): boolean {
+function ownerDeadHere(owner: string, self: string): boolean {
   if (owner === self) return false;
   const parts = owner.split(':');
   const [host, pidText] = parts.length >= 3 ? [parts[0], parts[1]] : [os.hostname(), parts[0]];
@@ -54,8 +53,3 @@ export function threadKey(channel: string, threadTs: string): string {
 
 /** A thread keeps its last few turns: enough context for follow-ups, bounded in size. */
 export const MAX_TURNS = 5;
-
-/** A short, stable digest (for log lines that must not carry message text). */
-export function digest(text: string): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, 12);
-}

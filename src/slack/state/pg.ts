@@ -6,7 +6,7 @@ import { EVENT_LEASE_MS, type EventClaim, type FeedbackContext, type FeedbackRow
 import { encodeResult, encodeTurns, toFeedback, toStoredState, toTurns } from './rows.js';
 
 /** The Slack app's tables in PostgreSQL (the same rows as the SQLite backend's, in one migration). */
-export const PG_SLACK_MIGRATIONS: PgMigration[] = [
+const PG_SLACK_MIGRATIONS: PgMigration[] = [
   {
     version: 1,
     name: 'events ledger with leases, threads, button states, feedback',

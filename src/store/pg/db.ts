@@ -24,7 +24,7 @@ export type PgPool = pg.Pool;
  * (the per-term counts of one search), so four keep it busy; a replica with four engine workers
  * holds at most 20, and five replicas stay within PostgreSQL's default max_connections of 100.
  */
-export const PG_POOL_SIZE = 4;
+const PG_POOL_SIZE = 4;
 export type PgClient = pg.PoolClient;
 
 /**

@@ -8,7 +8,7 @@ import { openPool } from './db.js';
  * versions, the schema versions reached, the counts and the model the windows were embedded with.
  * Nothing is created or migrated.
  */
-export async function pgHealth(url: string): Promise<{
+async function pgHealth(url: string): Promise<{
   server: string;
   pgvector: string | null;
   schema: Record<string, number>;

@@ -18,7 +18,7 @@ import type { ChunkInput, ChunkRow, DocumentRow, MentionHit, StoreStats, WindowR
  * so a question's terms match the same words in both backends. The vector column's dimension and
  * the HNSW parameters come from the model and settings the store is created with.
  */
-export function storeMigrations(dimension: number, hnsw: HnswParams): PgMigration[] {
+function storeMigrations(dimension: number, hnsw: HnswParams): PgMigration[] {
   return [
     {
       version: 1,
@@ -117,7 +117,7 @@ export interface PgStoreOptions {
  * a word break. This is how FTS5's unicode61 tokenizer and the query side (queryTerms) split text;
  * PostgreSQL's own parser would read "TS-40" as "ts" and the number −40, or "3.5" as one token.
  */
-export function ftsWords(text: string): string {
+function ftsWords(text: string): string {
   return text
     .normalize('NFKC')
     .split(/[^\p{L}\p{N}]+/u)

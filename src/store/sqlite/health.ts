@@ -3,7 +3,7 @@ import path from 'node:path';
 import { errorMessage } from '../../errors.js';
 import type { HealthCheck } from '../health.js';
 import type { HnswParams } from '../types.js';
-import { DB_FILE, getMeta, openDatabase, SCHEMA_VERSION } from './db.js';
+import { DB_FILE, getMeta, openDatabase, SCHEMA_VERSION, type DB } from './db.js';
 import { HnswIndex, INDEX_FILE } from './hnsw.js';
 import { storeHealth } from './store.js';
 
@@ -20,7 +20,7 @@ export function sqliteHealth(dataDir: string, hnsw: HnswParams, wantModel: strin
     checks.push({ name: 'store', ok: true, detail: `${dbFile} does not exist yet (it is created by the first ingest)` });
     return checks;
   }
-  let db;
+  let db: DB;
   try {
     db = openDatabase(dbFile, { readonly: true });
   } catch (e) {

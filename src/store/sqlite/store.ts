@@ -30,7 +30,7 @@ export interface StoreOptions {
 }
 
 /** A text query as an FTS5 MATCH expression: every term a quoted string, so nothing is read as syntax. */
-export function fts5Match(query: TextQuery): string {
+function fts5Match(query: TextQuery): string {
   return query.terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(query.match === 'any' ? ' OR ' : ' ');
 }
 
@@ -40,7 +40,7 @@ export function fts5Match(query: TextQuery): string {
  * every search of a question.
  */
 const docIdsJsonCache = new WeakMap<ReadonlySet<number>, string>();
-export function docIdsJson(ids: ReadonlySet<number>): string {
+function docIdsJson(ids: ReadonlySet<number>): string {
   let json = docIdsJsonCache.get(ids);
   if (json === undefined) {
     json = JSON.stringify([...ids]);
