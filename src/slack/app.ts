@@ -10,6 +10,7 @@ import type { Logger } from '../log.js';
 import { NO_TIERS, SLACK_TIERS, SlackApi, type TierLimits } from './api.js';
 import { boltLogger } from './bolt-logger.js';
 import { questionDelivery } from './delivery.js';
+import { RecordingReceiver } from './recording-receiver.js';
 import { registerListeners } from './listeners/index.js';
 import { SlackService } from './service.js';
 import { EVENT_LEASE_MS, type SlackStateStore } from './state/interfaces.js';
@@ -93,6 +94,8 @@ export interface SlackAppHandle {
   store: SlackStateStore;
   /** Starts the receiver; in HTTP mode returns the port it listens on. */
   start(): Promise<{ port: number | null }>;
+  /** Resolves once every delivery received so far is handled and its answer published (tests wait on it). */
+  idle(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -112,9 +115,21 @@ export function createSlackApp(core: Pick<Core, 'store' | 'access'> & { engine?:
       ? new HTTPReceiver({ signingSecret: s.signingSecret!, endpoints: endpoint, processBeforeResponse: false, logger, unhandledRequestTimeoutMillis: 3001 })
       : new SocketModeReceiver({ appToken: s.appToken!, logger, installerOptions: { clientOptions: { slackApiUrl: s.apiUrl } } });
   if (receiver instanceof HTTPReceiver) rejectFutureTimestamps(receiver, log);
+  // Persist first, ack second: a question is in the ledger before Bolt acks its delivery
+  const recording = new RecordingReceiver(receiver, async (event) => {
+    if (event.body.type === 'app_rate_limited') {
+      // Slack stops sending events for a minute: acknowledge the notice, and say so in the log
+      log.warn({ minuteRateLimited: event.body.minute_rate_limited }, "slack: Slack rate-limited this app's events (app_rate_limited)");
+      await event.ack();
+      return true;
+    }
+    const d = questionDelivery(event.body);
+    if (d) await store.recordDelivery(d.eventId, d.channel, event.body);
+    return false;
+  });
   // initialised in start(), after ragask's own check of the token: Bolt's check at construction
   // would fail later as an unhandled rejection with a raw stack trace
-  const app = new App({ token: s.botToken!, receiver, logger, clientOptions: { slackApiUrl: s.apiUrl }, ignoreSelf: true, deferInitialization: true });
+  const app = new App({ token: s.botToken!, receiver: recording, logger, clientOptions: { slackApiUrl: s.apiUrl }, ignoreSelf: true, deferInitialization: true });
   const api = new SlackApi({
     token: s.botToken!,
     apiUrl: s.apiUrl,
@@ -127,22 +142,8 @@ export function createSlackApp(core: Pick<Core, 'store' | 'access'> & { engine?:
   if (!engine) throw new Error("createSlackApp needs an engine: the core's, or opts.engine");
   const service = new SlackService({ core, engine, config, api, store, log, queue });
   registerListeners(app, service);
-  // Persist first, ack second: both receivers hand every delivery to app.processEvent, which acks
-  // an event before any middleware runs; a question is in the ledger before that.
-  const processEvent = app.processEvent.bind(app);
-  app.processEvent = async (event) => {
-    if (event.body.type === 'app_rate_limited') {
-      // Slack stops sending events for a minute: acknowledge the notice, and say so in the log
-      log.warn({ minuteRateLimited: event.body.minute_rate_limited }, "slack: Slack rate-limited this app's events (app_rate_limited)");
-      await event.ack();
-      return;
-    }
-    const d = questionDelivery(event.body);
-    if (d) await store.recordDelivery(d.eventId, d.channel, event.body);
-    return processEvent(event);
-  };
-  // a recovered delivery goes through Bolt again, acked to nobody
-  const replay = (raw: unknown) => processEvent({ body: raw as Record<string, unknown>, ack: async () => undefined });
+  // a recovered delivery goes through Bolt again, acked to nobody (it is in the ledger already)
+  const replay = (raw: unknown) => app.processEvent({ body: raw as Record<string, unknown>, ack: async () => undefined });
   const recover = (minIdleMs: number) => service.recoverOrphans(replay, minIdleMs).catch((e: unknown) => log.error({ err: e }, 'slack: recovering unanswered events failed'));
   app.error(async (e) => {
     log.error({ err: e }, 'slack: unhandled error in a listener');
@@ -184,6 +185,10 @@ export function createSlackApp(core: Pick<Core, 'store' | 'access'> & { engine?:
       }
       log.info('slack: connected over Socket Mode');
       return { port: null };
+    },
+    async idle() {
+      await recording.idle();
+      await service.drain();
     },
     async stop() {
       if (pruneTimer) clearInterval(pruneTimer);

@@ -67,14 +67,21 @@ export class SlackService {
    * `minIdleMs` spares rows touched that recently (the periodic sweep; a start passes 0).
    */
   async recoverOrphans(replay: (raw: unknown) => Promise<void>, minIdleMs = 0): Promise<number> {
-    const orphans = await this.deps.store.orphanedEvents(undefined, minIdleMs);
-    for (const o of orphans) {
-      this.deps.log.info({ eventId: o.eventId }, 'slack: answering an event left unanswered');
-      if (isRawDelivery(o.payload)) await replay(o.payload.raw);
-      else await this.handleQuestion({ ...(o.payload as Omit<QuestionInput, 'eventId'>), eventId: o.eventId });
+    try {
+      const orphans = await this.deps.store.orphanedEvents(undefined, minIdleMs);
+      for (const o of orphans) {
+        this.deps.log.info({ eventId: o.eventId }, 'slack: answering an event left unanswered');
+        if (isRawDelivery(o.payload)) await replay(o.payload.raw);
+        else await this.handleQuestion({ ...(o.payload as Omit<QuestionInput, 'eventId'>), eventId: o.eventId });
+      }
+      return orphans.length;
+    } finally {
+      this.sweeps++;
     }
-    return orphans.length;
   }
+
+  /** Recovery sweeps finished so far (with or without work): what a test waits on to know one ran. */
+  sweeps = 0;
 
   /** A delivery recorded before its ack that the listeners leave alone (not a question for ragask). */
   async ignoreEvent(eventId: string | undefined): Promise<void> {

@@ -154,6 +154,11 @@ export class EnginePool implements EngineApi {
     });
   }
 
+  /** How many requests each worker holds right now (the pool sends each to the least loaded). */
+  get load(): number[] {
+    return this.slots.map((s) => s.pending.size);
+  }
+
   run(question: string, access: AccessContext, overrides?: Partial<EngineSettings>): Promise<EngineResult> {
     return this.call({ method: 'run', args: [question, access, overrides] });
   }

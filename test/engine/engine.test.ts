@@ -34,16 +34,17 @@ const topDoc = (r: EngineResult, hop: number) => sampleRel(r.hops[hop]!.snippets
 async function expectAnswerIsItsSpan(r: EngineResult): Promise<void> {
   const a = r.answer;
   expect(a.reading?.kind).toBe('span');
-  if (a.value === null) {
-    const at = a.reading!.at!;
-    const chunk = (await core.store.getChunks([at.chunkId])).get(at.chunkId)!;
-    expect(chunk.text.slice(at.start, at.end)).toBe(a.reading!.value);
-    return;
-  }
-  const chunk = (await core.store.getChunks([a.span!.chunkId])).get(a.span!.chunkId)!;
-  expect(chunk.text.slice(a.span!.start, a.span!.end)).toBe(a.value);
+  // declined or given, the reading points at a span of a stored chunk, and that span is its value
+  const at = a.reading?.at;
+  expect(at, 'the reading says where its span stands').toBeTruthy();
+  const read = (await core.store.getChunks([at!.chunkId])).get(at!.chunkId);
+  expect(read, 'the chunk the reading cites is stored').toBeDefined();
+  expect(read!.text.slice(at!.start, at!.end)).toBe(a.reading!.value);
+  if (a.value === null) return;
+  expect(a.span, 'a short answer says where it stands').toEqual(at);
+  expect(read!.text.slice(a.span!.start, a.span!.end)).toBe(a.value);
   expect(a.sentence).toContain(a.value);
-  expect(a.source!.chunkId).toBe(a.span!.chunkId);
+  expect(a.source?.chunkId).toBe(a.span!.chunkId);
 }
 const evidenceDocs = (r: EngineResult, k: number) => [...new Set(r.evidence.map((s) => sampleRel(s.citation.source)))].slice(0, k);
 

@@ -60,7 +60,7 @@ describe('per-channel access to sources, through Slack', () => {
     const n = h.fake.callsOf('chat.postMessage').length;
     const cross = eventBody({ type: 'message', channel_type: 'channel', user: 'U2', text: 'and who is on call?', ts: '5000.0005', thread_ts: '5000.0004', channel: 'CB' });
     await deliver(h.port, SECRET, cross.body, 'application/json');
-    await new Promise((r) => setTimeout(r, 400));
+    await h.slack.idle();
     expect(h.fake.callsOf('chat.postMessage').length).toBe(n);
   });
 

@@ -2,12 +2,14 @@ import type { SqliteSlackState } from '../../src/slack/state/sqlite.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actionBody, deliver, eventBody, type ApiCall } from '../../src/slack/stand-in.js';
 import { SECRET, blocksText, headlineOf, startHarness, type Harness } from './harness.js';
-import { LOCAL } from '../../src/store/access.js';
+import { FakeEngine, stopped } from './fake-engine.js';
 
 let h: Harness;
+const engine = new FakeEngine();
 beforeAll(async () => {
-  // a threshold no real hop passes: every answer stops with suggested next hops
-  h = await startHarness({ overrides: { RAGASK_COHERENCE_THRESHOLD: 0.999, RAGASK_STOP_FOR_PERSON: 'always' } });
+  // every answer stops with suggested next hops
+  engine.reply = stopped;
+  h = await startHarness({ engine });
 });
 afterAll(() => h.close());
 
@@ -54,7 +56,8 @@ describe('suggested-hop buttons', () => {
   it('offers "Continue with" buttons for the suggested next hops, and "Stop here"', () => {
     const labels = buttons.map((b) => b.text.text);
     // the entity as the document writes it, and where it leads
-    expect(labels).toContain('Continue with: Project Falcon → its page');
+    expect(labels).toContain('Continue with: Vantor TS-40 → Vantor TS-40 Datasheet');
+    expect(labels).toContain('Continue with: Kestrel Labs → its page');
     expect(labels).toContain('Stop here');
     expect(labels).toContain('Show trace');
     for (const b of buttons) expect(b.value.length).toBeLessThanOrEqual(2000);
@@ -70,15 +73,18 @@ describe('suggested-hop buttons', () => {
   });
 
   it('resumes the chain from the stored state when a participant clicks, and updates the message', async () => {
-    const falcon = buttons.find((b) => b.text.text.startsWith('Continue with: Project Falcon'))!;
-    await click('U1', messageTs, '2000.0001', falcon);
+    const kestrel = buttons.find((b) => b.text.text.startsWith('Continue with: Kestrel Labs'))!;
+    await click('U1', messageTs, '2000.0001', kestrel);
     const final = await h.fake.waitFor(() =>
       h.fake.callsOf('chat.update').find((c) => c.args.ts === messageTs && blocksText(c.args.blocks).includes('Hop 2') && blocksText(c.args.blocks).includes('Confidence')),
     );
-    // the answer of the chain resumed with that suggestion, as the engine gives it
-    const q = 'Who leads the project whose drone lost telemetry on 2024-03-14?';
-    expect(final.args.text).toBe(headlineOf(await h.core.engine.resume(await h.core.engine.run(q, LOCAL), (JSON.parse(falcon.value) as { i: number }).i, LOCAL)));
-    expect(blocksText(final.args.blocks)).toContain('via _Project Falcon_');
+    // the engine resumed the stored result with the clicked suggestion, and the message shows its answer
+    const resumed = engine.calls.filter((c) => c.kind === 'resume');
+    expect(resumed).toHaveLength(1);
+    expect(resumed[0]).toMatchObject({ question: 'Who leads the project whose drone lost telemetry on 2024-03-14?', choice: 1 });
+    const stored = stopped(resumed[0]!.question);
+    expect(final.args.text).toBe(headlineOf(await new FakeEngine().resume(stored, 1, resumed[0]!.access)));
+    expect(blocksText(final.args.blocks)).toContain('via _Kestrel Labs_');
   });
 
   it('says so politely when a button was already used', async () => {
@@ -86,7 +92,7 @@ describe('suggested-hop buttons', () => {
       'U1',
       messageTs,
       '2000.0001',
-      buttons.find((b) => b.text.text.startsWith('Continue with: Project Falcon'))!,
+      buttons.find((b) => b.text.text.startsWith('Continue with: Kestrel Labs'))!,
     );
     await h.fake.waitFor(ephemeralTo('U1', /already continued/));
   });

@@ -9,17 +9,23 @@ import { SECRET, blocksText } from './harness.js';
 const dir = tempDir();
 let fake: FakeSlack;
 const children: ChildProcess[] = [];
+/** What each served process wrote (its log lines): what the test waits on. */
+const output = new Map<ChildProcess, string>();
 
 /** `ragask serve` in HTTP mode, as its own process; resolves once it listens. */
 function serve(port: number): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'ragask.js'), 'serve'], {
-      env: { ...process.env, ...fake.serveEnv({ dataDir: dir, port, signingSecret: SECRET }), RAGASK_MODELS_DIR: path.join(ROOT, 'models'), RAGASK_THREADS: '1' },
+      env: { ...process.env, ...fake.serveEnv({ dataDir: dir, port, signingSecret: SECRET }), RAGASK_MODELS_DIR: path.join(ROOT, 'models'), RAGASK_THREADS: '1', RAGASK_LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(child);
+    output.set(child, '');
+    const keep = (d: unknown) => output.set(child, output.get(child) + String(d));
+    child.stdout.on('data', keep);
     let err = '';
     child.stderr.on('data', (d) => {
+      keep(d);
       err += String(d);
       if (err.includes('ragask: serving Slack')) resolve(child);
     });
@@ -50,7 +56,7 @@ describe('killed while answering', () => {
     first.kill('SIGKILL');
     await new Promise((r) => first.once('exit', r));
 
-    await serve(port);
+    const second = await serve(port);
     await deliver(port, SECRET, body, 'application/json', { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_error' });
     const placeholder = fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === '6000.0001')!;
     const answered = await fake.waitFor(
@@ -61,8 +67,10 @@ describe('killed while answering', () => {
     // the delivered answer, not the placeholder (the answer itself is the engine's business)
     expect(String(answered.args.text)).not.toMatch(/Looking through/);
     // once: one placeholder, one delivered answer, and a third delivery changes nothing
+    const duplicates = () => output.get(second)!.split('duplicate delivery ignored').length - 1;
+    const before = duplicates();
     await deliver(port, SECRET, body, 'application/json', { 'x-slack-retry-num': '2', 'x-slack-retry-reason': 'http_error' });
-    await new Promise((r) => setTimeout(r, 500));
+    await fake.waitFor(() => (duplicates() > before ? true : null), 10_000, 'the third delivery taken as a duplicate');
     expect(fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '6000.0001')).toHaveLength(1);
     expect(fake.callsOf('chat.update').filter((c) => c.result && blocksText(c.args.blocks).includes('Confidence'))).toHaveLength(1);
   }, 90_000);

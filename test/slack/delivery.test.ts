@@ -4,6 +4,7 @@ import { questionDelivery } from '../../src/slack/delivery.js';
 import { deliver, eventBody } from '../../src/slack/stand-in.js';
 import { tempDir } from '../helpers.js';
 import { SECRET, blocksText, expectedHeadline, startHarness, type Harness } from './harness.js';
+import { FakeEngine } from './fake-engine.js';
 
 const body = (event: Record<string, unknown>) => JSON.parse(eventBody(event, 'EvX').body) as unknown;
 
@@ -30,7 +31,7 @@ describe('nothing acknowledged is lost (real Bolt over loopback)', () => {
   it('persists a mention before the ack, so a process that dies right after the ack leaves it for the next start to answer', async () => {
     const dir = tempDir();
     dirs.push(dir);
-    const first = await startHarness({ dir });
+    const first = await startHarness({ engine: new FakeEngine(), dir });
     open.push(first);
     // the process "dies" between the ack and the work: the listener's work never starts
     first.slack.service.handleQuestion = () => new Promise<void>(() => undefined);
@@ -44,7 +45,7 @@ describe('nothing acknowledged is lost (real Bolt over loopback)', () => {
     open.pop();
 
     // the next start, on the same store, answers it although Slack never sends it again
-    const second = await startHarness({ dir, ingestSample: false });
+    const second = await startHarness({ engine: new FakeEngine(), dir, ingestSample: false });
     open.push(second);
     const post = await second.fake.waitFor(() => second.fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === '7000.0001' && c.result), 30_000, 'placeholder after restart');
     const answer = await second.fake.waitFor(
@@ -53,11 +54,13 @@ describe('nothing acknowledged is lost (real Bolt over loopback)', () => {
       'answer after restart',
     );
     expect(answer.args.text).toBe(await expectedHeadline(second, q));
+    // marked answered once its answer is published
+    await second.slack.idle();
     expect(await second.slack.store.eventStatus(eventId)).toBe('answered');
   }, 90_000);
 
   it('answers, while the process lives, a question whose first post failed', async () => {
-    const h = await startHarness({ orphanSweep: { everyMs: 200, idleMs: 0 } });
+    const h = await startHarness({ engine: new FakeEngine(), orphanSweep: { everyMs: 200, idleMs: 0 } });
     open.push(h);
     h.fake.fail('chat.postMessage', 'internal_error');
     const { body: b, eventId } = eventBody({ type: 'app_mention', user: 'U1', text: '<@UBOT> How long must the PM-5 warm up?', ts: '7000.0002', channel: 'C1', event_ts: '7000.0002' });
@@ -75,7 +78,7 @@ describe('nothing acknowledged is lost (real Bolt over loopback)', () => {
   }, 60_000);
 
   it('retries with backoff, then tells the asker privately and stops when nothing can ever be posted', async () => {
-    const h = await startHarness({ orphanSweep: { everyMs: 50, idleMs: 20 } });
+    const h = await startHarness({ engine: new FakeEngine(), orphanSweep: { everyMs: 50, idleMs: 20 } });
     open.push(h);
     h.fake.fail('chat.postMessage', 'internal_error', 1000);
     const { body: b, eventId } = eventBody({ type: 'app_mention', user: 'U3', text: '<@UBOT> How long must the PM-5 warm up?', ts: '7000.0003', channel: 'C3', event_ts: '7000.0003' });
@@ -95,7 +98,9 @@ describe('nothing acknowledged is lost (real Bolt over loopback)', () => {
       .filter((c) => c.args.channel === 'C3')
       .map((c) => c.at);
     for (let i = 2; i < at.length; i++) expect(at[i]! - at[i - 1]!).toBeGreaterThanOrEqual(20 * 2 ** (i - 1) - 5);
-    await new Promise((r) => setTimeout(r, 500));
+    // two more recovery sweeps run, and take nothing up again
+    const sweeps = h.slack.service.sweeps;
+    await h.fake.waitFor(() => (h.slack.service.sweeps >= sweeps + 2 ? true : null), 10_000, 'two more sweeps');
     expect(tries()).toBe(5);
     h.fake.fail('chat.postMessage', 'internal_error', 0);
   }, 60_000);
@@ -105,7 +110,7 @@ describe('nothing acknowledged is lost (real Bolt over loopback)', () => {
     const { body: b, eventId } = eventBody({ type: 'message', channel_type: 'channel', user: 'U2', text: 'thanks all', ts: '7000.0004', thread_ts: '6999.0001', channel: 'C1' });
     await deliver(h.port, SECRET, b, 'application/json');
     await h.fake.waitFor(async () => ((await h.slack.store.eventStatus(eventId)) === 'ignored' ? true : null), 10_000, 'ignored');
-    await new Promise((r) => setTimeout(r, 500));
+    await h.slack.idle();
     expect(h.fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '6999.0001')).toHaveLength(0);
   }, 30_000);
 });

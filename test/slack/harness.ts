@@ -1,6 +1,9 @@
 import net from 'node:net';
 import fs from 'node:fs';
-import { openCore, storeSettingsOf, type Core } from '../../src/core.js';
+import { openCore, openStoreCore, storeSettingsOf, type Core } from '../../src/core.js';
+import type { EngineApi } from '../../src/engine/hops.js';
+import { resolveModel } from '../../src/models/registry.js';
+import { seedFixtureDocuments } from './fake-engine.js';
 import { openSlackState } from '../../src/slack/state/open.js';
 import { ingest } from '../../src/ingest/ingest.js';
 import { createLogger } from '../../src/log.js';
@@ -8,19 +11,20 @@ import { createSlackApp, type SlackAppHandle } from '../../src/slack/app.js';
 import type { TierLimits } from '../../src/slack/api.js';
 import { SAMPLE_DIR, tempDir, testConfig } from '../helpers.js';
 import { FakeSlack } from '../../src/slack/stand-in.js';
-import type { SettingName } from '../../src/config.js';
+import type { Config, SettingName } from '../../src/config.js';
 import { answerMessage } from '../../src/slack/blocks/answer.js';
 import type { EngineResult } from '../../src/engine/types.js';
 import { LOCAL } from '../../src/store/access.js';
 import { richTextOf } from './text-objects.js';
 
 export const SECRET = '0123456789abcdef0123456789abcdef';
-export const BOT = 'xoxb-1-test-bot-token';
+const BOT = 'xoxb-1-test-bot-token';
 export const APP_TOKEN = 'xapp-1-test-app-token';
 
 export interface Harness {
   fake: FakeSlack;
-  core: Core;
+  /** The store, the access resolver and the engine the app answers with (the real one, or a FakeEngine). */
+  core: Pick<Core, 'store' | 'access' | 'close'> & { engine: EngineApi };
   slack: SlackAppHandle;
   port: number;
   dir: string;
@@ -28,9 +32,27 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** The real Bolt app over loopback, on a sample-corpus core, talking to a fake Slack. */
+/** The real core, with the sample corpus ingested unless told not to. */
+async function sampleCore(config: Config, withSample: boolean): Promise<Core> {
+  const core = await openCore(config);
+  if (withSample) await ingest({ store: core.store, encoder: core.encoder, config }, [SAMPLE_DIR]);
+  return core;
+}
+
+/** The store alone (no model) with the documents the fixture results cite, and a fake engine. */
+async function fakeCore(config: Config, engine: EngineApi, seed: boolean): Promise<Harness['core']> {
+  const core = await openStoreCore(config);
+  if (seed) await seedFixtureDocuments(core.store, resolveModel(config.modelsDir, config.model, config.modelVariant).manifest.dimension ?? 384);
+  return { ...core, engine };
+}
+
+/**
+ * The real Bolt app over loopback, talking to a fake Slack: on a sample-corpus core, or with
+ * `engine` (a FakeEngine) on the store alone, so that no model is loaded.
+ */
 export async function startHarness(
   opts: {
+    engine?: EngineApi;
     mode?: 'http' | 'socket';
     overrides?: Partial<Record<SettingName, unknown>>;
     fast?: boolean;
@@ -55,14 +77,18 @@ export async function startHarness(
     RAGASK_SLACK_API_URL: fake.apiUrl,
     ...opts.overrides,
   });
-  const core = await openCore(config);
-  if (opts.ingestSample !== false) await ingest({ store: core.store, encoder: core.encoder, config }, [SAMPLE_DIR]);
+  const core = opts.engine ? await fakeCore(config, opts.engine, opts.ingestSample !== false) : await sampleCore(config, opts.ingestSample !== false);
   const logs: string[] = [];
   const log = createLogger({ level: 'debug', destination: { write: (l: string) => logs.push(l) } as unknown as NodeJS.WritableStream, secrets: [BOT, SECRET, APP_TOKEN] });
   // Real Slack tiers would make each test wait a second per message; one test checks the real spacing.
   const fastTiers = opts.fast !== false ? { tiers: { postMessagePerChannelMs: 20, tier3PerMinute: 1000, tier4PerMinute: 1000 } } : {};
   const state = await openSlackState(storeSettingsOf(config), config.slack.stateTtlMs);
-  const slack = createSlackApp(core, state, config, log, { ...fastTiers, ...(opts.tiers ? { tiers: opts.tiers } : {}), ...(opts.orphanSweep ? { orphanSweep: opts.orphanSweep } : {}) });
+  const slack = createSlackApp(core, state, config, log, {
+    ...(opts.engine ? { engine: opts.engine } : {}),
+    ...fastTiers,
+    ...(opts.tiers ? { tiers: opts.tiers } : {}),
+    ...(opts.orphanSweep ? { orphanSweep: opts.orphanSweep } : {}),
+  });
   const { port } = await slack.start();
   return {
     fake,

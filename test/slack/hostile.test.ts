@@ -2,11 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliver, eventBody, type ApiCall } from '../../src/slack/stand-in.js';
 import { SECRET, blocksText, startHarness, type Harness } from './harness.js';
 import { textObjects } from './text-objects.js';
+import { FakeEngine } from './fake-engine.js';
 
 let h: Harness;
+const engine = new FakeEngine();
 beforeAll(async () => {
   // one question at a time and room for one: the rest of a burst has to wait
-  h = await startHarness({ overrides: { RAGASK_ENGINE_CONCURRENCY: 1, RAGASK_QUEUE_LIMIT: 1 } });
+  h = await startHarness({ engine, overrides: { RAGASK_ENGINE_CONCURRENCY: 1, RAGASK_QUEUE_LIMIT: 1 } });
 });
 afterAll(() => h.close());
 
@@ -78,10 +80,15 @@ describe('under a burst beyond the queue limit', () => {
       'What is the range of the Corvid FC-3?',
       'Who signs calibration records?',
     ];
-    const replies = await Promise.all(questions.map((q, i) => mentionAndAnswer(q, `CQ${i}`)));
-    expect(replies).toHaveLength(5);
-    const busy = h.fake.callsOf('chat.postEphemeral').filter((c) => /queued and will be answered/.test(blocksText(c.args.blocks)));
-    expect(busy.length).toBeGreaterThan(0);
+    // the engine holds every answer until the waiting askers have been told
+    const release = engine.hold();
+    const answers = Promise.all(questions.map((q, i) => mentionAndAnswer(q, `CQ${i}`)));
+    const busy = () => h.fake.callsOf('chat.postEphemeral').filter((c) => /queued and will be answered/.test(blocksText(c.args.blocks)));
+    await h.fake.waitFor(() => (busy().length >= questions.length - 2 ? true : null), 20_000, 'the askers beyond the running and the queued one told');
+    release();
+    expect(await answers).toHaveLength(5);
+    // one running, one queued: the other three were told they wait, and no one twice
+    expect(new Set(busy().map((c) => c.args.channel)).size).toBe(busy().length);
     for (let i = 1; i <= 5; i++) {
       const ts = `7000.${String(base + i).padStart(4, '0')}`;
       expect(h.fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === ts)).toHaveLength(1);

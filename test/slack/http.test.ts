@@ -48,7 +48,7 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
     await deliver(h.port, SECRET, body, 'application/json', { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' });
     await answerIn('1000.0002');
     await deliver(h.port, SECRET, body, 'application/json', { 'x-slack-retry-num': '2', 'x-slack-retry-reason': 'http_timeout' });
-    await new Promise((r) => setTimeout(r, 300));
+    await h.slack.idle();
     expect(h.fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '1000.0002')).toHaveLength(1);
   });
 
@@ -73,7 +73,7 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
     expect(stale.status).toBe(401);
     const future = await deliver(h.port, SECRET, body, 'application/json', {}, Math.floor(Date.now() / 1000) + 600);
     expect(future.status).toBe(401);
-    await new Promise((r) => setTimeout(r, 300));
+    await h.slack.idle();
     expect(h.fake.calls.length).toBe(n);
   });
 
@@ -177,7 +177,7 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
     const thanks = eventBody({ type: 'message', channel_type: 'channel', user: 'U1', text: 'thanks, that helps', ts: '1000.0022', thread_ts: '1000.0020', channel: 'C1', event_ts: '1000.0022' });
     await deliver(h.port, SECRET, other.body, 'application/json');
     await deliver(h.port, SECRET, thanks.body, 'application/json');
-    await new Promise((r) => setTimeout(r, 500));
+    await h.slack.idle();
     expect(h.fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '1000.0020')).toHaveLength(before);
     // a mention pulls ragask back in, from anyone
     const pulled = eventBody({ type: 'app_mention', user: 'U5', text: '<@UBOT> and the PM-7?', ts: '1000.0023', thread_ts: '1000.0020', channel: 'C1', event_ts: '1000.0023' });
@@ -191,7 +191,7 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
     const own = eventBody({ type: 'message', channel_type: 'channel', bot_id: 'BBOT', user: 'UBOT', text: 'answer', ts: '1000.0009', thread_ts: '1000.0006', channel: 'C1' });
     await deliver(h.port, SECRET, chatter.body, 'application/json');
     await deliver(h.port, SECRET, own.body, 'application/json');
-    await new Promise((r) => setTimeout(r, 400));
+    await h.slack.idle();
     expect(h.fake.callsOf('chat.postMessage').length).toBe(n);
   });
 

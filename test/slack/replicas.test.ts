@@ -7,6 +7,7 @@ import { FakeSlack, actionBody, deliver, eventBody, freePort, type ApiCall } fro
 import { ROOT, SAMPLE_DIR, ingestSample, tempDir } from '../helpers.js';
 import { BACKENDS, freshSchema, skipBackend } from '../pg.js';
 import { SECRET, TEST_REDIS_URL, blocksText, redisAnswers } from './harness.js';
+import { openSlackState } from '../../src/slack/state/open.js';
 
 // Two real `ragask serve` processes sharing one store (and, where a Redis answers, their Slack rate
 // limits), against the stand-in of Slack: events go to either at random, some are redelivered to
@@ -155,8 +156,14 @@ describe.each(BACKENDS)('several replicas on one store (%s)', (backend) => {
               .join(', ')}\n${logs.map((l, i) => `replica ${i}:\n${l}`).join('\n')}`,
           );
         });
-      // two more sweeps: a second answer would show by now
-      await new Promise((r) => setTimeout(r, 5000));
+      // every event answered in the shared ledger: no replica's sweep can take one up again
+      const ledger = await openSlackState({ dataDir: dir, databaseUrl: storeEnv.RAGASK_DATABASE_URL ?? null }, 60_000);
+      try {
+        const statuses = () => Promise.all(threads.map((_, i) => ledger.eventStatus(`EvReplica${i}`)));
+        await fake.waitFor(async () => ((await statuses()).every((s) => s === 'answered') ? true : null), 30_000, 'every event answered in the ledger');
+      } finally {
+        await ledger.close();
+      }
       for (const t of threads) expect(answersIn(t), t.channel).toEqual({ placeholders: 1, answers: 1 });
       // the killed replica's question was answered by the other one, in a's placeholder
       expect(fake.held).toHaveLength(1);
@@ -187,7 +194,8 @@ describe.each(BACKENDS)('several replicas on one store (%s)', (backend) => {
       });
       await Promise.all([ports[1]!, ports[2]!].map((p) => deliver(p, SECRET, clickBody, 'application/x-www-form-urlencoded')));
       await fake.waitFor(() => fake.callsOf('chat.update').filter((x) => x.args.ts === u.args.ts && x.result && isAnswer(x)).length > before, 60_000, 'the resumed answer');
-      await new Promise((r) => setTimeout(r, 3000));
+      // the other replica's click was handled too: it found the button used, and said so
+      await fake.waitFor(() => fake.callsOf('chat.postEphemeral').find((c) => c.args.user === 'U1' && /already continued/.test(blocksText(c.args.blocks))), 30_000, 'the second click told');
       expect(fake.callsOf('chat.update').filter((x) => x.args.ts === u.args.ts && x.result && isAnswer(x)).length).toBe(before + 1);
     },
     300_000,

@@ -72,9 +72,11 @@ describe('EnginePool', () => {
   }, 120_000);
 
   it('answers questions in parallel on its workers', async () => {
-    const results = await Promise.all(
-      [QUESTION, 'Who leads the project whose drone lost telemetry on 2024-03-14?', 'Which frequency band does the telemetry radio of Project Heron use?'].map((q) => pool.run(q, LOCAL)),
-    );
+    const asked = [QUESTION, 'Who leads the project whose drone lost telemetry on 2024-03-14?', 'Which frequency band does the telemetry radio of Project Heron use?'].map((q) => pool.run(q, LOCAL));
+    // three at once on two workers: both hold some, none all (sent before any answer comes back)
+    expect(pool.load.sort()).toEqual([1, 2]);
+    const results = await Promise.all(asked);
+    expect(pool.load).toEqual([0, 0]);
     expect(results.map((r) => r.question)).toEqual([
       QUESTION,
       'Who leads the project whose drone lost telemetry on 2024-03-14?',
