@@ -212,69 +212,38 @@ export class Decomposer {
     return this.deps.windowsOfChunks(t.chunkIds);
   }
 
+  /**
+   * The next hop's bridge candidates, best first: (1) the names the evidence and the question
+   * offer, (2) each linked to a document the chain has not reached and scored by its features,
+   * (3) the masked LM's plausibility in the question's slot where one is configured, (4) ranked,
+   * each with the next query it forms.
+   */
   async candidates(input: DecomposeInput): Promise<BridgeCandidate[]> {
-    const { question, questionAnalysis: qa, evidence } = input;
-    const qTerms = termSet(question);
-    const known = termSet(input.knownText);
     await this.refresh();
-    const n = this.chunkCount;
-    const seen = new Set<string>();
-    const raw: RawCandidate[] = [];
-    // what the hop's query and the bridges so far already name: "Falcon" adds nothing to "… (Project Falcon)"
-    const named = termSet([input.currentQuery, ...input.usedEntities].join(' '));
-
-    // (a) the names the top evidence introduces (named entities, identifiers, its documents'
-    // titles), and the multi-word noun phrases of the best window ("the radio team lead"): a phrase
-    // is only a bridge where it is a name in the documents, a title or heading of its own (below)
-    const consider = (e: string, c: Candidate, rank: number, kind: RawCandidate['kind']) => {
-      if (!plausibleEntity(e)) return;
-      const key = foldName(e);
-      if (seen.has(key) || input.usedEntities.has(key)) return;
-      const terms = contentTerms(e);
-      if (terms.length === 0 || terms.every((t) => qTerms.has(t) || named.has(t))) return;
-      seen.add(key);
-      raw.push({ entity: e, origin: 'evidence', chunk: c, rank, kind });
-    };
-    evidence.slice(0, this.deps.sourceChunks ?? 3).forEach((c, rank) => {
-      // a document's own title leads back to where the chain already is
-      const title = input.knownDocIds.has(c.chunk.docId) ? [] : [c.chunk.doc.title];
-      for (const e of [...c.chunk.entities, ...title]) consider(e, c, rank, 'name');
-    });
-    const best = evidence[0];
-    if (best?.window) {
-      const windowText = best.chunk.text.slice(best.window.charStart, best.window.charEnd);
-      // only phrases new to the question: "calibration point" says nothing a calibration question does not
-      for (const m of analyze(windowText).mentions) if (m.kind === 'noun' && /\s/.test(m.text) && !contentTerms(m.text).some((t) => qTerms.has(t))) consider(m.text, best, 0, 'phrase');
-    }
-    // (b) entities the question names that no evidence covers yet (e.g. the second of a comparison)
-    for (const m of qa.mentions) {
-      if ((m.kind !== 'proper' && m.kind !== 'code') || !plausibleEntity(m.text)) continue;
-      const key = foldName(m.text);
-      const terms = contentTerms(m.text);
-      if (seen.has(key) || input.usedEntities.has(key) || terms.length === 0) continue;
-      if (terms.filter((t) => known.has(t)).length / terms.length >= 0.5) continue;
-      seen.add(key);
-      raw.push({ entity: m.text, origin: 'question', chunk: null, rank: 0, kind: 'name' });
-    }
+    const raw = proposeCandidates(input, this.deps.sourceChunks ?? 3);
     if (raw.length === 0) return [];
+    const scored = await this.linkCandidates(raw, input);
+    await this.fillMaskScores(scored, input);
+    return rankCandidates(scored, input, this.deps.maxCandidates ?? 8);
+  }
 
+  /**
+   * Each candidate linked to the strongest document the chain has not reached (nor the one it came
+   * from), with its features; one candidate per target document. Phrases that name no document are
+   * dropped. Past the hop's deadline the rest are left out.
+   */
+  private async linkCandidates(raw: readonly RawCandidate[], input: DecomposeInput): Promise<ScoredCandidate[]> {
+    const { evidence } = input;
+    const n = this.chunkCount;
     const allow = (id: number) => !input.access || input.access.allowDoc(id);
     const topScore = Math.max(1e-6, evidence[0]?.score ?? 1);
     const topRerank = Math.max(1e-6, evidence[0]?.rerank ?? 1);
     const byDoc = new Map<number, number>();
-    const scored: {
-      entity: string;
-      origin: 'evidence' | 'question';
-      chunk: Candidate | null;
-      linksTo: string | null;
-      linkDocId: number | null;
-      features: BridgeCandidate['features'];
-    }[] = [];
+    const scored: ScoredCandidate[] = [];
     const sourceDoc = (r: RawCandidate) => r.chunk?.chunk.docId ?? -1;
     for (const r of raw) {
       if (input.deadline && scored.length > 0 && input.deadline.now() > input.deadline.at) break;
       const links = await this.linksOf(r.entity, input.access);
-      // The strongest link to a document the chain has not reached (nor the one it came from).
       const target = links.targets.find((t) => allow(t.docId) && !input.knownDocIds.has(t.docId) && t.docId !== sourceDoc(r)) ?? null;
       // a noun phrase ("short amount", "easier monitoring") is no name unless a document is titled or headed by it, whole
       if (r.kind === 'phrase' && !namesTarget(target)) continue;
@@ -289,57 +258,115 @@ export class Decomposer {
       // A mention resolves to the document titled by it: "Rocky" becomes "ASAP Rocky", once per document.
       const entity = target && target.via === 'title' && target.link >= 0.5 ? target.title.replace(/\s*\([^)]*\)\s*$/, '') : r.entity;
       if (input.usedEntities.has(foldName(entity))) continue;
-      if (target) {
-        const at = byDoc.get(target.docId);
-        if (at !== undefined) {
-          const prev = scored[at]!;
-          if (prev.features.relevance + prev.features.link >= relevance + features.link) continue;
-          scored[at] = { entity, origin: r.origin, chunk: r.chunk, linksTo: target.title, linkDocId: target.docId, features };
-          continue;
-        }
-        byDoc.set(target.docId, scored.length);
-      }
-      scored.push({ entity, origin: r.origin, chunk: r.chunk, linksTo: target ? target.title : null, linkDocId: target?.docId ?? null, features });
+      const candidate: ScoredCandidate = { entity, origin: r.origin, chunk: r.chunk, linksTo: target ? target.title : null, linkDocId: target?.docId ?? null, features };
+      const at = target ? byDoc.get(target.docId) : undefined;
+      if (at === undefined) {
+        if (target) byDoc.set(target.docId, scored.length);
+        scored.push(candidate);
+      } else if (scored[at]!.features.relevance + scored[at]!.features.link < relevance + features.link) scored[at] = candidate;
     }
-
-    // Fill-mask plausibility of each candidate in the question's slot, when a masked LM is configured.
-    const slot = findSlot(question, qa, known);
-    if (this.deps.mlm && slot) {
-      const template = `${question.slice(0, slot.start)}${MASK}${question.slice(slot.end)}`;
-      const lp = await this.deps.mlm.scoreCandidates(
-        template,
-        scored.map((s) => s.entity),
-      );
-      const mu = lp.reduce((a, b) => a + b, 0) / lp.length;
-      const sd = Math.sqrt(lp.reduce((a, b) => a + (b - mu) ** 2, 0) / lp.length) || 1;
-      for (const [i, s] of scored.entries()) s.features.mlm = (lp[i]! - mu) / sd;
-    }
-
-    const w = FEATURE_WEIGHTS;
-    const past = new Set((input.pastQueries ?? []).map(foldName));
-    const currentSlot = findSlot(input.currentQuery, analyze(input.currentQuery), known);
-    return scored
-      .map((s): BridgeCandidate => {
-        const f = s.features;
-        const score = w.link * f.link + w.lookahead * f.lookahead + w.idf * f.idf + w.relevance * f.relevance + w.question * f.question + w.mlm * (f.mlm ?? 0);
-        const { query, formedBy } = extendQuery(input.currentQuery, s.entity, currentSlot);
-        return {
-          entity: s.entity,
-          origin: s.origin,
-          chunkId: s.chunk?.chunk.id ?? null,
-          linksTo: s.linksTo,
-          linkDocId: s.linkDocId,
-          features: f,
-          score,
-          confidence: bridgeConfidence(score),
-          query,
-          formedBy,
-        };
-      })
-      .filter((c) => !past.has(foldName(c.query)))
-      .sort((a, b) => b.score - a.score)
-      .slice(0, this.deps.maxCandidates ?? 8);
+    return scored;
   }
+
+  /** Fill-mask plausibility of each candidate in the question's slot (z-scored), when a masked LM is configured. */
+  private async fillMaskScores(scored: ScoredCandidate[], input: DecomposeInput): Promise<void> {
+    const { question, questionAnalysis: qa } = input;
+    const slot = findSlot(question, qa, termSet(input.knownText));
+    if (!this.deps.mlm || !slot || scored.length === 0) return;
+    const template = `${question.slice(0, slot.start)}${MASK}${question.slice(slot.end)}`;
+    const lp = await this.deps.mlm.scoreCandidates(
+      template,
+      scored.map((s) => s.entity),
+    );
+    const mu = lp.reduce((a, b) => a + b, 0) / lp.length;
+    const sd = Math.sqrt(lp.reduce((a, b) => a + (b - mu) ** 2, 0) / lp.length) || 1;
+    for (const [i, s] of scored.entries()) s.features.mlm = (lp[i]! - mu) / sd;
+  }
+}
+
+/** A candidate linked and featured, before it is scored and given its query. */
+interface ScoredCandidate {
+  entity: string;
+  origin: 'evidence' | 'question';
+  chunk: Candidate | null;
+  linksTo: string | null;
+  linkDocId: number | null;
+  features: BridgeCandidate['features'];
+}
+
+/**
+ * The names a hop may go on from: (a) those the top evidence introduces (named entities,
+ * identifiers, its documents' titles) and the multi-word noun phrases of the best window ("the
+ * radio team lead": a phrase is only a bridge where a document is titled or headed by it, checked
+ * when it is linked); (b) entities the question names that no evidence covers yet (the second of a
+ * comparison). Never what the hop's query or an earlier bridge already names ("Falcon" adds nothing
+ * to "… (Project Falcon)").
+ */
+function proposeCandidates(input: DecomposeInput, sourceChunks: number): RawCandidate[] {
+  const { question, questionAnalysis: qa, evidence } = input;
+  const qTerms = termSet(question);
+  const known = termSet(input.knownText);
+  const named = termSet([input.currentQuery, ...input.usedEntities].join(' '));
+  const seen = new Set<string>();
+  const raw: RawCandidate[] = [];
+  const consider = (e: string, c: Candidate, rank: number, kind: RawCandidate['kind']) => {
+    if (!plausibleEntity(e)) return;
+    const key = foldName(e);
+    if (seen.has(key) || input.usedEntities.has(key)) return;
+    const terms = contentTerms(e);
+    if (terms.length === 0 || terms.every((t) => qTerms.has(t) || named.has(t))) return;
+    seen.add(key);
+    raw.push({ entity: e, origin: 'evidence', chunk: c, rank, kind });
+  };
+  for (const [rank, c] of evidence.slice(0, sourceChunks).entries()) {
+    // a document's own title leads back to where the chain already is
+    const title = input.knownDocIds.has(c.chunk.docId) ? [] : [c.chunk.doc.title];
+    for (const e of [...c.chunk.entities, ...title]) consider(e, c, rank, 'name');
+  }
+  const best = evidence[0];
+  if (best?.window) {
+    const windowText = best.chunk.text.slice(best.window.charStart, best.window.charEnd);
+    // only phrases new to the question: "calibration point" says nothing a calibration question does not
+    for (const m of analyze(windowText).mentions) if (m.kind === 'noun' && /\s/.test(m.text) && !contentTerms(m.text).some((t) => qTerms.has(t))) consider(m.text, best, 0, 'phrase');
+  }
+  for (const m of qa.mentions) {
+    if ((m.kind !== 'proper' && m.kind !== 'code') || !plausibleEntity(m.text)) continue;
+    const key = foldName(m.text);
+    const terms = contentTerms(m.text);
+    if (seen.has(key) || input.usedEntities.has(key) || terms.length === 0) continue;
+    if (terms.filter((t) => known.has(t)).length / terms.length >= 0.5) continue;
+    seen.add(key);
+    raw.push({ entity: m.text, origin: 'question', chunk: null, rank: 0, kind: 'name' });
+  }
+  return raw;
+}
+
+/** The candidates scored (FEATURE_WEIGHTS), each with the next query it forms, best first; one that repeats a past query is dropped. */
+function rankCandidates(scored: readonly ScoredCandidate[], input: DecomposeInput, max: number): BridgeCandidate[] {
+  const w = FEATURE_WEIGHTS;
+  const past = new Set((input.pastQueries ?? []).map(foldName));
+  const currentSlot = findSlot(input.currentQuery, analyze(input.currentQuery), termSet(input.knownText));
+  return scored
+    .map((s): BridgeCandidate => {
+      const f = s.features;
+      const score = w.link * f.link + w.lookahead * f.lookahead + w.idf * f.idf + w.relevance * f.relevance + w.question * f.question + w.mlm * (f.mlm ?? 0);
+      const { query, formedBy } = extendQuery(input.currentQuery, s.entity, currentSlot);
+      return {
+        entity: s.entity,
+        origin: s.origin,
+        chunkId: s.chunk?.chunk.id ?? null,
+        linksTo: s.linksTo,
+        linkDocId: s.linkDocId,
+        features: f,
+        score,
+        confidence: bridgeConfidence(score),
+        query,
+        formedBy,
+      };
+    })
+    .filter((c) => !past.has(foldName(c.query)))
+    .sort((a, b) => b.score - a.score)
+    .slice(0, max);
 }
 
 /**

@@ -17,7 +17,7 @@ import { parseHtml } from './parsers/html.js';
 import { parseMarkdown } from './parsers/markdown.js';
 import { parsePdf } from './parsers/pdf.js';
 import { parseText } from './parsers/text.js';
-import { readJsonl, resolveInputs, type InputFailure } from './sources.js';
+import { readJsonl, resolveInputs, type InputFailure, type JsonlRecord, type SourceFile } from './sources.js';
 import { makeWindows, windowEmbeddingText } from './windows.js';
 
 /** Progress of a long run; the CLI draws it as a bar with an ETA, tests may ignore it. */
@@ -111,159 +111,179 @@ function decodeText(bytes: Buffer): string {
 export async function ingest(deps: IngestDeps, inputs: readonly string[], opts: IngestOptions = {}): Promise<IngestReport> {
   const t0 = performance.now();
   const log = deps.log ?? silentLogger;
-  const { store, encoder, config } = deps;
   const report: IngestReport = { added: 0, updated: 0, unchanged: 0, rescoped: 0, removed: 0, failed: [], chunks: 0, windows: 0, seconds: 0, interrupted: false };
   const fail = (f: InputFailure) => {
     report.failed.push(f);
     log.warn({ file: f.file, line: f.line, reason: f.reason }, 'ingest: skipped');
   };
-
   const resolved = resolveInputs(inputs, opts.exclude ?? []);
   resolved.failures.forEach(fail);
-  const folderOf = (file: string) => resolved.roots.find((r) => r.endsWith(path.sep) && file.startsWith(r));
-  const linkFor = (file: string) => {
-    if (!opts.baseUrl) return null;
-    const root = folderOf(file) ?? path.dirname(file) + path.sep;
-    return opts.baseUrl.replace(/\/?$/, '/') + path.relative(root, file).split(path.sep).map(encodeURIComponent).join('/');
-  };
+  const { units, seen } = await collectUnits(resolved.files, { deps, fail, linkFor: citationLink(resolved.roots, opts.baseUrl ?? null) });
+  await storeUnits(units, deps, opts, report, fail);
+  if (opts.prune && !report.interrupted) await pruneMissing(resolved.roots, seen, deps.store, report);
+  await deps.store.index.flush();
+  deps.progress?.stop();
+  report.seconds = (performance.now() - t0) / 1000;
+  log.info({ ...report, failed: report.failed.length }, 'ingest done');
+  return report;
+}
 
-  // What a document becomes depends on these too: a change of any re-ingests it.
+/** The link a citation of `file` gets: `baseUrl` + its path relative to the input folder it came from (none without a base URL). */
+function citationLink(roots: readonly string[], baseUrl: string | null): (file: string) => string | null {
+  return (file) => {
+    if (!baseUrl) return null;
+    const root = roots.find((r) => r.endsWith(path.sep) && file.startsWith(r)) ?? path.dirname(file) + path.sep;
+    return baseUrl.replace(/\/?$/, '/') + path.relative(root, file).split(path.sep).map(encodeURIComponent).join('/');
+  };
+}
+
+interface CollectContext {
+  deps: IngestDeps;
+  fail: (f: InputFailure) => void;
+  linkFor: (file: string) => string | null;
+}
+
+/**
+ * The files as documents to (re)ingest, before anything is parsed (so the progress bar knows its
+ * total), and every source they cover. A file refused here keeps whatever was stored for it: a
+ * refused file is not a deleted file.
+ */
+async function collectUnits(files: readonly SourceFile[], ctx: CollectContext): Promise<{ units: Unit[]; seen: Set<string> }> {
+  const { store, config } = ctx.deps;
+  // what a document becomes depends on these too: a change of any re-ingests it
   const fingerprint = JSON.stringify([INGEST_VERSION, config.windowTokens, config.windowOverlap, config.chunkMaxTokens]);
-
-  // Enumerate units first so that the progress bar knows its total.
   const units: Unit[] = [];
-  const seenSources = new Set<string>();
-  /** A file that failed keeps whatever was stored for it: a refused file is not a deleted file. */
-  const keepStored = async (f: { path: string; kind: DocumentKind }) => {
-    if (f.kind === 'jsonl') for (const s of await store.sourcesUnder(`${f.path}#`)) seenSources.add(s.source);
-    else seenSources.add(f.path);
+  const seen = new Set<string>();
+  const keepStored = async (f: SourceFile) => {
+    if (f.kind === 'jsonl') for (const s of await store.sourcesUnder(`${f.path}#`)) seen.add(s.source);
+    else seen.add(f.path);
   };
-  for (const f of resolved.files) {
-    let stat: fs.Stats;
+  const refuse = async (f: SourceFile, reason: string) => {
+    ctx.fail({ file: f.path, reason });
+    await keepStored(f);
+  };
+  for (const f of files) {
+    const read = readSource(f.path, config.maxFileBytes);
+    if ('reason' in read) {
+      await refuse(f, read.reason);
+      continue;
+    }
+    if (f.kind !== 'jsonl') {
+      seen.add(f.path);
+      units.push(fileUnit(f, read.bytes, read.size, fingerprint, ctx.linkFor(f.path)));
+      continue;
+    }
+    let content: string;
     try {
-      stat = fs.statSync(f.path);
+      content = decodeText(read.bytes);
     } catch (e) {
-      fail({ file: f.path, reason: errorMessage(e) });
-      await keepStored(f);
+      await refuse(f, errorMessage(e));
       continue;
     }
-    if (stat.size > config.maxFileBytes) {
-      fail({ file: f.path, reason: `${(stat.size / 1048576).toFixed(1)} MB is over the RAGASK_MAX_FILE_MB limit (${(config.maxFileBytes / 1048576).toFixed(1)} MB); raise it or split the file` });
-      await keepStored(f);
-      continue;
+    const { records, failures } = readJsonl(f.path, content);
+    failures.forEach(ctx.fail);
+    if (records.length === 0 && failures.length === 0) ctx.fail({ file: f.path, reason: 'no records' });
+    for (const r of records) {
+      const unit = recordUnit(f.path, r, fingerprint);
+      seen.add(unit.source);
+      units.push(unit);
     }
-    if (stat.size === 0) {
-      fail({ file: f.path, reason: 'empty file' });
-      await keepStored(f);
-      continue;
-    }
-    let bytes: Buffer;
-    try {
-      bytes = fs.readFileSync(f.path);
-    } catch (e) {
-      fail({ file: f.path, reason: `cannot read it (${errorMessage(e)})` });
-      await keepStored(f);
-      continue;
-    }
-    if (f.kind === 'jsonl') {
-      let content: string;
-      try {
-        content = decodeText(bytes);
-      } catch (e) {
-        fail({ file: f.path, reason: errorMessage(e) });
-        await keepStored(f);
-        continue;
-      }
-      const { records, failures } = readJsonl(f.path, content);
-      failures.forEach(fail);
-      if (records.length === 0 && failures.length === 0) fail({ file: f.path, reason: 'no records' });
-      for (const r of records) {
-        const source = `${f.path}#${r.id}`;
-        seenSources.add(source);
-        units.push({
-          source,
-          path: f.path,
-          kind: 'jsonl',
-          hash: sha256(JSON.stringify([r.title, r.text, r.url, fingerprint])),
-          bytes: Buffer.byteLength(r.text),
-          fallbackTitle: r.title,
-          url: r.url,
-          line: r.line,
-          load: async () => ({ title: r.title, url: r.url, blocks: parseText(r.text).blocks }),
-        });
-      }
-      // With a bad line in the file, its record cannot be told apart from a deleted one: prune none of
-      // this file's records (nothing stored is lost to a typo).
-      if (failures.length || records.length === 0) await keepStored(f);
-      continue;
-    }
-    seenSources.add(f.path);
-    const kind = f.kind;
-    const url = linkFor(f.path);
-    units.push({
-      source: f.path,
-      path: f.path,
-      kind,
-      hash: sha256(`${sha256(bytes)}\u0000${fingerprint}\u0000${url ?? ''}`),
-      bytes: stat.size,
-      fallbackTitle: titleFromPath(f.path),
-      url,
-      load: async () => {
-        if (kind === 'pdf') {
-          if (bytes.subarray(0, 1024).indexOf('%PDF-') < 0) throw new Error('not a PDF (no %PDF- header)');
-          try {
-            return await parsePdf(new Uint8Array(bytes));
-          } catch (e) {
-            throw new Error(`corrupt or truncated PDF (${errorMessage(e)})`);
-          }
-        }
-        const text = decodeText(bytes);
-        return kind === 'markdown' ? parseMarkdown(text) : kind === 'html' ? parseHtml(text) : parseText(text);
-      },
-    });
+    // with a bad line in the file, its record cannot be told apart from a deleted one: prune none of
+    // this file's records (nothing stored is lost to a typo)
+    if (failures.length || records.length === 0) await keepStored(f);
   }
+  return { units, seen };
+}
 
+/** A file's bytes, or why it is refused (gone, too large, empty, unreadable). */
+function readSource(file: string, maxBytes: number): { bytes: Buffer; size: number } | { reason: string } {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch (e) {
+    return { reason: errorMessage(e) };
+  }
+  if (stat.size > maxBytes) return { reason: `${(stat.size / 1048576).toFixed(1)} MB is over the RAGASK_MAX_FILE_MB limit (${(maxBytes / 1048576).toFixed(1)} MB); raise it or split the file` };
+  if (stat.size === 0) return { reason: 'empty file' };
+  try {
+    return { bytes: fs.readFileSync(file), size: stat.size };
+  } catch (e) {
+    return { reason: `cannot read it (${errorMessage(e)})` };
+  }
+}
+
+/** One record of a .jsonl corpus as a document. */
+function recordUnit(file: string, r: JsonlRecord, fingerprint: string): Unit {
+  return {
+    source: `${file}#${r.id}`,
+    path: file,
+    kind: 'jsonl',
+    hash: sha256(JSON.stringify([r.title, r.text, r.url, fingerprint])),
+    bytes: Buffer.byteLength(r.text),
+    fallbackTitle: r.title,
+    url: r.url,
+    line: r.line,
+    load: async () => ({ title: r.title, url: r.url, blocks: parseText(r.text).blocks }),
+  };
+}
+
+/** A document file, parsed by its kind when it is loaded. */
+function fileUnit(f: SourceFile, bytes: Buffer, size: number, fingerprint: string, url: string | null): Unit {
+  const kind = f.kind;
+  return {
+    source: f.path,
+    path: f.path,
+    kind,
+    hash: sha256(`${sha256(bytes)}\u0000${fingerprint}\u0000${url ?? ''}`),
+    bytes: size,
+    fallbackTitle: titleFromPath(f.path),
+    url,
+    load: async () => {
+      if (kind === 'pdf') {
+        if (bytes.subarray(0, 1024).indexOf('%PDF-') < 0) throw new Error('not a PDF (no %PDF- header)');
+        try {
+          return await parsePdf(new Uint8Array(bytes));
+        } catch (e) {
+          throw new Error(`corrupt or truncated PDF (${errorMessage(e)})`);
+        }
+      }
+      const text = decodeText(bytes);
+      return kind === 'markdown' ? parseMarkdown(text) : kind === 'html' ? parseHtml(text) : parseText(text);
+    },
+  };
+}
+
+/**
+ * Parses, embeds and writes the units that changed, in batches of whole documents (one transaction
+ * each); unchanged ones are skipped (a new --scope still applies to them). Stops between batches
+ * when aborted: what is written stays consistent and the next run resumes.
+ */
+async function storeUnits(units: readonly Unit[], deps: IngestDeps, opts: IngestOptions, report: IngestReport, fail: (f: InputFailure) => void): Promise<void> {
+  const { store } = deps;
   deps.progress?.start(units.length, 'ingest');
   let done = 0;
   let lastSave = performance.now();
   let batch: Prepared[] = [];
   let batchWindows = 0;
-
-  const flushBatch = async () => {
+  const flush = async () => {
     if (batch.length === 0) return;
-    const texts = batch.flatMap((p) => p.texts);
-    const vectors = await encoder.encode(texts);
-    let k = 0;
-    for (const p of batch) for (const c of p.chunks) for (const w of c.windows) w.vector = vectors[k++]!;
-    await store.replaceDocuments(
-      batch.map((p) => ({ doc: opts.scope ? { ...p.doc, scope: opts.scope } : p.doc, chunks: p.chunks })),
-      config.defaultScope ?? PUBLIC_SCOPE,
-    );
-    for (const p of batch) {
-      if (p.existed) report.updated++;
-      else report.added++;
-      report.chunks += p.chunks.length;
-      report.windows += p.texts.length;
-    }
+    await writeBatch(batch, deps, opts, report);
     done += batch.length;
     deps.progress?.update(done);
     batch = [];
     batchWindows = 0;
-    await store.syncIndex();
     if (performance.now() - lastSave > INDEX_SAVE_EVERY_MS) {
       await store.index.flush();
       lastSave = performance.now();
     }
   };
-
   for (const unit of units) {
     if (opts.signal?.aborted) {
       report.interrupted = true;
-      break;
+      return;
     }
     const existing = await store.getDocumentBySource(unit.source);
     if (existing && existing.contentHash === unit.hash) {
-      // unchanged text, but a new --scope still applies
       if (opts.scope && JSON.stringify(existing.scope) !== JSON.stringify(opts.scope)) {
         await store.setScope([existing.id], opts.scope);
         report.rescoped++;
@@ -272,38 +292,51 @@ export async function ingest(deps: IngestDeps, inputs: readonly string[], opts: 
       deps.progress?.update(++done);
       continue;
     }
-    let prepared: Prepared;
     try {
-      prepared = await prepare(unit, deps, !!existing);
+      const prepared = await prepare(unit, deps, !!existing);
+      batch.push(prepared);
+      batchWindows += prepared.texts.length;
     } catch (e) {
       fail({ file: unit.path, ...(unit.line ? { line: unit.line } : {}), reason: errorMessage(e) });
       deps.progress?.update(++done);
       continue;
     }
-    batch.push(prepared);
-    batchWindows += prepared.texts.length;
-    if (batchWindows >= BATCH_WINDOWS) await flushBatch();
+    if (batchWindows >= BATCH_WINDOWS) await flush();
   }
-  if (!report.interrupted) await flushBatch();
-  else batch = [];
+  await flush();
+}
 
-  if (opts.prune && !report.interrupted) {
-    for (const root of resolved.roots) {
-      // a folder or a .jsonl covers what lies under it; a single file, only itself ("a.md", not "a.mdx")
-      const under = root.endsWith(path.sep) || root.endsWith('#') ? await store.sourcesUnder(root) : (await store.sourcesUnder(root)).filter((d) => d.source === root);
-      for (const d of under) {
-        if (seenSources.has(d.source)) continue;
-        await store.deleteDocument(d.id);
-        report.removed++;
-      }
-    }
-    await store.syncIndex();
+/** Embeds a batch's windows and writes its documents in one transaction, then brings the index up to date. */
+async function writeBatch(batch: readonly Prepared[], deps: IngestDeps, opts: IngestOptions, report: IngestReport): Promise<void> {
+  const { store, encoder, config } = deps;
+  const vectors = await encoder.encode(batch.flatMap((p) => p.texts));
+  let k = 0;
+  for (const p of batch) for (const c of p.chunks) for (const w of c.windows) w.vector = vectors[k++]!;
+  await store.replaceDocuments(
+    batch.map((p) => ({ doc: opts.scope ? { ...p.doc, scope: opts.scope } : p.doc, chunks: p.chunks })),
+    config.defaultScope ?? PUBLIC_SCOPE,
+  );
+  for (const p of batch) {
+    if (p.existed) report.updated++;
+    else report.added++;
+    report.chunks += p.chunks.length;
+    report.windows += p.texts.length;
   }
-  await store.index.flush();
-  deps.progress?.stop();
-  report.seconds = (performance.now() - t0) / 1000;
-  log.info({ ...report, failed: report.failed.length }, 'ingest done');
-  return report;
+  await store.syncIndex();
+}
+
+/** Removes stored documents under the inputs that this run no longer saw. */
+async function pruneMissing(roots: readonly string[], seen: ReadonlySet<string>, store: Store, report: IngestReport): Promise<void> {
+  for (const root of roots) {
+    // a folder or a .jsonl covers what lies under it; a single file, only itself ("a.md", not "a.mdx")
+    const under = root.endsWith(path.sep) || root.endsWith('#') ? await store.sourcesUnder(root) : (await store.sourcesUnder(root)).filter((d) => d.source === root);
+    for (const d of under) {
+      if (seen.has(d.source)) continue;
+      await store.deleteDocument(d.id);
+      report.removed++;
+    }
+  }
+  await store.syncIndex();
 }
 
 async function prepare(unit: Unit, deps: IngestDeps, existed: boolean): Promise<Prepared> {

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { App, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
+import { App, HTTPReceiver, SocketModeReceiver, type ReceiverEvent } from '@slack/bolt';
 import { checkSlackConfig, type Config } from '../config.js';
 import type { Core } from '../core.js';
 import type { EngineApi } from '../engine/hops.js';
@@ -14,8 +14,6 @@ import { RecordingReceiver } from './recording-receiver.js';
 import { registerListeners } from './listeners/index.js';
 import { SlackService } from './service.js';
 import { EVENT_LEASE_MS, type SlackStateStore } from './state/interfaces.js';
-
-/** How often unanswered events are swept up, and how long one must sit untouched to count. */
 
 /** How long a stop waits for answers in flight (a serve process ends 10 s after its signal in any case). */
 const STOP_DRAIN_MS = 8_000;
@@ -99,6 +97,61 @@ export interface SlackAppHandle {
   stop(): Promise<void>;
 }
 
+/** The receiver the config selects: HTTP (Events API, signed, future timestamps refused) or Socket Mode. */
+function slackReceiver(s: Config['slack'], endpoint: string, logger: ReturnType<typeof boltLogger>, log: Logger): HTTPReceiver | SocketModeReceiver {
+  if (s.mode !== 'http') return new SocketModeReceiver({ appToken: s.appToken!, logger, installerOptions: { clientOptions: { slackApiUrl: s.apiUrl } } });
+  const receiver = new HTTPReceiver({ signingSecret: s.signingSecret!, endpoints: endpoint, processBeforeResponse: false, logger, unhandledRequestTimeoutMillis: 3001 });
+  rejectFutureTimestamps(receiver, log);
+  return receiver;
+}
+
+/**
+ * What each delivery meets before Bolt: a question is recorded in the ledger before Bolt acks it
+ * (persist first, ack second); Slack's app_rate_limited notice is acknowledged and logged here.
+ */
+function recordFirst(store: SlackStateStore, log: Logger): (event: ReceiverEvent) => Promise<boolean> {
+  return async (event) => {
+    if (event.body.type === 'app_rate_limited') {
+      // Slack stops sending events for a minute: acknowledge the notice, and say so in the log
+      log.warn({ minuteRateLimited: event.body.minute_rate_limited }, "slack: Slack rate-limited this app's events (app_rate_limited)");
+      await event.ack();
+      return true;
+    }
+    const d = questionDelivery(event.body);
+    if (d) await store.recordDelivery(d.eventId, d.channel, event.body);
+    return false;
+  };
+}
+
+/**
+ * The background work of a serving app: hourly pruning of the state, the recovery sweep of
+ * unanswered events (and one at start), and the renewal of this process's event leases.
+ */
+function backgroundWork(store: SlackStateStore, service: SlackService, app: App, sweep: { everyMs: number; idleMs: number }, log: Logger): { start(): void; stop(): void } {
+  // a recovered delivery goes through Bolt again, acked to nobody (it is in the ledger already)
+  const replay = (raw: unknown) => app.processEvent({ body: raw as Record<string, unknown>, ack: async () => undefined });
+  const recover = (minIdleMs: number) => service.recoverOrphans(replay, minIdleMs).catch((e: unknown) => log.error({ err: e }, 'slack: recovering unanswered events failed'));
+  const timers: NodeJS.Timeout[] = [];
+  const every = (ms: number, work: () => void) => timers.push(setInterval(work, ms).unref());
+  return {
+    start() {
+      every(PRUNE_EVERY_MS, () => void store.prune().catch((e: unknown) => log.warn({ err: e }, 'slack: pruning the state failed; retried in an hour')));
+      // questions a previous process took but never answered are answered now (in the background),
+      // and the sweep keeps doing so for those whose handling fails while this process lives
+      void recover(0);
+      every(sweep.everyMs, () => void recover(sweep.idleMs));
+      // the claims of the questions being answered stay this process's while it lives
+      every(EVENT_LEASE_MS / 3, () => void store.renewClaims().catch((e: unknown) => log.warn({ err: e }, 'slack: renewing event claims failed; retried at the next period')));
+    },
+    stop() {
+      for (const t of timers.splice(0)) clearInterval(t);
+    },
+  };
+}
+
+/** How often expired threads, button states and old events are pruned. */
+const PRUNE_EVERY_MS = 3600_000;
+
 /**
  * The Slack app: Bolt with the receiver the config selects — Socket Mode (default: no public URL)
  * or HTTP (Events API, signature verification, behind a load balancer) — and the listeners, which
@@ -110,23 +163,8 @@ export function createSlackApp(core: Pick<Core, 'store' | 'access'> & { engine?:
   const s = config.slack;
   const logger = boltLogger(log);
   const endpoint = opts.endpoint ?? '/slack/events';
-  const receiver =
-    s.mode === 'http'
-      ? new HTTPReceiver({ signingSecret: s.signingSecret!, endpoints: endpoint, processBeforeResponse: false, logger, unhandledRequestTimeoutMillis: 3001 })
-      : new SocketModeReceiver({ appToken: s.appToken!, logger, installerOptions: { clientOptions: { slackApiUrl: s.apiUrl } } });
-  if (receiver instanceof HTTPReceiver) rejectFutureTimestamps(receiver, log);
-  // Persist first, ack second: a question is in the ledger before Bolt acks its delivery
-  const recording = new RecordingReceiver(receiver, async (event) => {
-    if (event.body.type === 'app_rate_limited') {
-      // Slack stops sending events for a minute: acknowledge the notice, and say so in the log
-      log.warn({ minuteRateLimited: event.body.minute_rate_limited }, "slack: Slack rate-limited this app's events (app_rate_limited)");
-      await event.ack();
-      return true;
-    }
-    const d = questionDelivery(event.body);
-    if (d) await store.recordDelivery(d.eventId, d.channel, event.body);
-    return false;
-  });
+  const receiver = slackReceiver(s, endpoint, logger, log);
+  const recording = new RecordingReceiver(receiver, recordFirst(store, log));
   // initialised in start(), after ragask's own check of the token: Bolt's check at construction
   // would fail later as an unhandled rejection with a raw stack trace
   const app = new App({ token: s.botToken!, receiver: recording, logger, clientOptions: { slackApiUrl: s.apiUrl }, ignoreSelf: true, deferInitialization: true });
@@ -142,15 +180,11 @@ export function createSlackApp(core: Pick<Core, 'store' | 'access'> & { engine?:
   if (!engine) throw new Error("createSlackApp needs an engine: the core's, or opts.engine");
   const service = new SlackService({ core, engine, config, api, store, log, queue });
   registerListeners(app, service);
-  // a recovered delivery goes through Bolt again, acked to nobody (it is in the ledger already)
-  const replay = (raw: unknown) => app.processEvent({ body: raw as Record<string, unknown>, ack: async () => undefined });
-  const recover = (minIdleMs: number) => service.recoverOrphans(replay, minIdleMs).catch((e: unknown) => log.error({ err: e }, 'slack: recovering unanswered events failed'));
   app.error(async (e) => {
     log.error({ err: e }, 'slack: unhandled error in a listener');
   });
-  let pruneTimer: NodeJS.Timeout | null = null;
-  let sweepTimer: NodeJS.Timeout | null = null;
-  let leaseTimer: NodeJS.Timeout | null = null;
+  // an event recorded but not yet claimed is left to its receiver for half a period
+  const background = backgroundWork(store, service, app, opts.orphanSweep ?? { everyMs: s.recoverySweepMs, idleMs: s.recoverySweepMs / 2 }, log);
   return {
     app,
     service,
@@ -160,20 +194,9 @@ export function createSlackApp(core: Pick<Core, 'store' | 'access'> & { engine?:
       await checkBotToken(api, s.apiUrl);
       await api.ready();
       await app.init();
-      pruneTimer = setInterval(() => void store.prune().catch((e: unknown) => log.warn({ err: e }, 'slack: pruning the state failed; retried in an hour')), 3600_000);
-      pruneTimer.unref();
-      // questions a previous process took but never answered are answered now (in the background),
-      // and the sweep keeps doing so for those whose handling fails while this process lives
-      void recover(0);
-      // an event recorded but not yet claimed is left to its receiver for half a period
-      const sweep = opts.orphanSweep ?? { everyMs: s.recoverySweepMs, idleMs: s.recoverySweepMs / 2 };
-      sweepTimer = setInterval(() => void recover(sweep.idleMs), sweep.everyMs);
-      sweepTimer.unref();
-      // the claims of the questions being answered stay this process's while it lives
-      leaseTimer = setInterval(() => void store.renewClaims().catch((e: unknown) => log.warn({ err: e }, 'slack: renewing event claims failed; retried at the next period')), EVENT_LEASE_MS / 3);
-      leaseTimer.unref();
-      if (s.mode === 'http') {
-        const server = (await (receiver as HTTPReceiver).start({ port: s.port, host: s.host })) as Server;
+      background.start();
+      if (receiver instanceof HTTPReceiver) {
+        const server = (await receiver.start({ port: s.port, host: s.host })) as Server;
         const port = (server.address() as AddressInfo).port;
         log.info({ port, host: s.host, endpoint }, 'slack: HTTP receiver listening');
         return { port };
@@ -191,9 +214,7 @@ export function createSlackApp(core: Pick<Core, 'store' | 'access'> & { engine?:
       await service.drain();
     },
     async stop() {
-      if (pruneTimer) clearInterval(pruneTimer);
-      if (sweepTimer) clearInterval(sweepTimer);
-      if (leaseTimer) clearInterval(leaseTimer);
+      background.stop();
       await app.stop().catch(() => undefined);
       // answers in flight finish before the limiters that carry their last calls stop
       await service.drain(STOP_DRAIN_MS);

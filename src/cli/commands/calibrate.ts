@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { InvalidArgumentError, type Command } from 'commander';
 import { ANSWER_THRESHOLD, FEATURE_NAMES, featureVector, HIGH_CONFIDENCE } from '../../engine/answer/confidence.js';
 import { GATE_FEATURES } from '../../engine/gate.js';
@@ -15,6 +14,7 @@ import { leaveOneSetOut } from '../../eval/calibration.js';
 import { LOCAL } from '../../store/access.js';
 import { UserError } from '../../errors.js';
 import type { CliContext } from '../program.js';
+import { fittedGateSource, fittedSource, sourceFile } from './fitted-source.js';
 import { progressBar } from '../progress.js';
 import { parsePositiveInt } from './shared.js';
 import { evalEngine, withDatasetCore } from './eval.js';
@@ -182,41 +182,6 @@ function weightLines(model: LogisticModel, width: number): string[] {
   return [...model.features.map((f, i) => `  ${f.padEnd(width)}${model.weights[i]!.toFixed(3).padStart(8)}`), `  ${'bias'.padEnd(width)}${model.bias.toFixed(3).padStart(8)}`];
 }
 
-const numbers = (xs: readonly number[]) => `[${xs.map((x) => Number(x.toPrecision(6))).join(', ')}]`;
-const tsObject = (o: object) =>
-  JSON.stringify(o, null, 4)
-    .replace(/\n}/, '\n  }')
-    .replace(/"(\w+)":/g, '$1:')
-    .replace(/"/g, "'");
-
-/** A fitted logistic model as TypeScript source (the `model:` entry of a fitted-constants file). */
-function modelLiteral(model: LogisticModel): string {
-  return `  model: {
-    features: [${model.features.map((f) => `'${f}'`).join(', ')}],
-    mean: ${numbers(model.mean)},
-    std: ${numbers(model.std)},
-    weights: ${numbers(model.weights)},
-    bias: ${Number(model.bias.toPrecision(6))},
-  },`;
-}
-
-function fittedSource(model: LogisticModel, fitted: { command: string; datasets: string[]; questions: number; cvFolds: number; cvEce: number; reader: string; date: string }): string {
-  return `// The fitted constants of the answer confidence (see confidence.ts). Written by \`ragask calibrate\`;
-// refit with the command in \`fitted.command\`, never by hand.
-import type { LogisticModel } from '../logistic.js';
-
-export interface FittedCalibration {
-  model: LogisticModel;
-  fitted: { command: string; datasets: string[]; questions: number; cvFolds: number; cvEce: number; reader: string; date: string };
-}
-
-export const CALIBRATION: FittedCalibration = {
-${modelLiteral(model)}
-  fitted: ${tsObject(fitted)},
-};
-`;
-}
-
 interface CalibrateOptions {
   dataset: string[];
   reportOn?: string[];
@@ -227,13 +192,6 @@ interface CalibrateOptions {
   gate?: boolean;
   maxStoppedRight: number;
   dump?: string;
-}
-
-/** Where a fitted-constants file of the engine lives in a source checkout. */
-function sourceFile(...parts: string[]): string {
-  const file = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'src', 'engine', ...parts);
-  if (!fs.existsSync(file)) throw new UserError(`${file} is missing: --write needs a source checkout of ragask`);
-  return file;
 }
 
 function commandLine(opts: CalibrateOptions): string {
@@ -341,25 +299,6 @@ async function calibrateGate(ctx: CliContext, cmd: Command, opts: CalibrateOptio
     fs.writeFileSync(file, fittedGateSource(model, threshold, fitted));
     process.stderr.write(`ragask: wrote ${file}; run \`npm run build\` to use it\n`);
   }
-}
-
-function fittedGateSource(model: LogisticModel, threshold: number, fitted: object): string {
-  return `// The fitted constants of the hop gate (see gate.ts). Written by \`ragask calibrate --gate\`; refit with
-// the command in \`fitted.command\`, never by hand.
-import type { LogisticModel } from './logistic.js';
-
-export interface FittedGate {
-  model: LogisticModel;
-  threshold: number;
-  fitted: { command: string; datasets: string[]; checks: number; cvFolds: number; stoppedWrong: number; stoppedRight: number; date: string };
-}
-
-export const GATE: FittedGate = {
-${modelLiteral(model)}
-  threshold: ${threshold},
-  fitted: ${tsObject(fitted)},
-};
-`;
 }
 
 export function register(program: Command, ctx: CliContext): void {
