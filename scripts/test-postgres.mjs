@@ -26,7 +26,9 @@ export function ensureVenv(log = (m) => process.stderr.write(`${m}\n`)) {
   log(`[postgres] installing ${PGSERVER} (PostgreSQL 16 + pgvector) into .venv-pg/`);
   fs.rmSync(VENV, { recursive: true, force: true });
   execFileSync('python3', ['-m', 'venv', VENV], { stdio: ['ignore', 'ignore', 'inherit'] });
-  execFileSync(path.join(VENV, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', PGSERVER], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(path.join(VENV, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', PGSERVER], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   return python;
 }
 
@@ -35,7 +37,15 @@ const quiet = { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PYTHON
 /** Starts a server with its data in `dir` (kept running after this returns); returns its URL. */
 export function startServer(dir) {
   const py = ensureVenv();
-  const out = execFileSync(py, ['-c', 'import sys, pgserver; print(pgserver.get_server(sys.argv[1], cleanup_mode=None).get_uri())', dir], quiet).toString().trim().split('\n').at(-1);
+  const out = execFileSync(
+    py,
+    ['-c', 'import sys, pgserver; print(pgserver.get_server(sys.argv[1], cleanup_mode=None).get_uri())', dir],
+    quiet,
+  )
+    .toString()
+    .trim()
+    .split('\n')
+    .at(-1);
   if (!out?.startsWith('postgresql://')) throw new Error(`pgserver printed no URL: ${out}`);
   return out;
 }
@@ -43,7 +53,11 @@ export function startServer(dir) {
 /** Stops the server of `dir` and deletes its folder. */
 export function stopServer(dir) {
   if (!fs.existsSync(python)) return;
-  execFileSync(python, ['-c', "import sys, pgserver; pgserver.get_server(sys.argv[1], cleanup_mode='delete')", dir], quiet);
+  execFileSync(
+    python,
+    ['-c', "import sys, pgserver; pgserver.get_server(sys.argv[1], cleanup_mode='delete')", dir],
+    quiet,
+  );
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -45,23 +45,37 @@ const fail = (msg) => {
   process.exit(1);
 };
 for (const need of ['reader-squad11', 'hotpotqa-train-100', 'musique-100']) {
-  if (!fs.existsSync(path.join(data, need))) fail(`--data ${data}: no ${need}/ folder; point --data at the shared datasets folder`);
+  if (!fs.existsSync(path.join(data, need)))
+    fail(`--data ${data}: no ${need}/ folder; point --data at the shared datasets folder`);
 }
 const upstream = path.join(out, 'upstream');
-const fetched = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'fetch-models.mjs'), `--upstream-to=${upstream}`], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+const fetched = spawnSync(
+  process.execPath,
+  [path.join(ROOT, 'scripts', 'fetch-models.mjs'), `--upstream-to=${upstream}`],
+  { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' },
+);
 if (fetched.status !== 0) fail('could not fetch the upstream all-MiniLM-L6-v2 weights (see above)');
 const python = fetched.stdout.trim().split('\n').pop();
 const script = path.join(ROOT, 'scripts', 'train_reader.py');
 const common = ['--base', upstream, '--data', data, '--out', out, '--threads', String(os.availableParallelism())];
 const runPhase = (args, checkpoint) => {
   const r = spawnSync(python, [script, ...common, '--checkpoint', checkpoint, ...args], { stdio: 'inherit' });
-  if (r.status !== 0) fail(`scripts/train_reader.py exited with ${r.status}; rerun the same command to resume from ${checkpoint}`);
+  if (r.status !== 0)
+    fail(`scripts/train_reader.py exited with ${r.status}; rerun the same command to resume from ${checkpoint}`);
 };
 // Phase 1: every training set as it is (2 epochs). Phase 2: multi-passage reading, from phase 1's weights.
 const phase1 = path.join(out, 'phase1.pt');
-const ship = ['--golden', path.join(ROOT, 'test', 'fixtures', 'reader-golden.json'), '--package', path.join(ROOT, 'models', 'reader-minilm')];
+const ship = [
+  '--golden',
+  path.join(ROOT, 'test', 'fixtures', 'reader-golden.json'),
+  '--package',
+  path.join(ROOT, 'models', 'reader-minilm'),
+];
 runPhase(['--phase', '1', '--epochs', '2', '--lr', '6e-5', ...(withPhase2 ? ['--no-export'] : ship), ...argv], phase1);
 if (withPhase2) {
-  runPhase(['--phase', '2', '--init-from', phase1, '--epochs', '1', '--lr', '3e-5', ...ship, ...argv], path.join(out, 'phase2.pt'));
+  runPhase(
+    ['--phase', '2', '--init-from', phase1, '--epochs', '1', '--lr', '3e-5', ...ship, ...argv],
+    path.join(out, 'phase2.pt'),
+  );
 }
 process.stderr.write('[train-reader] done: models/reader-minilm and test/fixtures/reader-golden.json\n');

@@ -27,7 +27,11 @@ function setting<T extends z.ZodType>(schema: T, form: string, doc: string, feat
 }
 
 export const SETTINGS = {
-  RAGASK_DATA_DIR: setting(z.string().min(1).default('data'), 'a folder path', 'Folder holding the SQLite store (ragask.db) and the HNSW index.'),
+  RAGASK_DATA_DIR: setting(
+    z.string().min(1).default('data'),
+    'a folder path',
+    'Folder holding the SQLite store (ragask.db) and the HNSW index.',
+  ),
   RAGASK_DATABASE_URL: setting(
     z
       .string()
@@ -36,7 +40,11 @@ export const SETTINGS = {
     'a postgres:// or postgresql:// URL',
     'Store everything in this PostgreSQL database (pgvector 0.5 or newer) instead of RAGASK_DATA_DIR: documents, vectors (an HNSW index in pgvector), full-text search and the Slack state, shared by every replica. Empty: the embedded SQLite store.',
   ),
-  RAGASK_MODELS_DIR: setting(z.string().min(1).default('models'), 'a folder path', 'Folder holding the ONNX models (filled by `npm run models`).'),
+  RAGASK_MODELS_DIR: setting(
+    z.string().min(1).default('models'),
+    'a folder path',
+    'Folder holding the ONNX models (filled by `npm run models`).',
+  ),
   RAGASK_MODEL: setting(
     z
       .string()
@@ -45,7 +53,11 @@ export const SETTINGS = {
     'a model folder name under RAGASK_MODELS_DIR',
     'Sentence-embedding BERT used for windows and queries.',
   ),
-  RAGASK_MODEL_VARIANT: setting(z.enum(['fp32', 'int8']).default('int8'), 'fp32 or int8', 'Which ONNX export of the model to run (see BENCHMARKS.md for speed and recall of each).'),
+  RAGASK_MODEL_VARIANT: setting(
+    z.enum(['fp32', 'int8']).default('int8'),
+    'fp32 or int8',
+    'Which ONNX export of the model to run (see BENCHMARKS.md for speed and recall of each).',
+  ),
   RAGASK_MLM_MODEL: setting(
     z
       .string()
@@ -62,17 +74,57 @@ export const SETTINGS = {
     'a model folder name under RAGASK_MODELS_DIR',
     'Extractive reader that reads the short answer off the evidence (ships with ragask; `npm run train-reader` rebuilds it).',
   ),
-  RAGASK_READER_VARIANT: setting(z.enum(['fp32', 'int8']).default('int8'), 'fp32 or int8', 'Which ONNX export of the reader to run (only int8 ships; fp32 exists after `npm run train-reader`).'),
-  RAGASK_READER_PASSAGES: setting(int(1, 20).default(ENGINE_DEFAULTS.readerPassages), 'an integer from 1 to 20', 'Passages of the final evidence the reader reads for the answer.'),
-  RAGASK_THREADS: setting(int(1, 256).default(Math.max(1, Math.min(4, os.availableParallelism()))), 'an integer from 1 to 256', 'onnxruntime intra-op threads for the encoder.'),
-  RAGASK_WINDOW_TOKENS: setting(int(8, 256).default(50), 'an integer from 8 to 256', 'Size of a rerank window in word-piece tokens.'),
-  RAGASK_WINDOW_OVERLAP: setting(int(0, 200).default(10), 'an integer from 0 to 200, below RAGASK_WINDOW_TOKENS', 'Tokens shared by consecutive windows of a chunk.'),
-  RAGASK_CHUNK_MAX_TOKENS: setting(int(16, 2000).default(200), 'an integer from 16 to 2000', 'Longest chunk; a longer paragraph is split at sentence boundaries.'),
-  RAGASK_MAX_FILE_MB: setting(num(0.001, 10_000).default(50), 'a number of megabytes from 0.001 to 10000', 'Files larger than this are refused at ingest.'),
+  RAGASK_READER_VARIANT: setting(
+    z.enum(['fp32', 'int8']).default('int8'),
+    'fp32 or int8',
+    'Which ONNX export of the reader to run (only int8 ships; fp32 exists after `npm run train-reader`).',
+  ),
+  RAGASK_READER_PASSAGES: setting(
+    int(1, 20).default(ENGINE_DEFAULTS.readerPassages),
+    'an integer from 1 to 20',
+    'Passages of the final evidence the reader reads for the answer.',
+  ),
+  RAGASK_THREADS: setting(
+    int(1, 256).default(Math.max(1, Math.min(4, os.availableParallelism()))),
+    'an integer from 1 to 256',
+    'onnxruntime intra-op threads for the encoder.',
+  ),
+  RAGASK_WINDOW_TOKENS: setting(
+    int(8, 256).default(50),
+    'an integer from 8 to 256',
+    'Size of a rerank window in word-piece tokens.',
+  ),
+  RAGASK_WINDOW_OVERLAP: setting(
+    int(0, 200).default(10),
+    'an integer from 0 to 200, below RAGASK_WINDOW_TOKENS',
+    'Tokens shared by consecutive windows of a chunk.',
+  ),
+  RAGASK_CHUNK_MAX_TOKENS: setting(
+    int(16, 2000).default(200),
+    'an integer from 16 to 2000',
+    'Longest chunk; a longer paragraph is split at sentence boundaries.',
+  ),
+  RAGASK_MAX_FILE_MB: setting(
+    num(0.001, 10_000).default(50),
+    'a number of megabytes from 0.001 to 10000',
+    'Files larger than this are refused at ingest.',
+  ),
   RAGASK_HNSW_M: setting(int(4, 128).default(16), 'an integer from 4 to 128', 'HNSW graph degree (M).'),
-  RAGASK_HNSW_EF_CONSTRUCTION: setting(int(10, 2000).default(200), 'an integer from 10 to 2000', 'HNSW efConstruction (build-time candidate list).'),
-  RAGASK_HNSW_EF_SEARCH: setting(int(10, 2000).default(128), 'an integer from 10 to 2000', 'HNSW efSearch (query-time candidate list).'),
-  RAGASK_MAX_HOPS: setting(int(1, 5).default(ENGINE_DEFAULTS.maxHops), 'an integer from 1 to 5', 'Most retrieval hops per question.'),
+  RAGASK_HNSW_EF_CONSTRUCTION: setting(
+    int(10, 2000).default(200),
+    'an integer from 10 to 2000',
+    'HNSW efConstruction (build-time candidate list).',
+  ),
+  RAGASK_HNSW_EF_SEARCH: setting(
+    int(10, 2000).default(128),
+    'an integer from 10 to 2000',
+    'HNSW efSearch (query-time candidate list).',
+  ),
+  RAGASK_MAX_HOPS: setting(
+    int(1, 5).default(ENGINE_DEFAULTS.maxHops),
+    'an integer from 1 to 5',
+    'Most retrieval hops per question.',
+  ),
   RAGASK_COHERENCE_THRESHOLD: setting(
     num(0, 1).default(ENGINE_DEFAULTS.coherenceThreshold),
     'a number from 0 to 1',
@@ -83,16 +135,36 @@ export const SETTINGS = {
     'when-useful or always',
     'When a likely wrong next hop stops the chain, ask a person only when no short answer stands and a suggestion is likely to help (when-useful), or at every such stop (always).',
   ),
-  RAGASK_RERANK_TOP_K: setting(int(1, 50).default(ENGINE_DEFAULTS.rerankTopK), 'an integer from 1 to 50', 'Snippets kept per hop after window reranking.'),
-  RAGASK_DENSITY_WEIGHT: setting(num(0, 1).default(0), 'a number from 0 to 1', "Weight of a chunk's evidence density (entities, numbers, dates per word) in retrieval; 0 turns it off."),
-  RAGASK_RERANKER: setting(z.enum(['cosine', 'head']).default('cosine'), 'cosine or head', 'Window rerank score: BERT cosine, or the learned head from `ragask train-reranker`.'),
+  RAGASK_RERANK_TOP_K: setting(
+    int(1, 50).default(ENGINE_DEFAULTS.rerankTopK),
+    'an integer from 1 to 50',
+    'Snippets kept per hop after window reranking.',
+  ),
+  RAGASK_DENSITY_WEIGHT: setting(
+    num(0, 1).default(0),
+    'a number from 0 to 1',
+    "Weight of a chunk's evidence density (entities, numbers, dates per word) in retrieval; 0 turns it off.",
+  ),
+  RAGASK_RERANKER: setting(
+    z.enum(['cosine', 'head']).default('cosine'),
+    'cosine or head',
+    'Window rerank score: BERT cosine, or the learned head from `ragask train-reranker`.',
+  ),
   RAGASK_HOP_BUDGET_MS: setting(
     int(10, 60_000).default(ENGINE_DEFAULTS.hopBudgetMs),
     'an integer number of milliseconds from 10 to 60000',
     'Time budget of one hop; past it the hop returns its best-so-far marked incomplete.',
   ),
-  RAGASK_TOTAL_BUDGET_MS: setting(int(10, 600_000).default(ENGINE_DEFAULTS.totalBudgetMs), 'an integer number of milliseconds from 10 to 600000', 'Time budget of a whole question.'),
-  RAGASK_QUERY_CACHE_TTL_S: setting(int(0, 30 * 86400).default(3600), 'an integer number of seconds from 0 (off) to 2592000', 'How long a (query, hop) retrieval result is reused.'),
+  RAGASK_TOTAL_BUDGET_MS: setting(
+    int(10, 600_000).default(ENGINE_DEFAULTS.totalBudgetMs),
+    'an integer number of milliseconds from 10 to 600000',
+    'Time budget of a whole question.',
+  ),
+  RAGASK_QUERY_CACHE_TTL_S: setting(
+    int(0, 30 * 86400).default(3600),
+    'an integer number of seconds from 0 (off) to 2592000',
+    'How long a (query, hop) retrieval result is reused.',
+  ),
   RAGASK_DEFAULT_SCOPE: setting(
     z
       .string()
@@ -150,9 +222,24 @@ export const SETTINGS = {
     'Signing secret of the Slack app (Basic Information page); needed for HTTP mode.',
     'slack',
   ),
-  RAGASK_SLACK_MODE: setting(z.enum(['socket', 'http']).default('socket'), 'socket or http', 'Socket Mode (no public URL; default) or HTTP Events API (behind a load balancer).', 'slack'),
-  RAGASK_SLACK_PORT: setting(int(0, 65535).default(3000), 'a port number from 0 to 65535', 'Port of the HTTP receiver (HTTP mode).', 'slack'),
-  RAGASK_SLACK_HOST: setting(z.string().min(1).default('0.0.0.0'), 'a host name or IP address to listen on', 'Address the HTTP receiver listens on (HTTP mode).', 'slack'),
+  RAGASK_SLACK_MODE: setting(
+    z.enum(['socket', 'http']).default('socket'),
+    'socket or http',
+    'Socket Mode (no public URL; default) or HTTP Events API (behind a load balancer).',
+    'slack',
+  ),
+  RAGASK_SLACK_PORT: setting(
+    int(0, 65535).default(3000),
+    'a port number from 0 to 65535',
+    'Port of the HTTP receiver (HTTP mode).',
+    'slack',
+  ),
+  RAGASK_SLACK_HOST: setting(
+    z.string().min(1).default('0.0.0.0'),
+    'a host name or IP address to listen on',
+    'Address the HTTP receiver listens on (HTTP mode).',
+    'slack',
+  ),
   RAGASK_SLACK_API_URL: setting(
     z
       .string()
@@ -192,7 +279,12 @@ export const SETTINGS = {
     'Several `ragask serve` replicas: a Redis they share keeps the Slack rate limits global (bottleneck clustering) instead of per process. Empty: each process paces its own calls.',
     'slack',
   ),
-  RAGASK_STATE_TTL_H: setting(num(0.01, 24 * 90).default(24), 'a number of hours from 0.01 to 2160', 'How long suggested-hop buttons and thread context stay usable.', 'slack'),
+  RAGASK_STATE_TTL_H: setting(
+    num(0.01, 24 * 90).default(24),
+    'a number of hours from 0.01 to 2160',
+    'How long suggested-hop buttons and thread context stay usable.',
+    'slack',
+  ),
   RAGASK_LOG_LEVEL: setting(
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     'one of fatal, error, warn, info, debug, trace, silent',
@@ -203,7 +295,13 @@ export const SETTINGS = {
 export type SettingName = keyof typeof SETTINGS;
 
 // a Redis or PostgreSQL URL may carry a password
-const SECRET_SETTINGS = new Set<string>(['SLACK_BOT_TOKEN', 'SLACK_APP_TOKEN', 'SLACK_SIGNING_SECRET', 'RAGASK_REDIS_URL', 'RAGASK_DATABASE_URL']);
+const SECRET_SETTINGS = new Set<string>([
+  'SLACK_BOT_TOKEN',
+  'SLACK_APP_TOKEN',
+  'SLACK_SIGNING_SECRET',
+  'RAGASK_REDIS_URL',
+  'RAGASK_DATABASE_URL',
+]);
 type SettingValue<K extends SettingName> = z.output<(typeof SETTINGS)[K]['schema']>;
 export type Settings = { [K in SettingName]: SettingValue<K> };
 
@@ -277,7 +375,11 @@ function describe(raw: unknown): string {
  * Reads settings from `env` (process.env after dotenv) with `overrides` (CLI flags) on top.
  * Every failing setting is reported, each on its own line, before anything starts.
  */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Record<SettingName, unknown>> = {}, opts: { features?: readonly 'slack'[] } = {}): Config {
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: Partial<Record<SettingName, unknown>> = {},
+  opts: { features?: readonly 'slack'[] } = {},
+): Config {
   const values: Record<string, unknown> = {};
   const lines: string[] = [];
   for (const [name, def] of Object.entries(SETTINGS) as [SettingName, Setting<z.ZodType>][]) {
@@ -286,17 +388,31 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     const checked = !def.feature || (opts.features ?? []).includes(def.feature);
     const fromOverride = overrides[name];
     const raw = fromOverride !== undefined ? fromOverride : env[name];
-    const input = raw === undefined || (typeof raw === 'string' && raw.trim() === '' && name !== 'RAGASK_MLM_MODEL') ? undefined : typeof raw === 'string' ? raw.trim() : raw;
+    const input =
+      raw === undefined || (typeof raw === 'string' && raw.trim() === '' && name !== 'RAGASK_MLM_MODEL')
+        ? undefined
+        : typeof raw === 'string'
+          ? raw.trim()
+          : raw;
     const parsed = def.schema.safeParse(input);
     if (parsed.success) values[name] = parsed.data;
     else if (!checked) values[name] = def.schema.safeParse(undefined).data;
     // a secret is never echoed, not even when it is malformed
-    else lines.push(`${name}: must be ${def.form} (got ${SECRET_SETTINGS.has(name) ? `a value of ${String(raw).length} characters` : describe(raw)})`);
+    else
+      lines.push(
+        `${name}: must be ${def.form} (got ${SECRET_SETTINGS.has(name) ? `a value of ${String(raw).length} characters` : describe(raw)})`,
+      );
   }
   if (lines.length === 0) {
     const s = values as Settings;
-    if (s.RAGASK_WINDOW_OVERLAP >= s.RAGASK_WINDOW_TOKENS) lines.push(`RAGASK_WINDOW_OVERLAP: must be below RAGASK_WINDOW_TOKENS (${s.RAGASK_WINDOW_TOKENS}) (got ${s.RAGASK_WINDOW_OVERLAP})`);
-    if (s.RAGASK_TOTAL_BUDGET_MS < s.RAGASK_HOP_BUDGET_MS) lines.push(`RAGASK_TOTAL_BUDGET_MS: must be at least RAGASK_HOP_BUDGET_MS (${s.RAGASK_HOP_BUDGET_MS}) (got ${s.RAGASK_TOTAL_BUDGET_MS})`);
+    if (s.RAGASK_WINDOW_OVERLAP >= s.RAGASK_WINDOW_TOKENS)
+      lines.push(
+        `RAGASK_WINDOW_OVERLAP: must be below RAGASK_WINDOW_TOKENS (${s.RAGASK_WINDOW_TOKENS}) (got ${s.RAGASK_WINDOW_OVERLAP})`,
+      );
+    if (s.RAGASK_TOTAL_BUDGET_MS < s.RAGASK_HOP_BUDGET_MS)
+      lines.push(
+        `RAGASK_TOTAL_BUDGET_MS: must be at least RAGASK_HOP_BUDGET_MS (${s.RAGASK_HOP_BUDGET_MS}) (got ${s.RAGASK_TOTAL_BUDGET_MS})`,
+      );
   }
   if (lines.length) throw new ConfigError(lines);
   const s = values as Settings;
@@ -349,7 +465,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   };
 }
 
-const CREATE_APP_HINT = 'create the Slack app from manifest.yml (https://api.slack.com/apps → Create New App → From an app manifest), install it to your workspace, and put the value in .env';
+const CREATE_APP_HINT =
+  'create the Slack app from manifest.yml (https://api.slack.com/apps → Create New App → From an app manifest), install it to your workspace, and put the value in .env';
 
 /**
  * The Slack settings `ragask serve` needs for its mode, each missing one on its own line saying where
@@ -360,14 +477,29 @@ export function checkSlackConfig(config: Config): void {
   const need = (name: SettingName, present: boolean, where: string) => {
     if (!present) lines.push(`${name}: missing; ${where}; ${CREATE_APP_HINT}`);
   };
-  need('SLACK_BOT_TOKEN', !!config.slack.botToken, "the Bot User OAuth Token (xoxb-…) from the app's OAuth & Permissions page");
+  need(
+    'SLACK_BOT_TOKEN',
+    !!config.slack.botToken,
+    "the Bot User OAuth Token (xoxb-…) from the app's OAuth & Permissions page",
+  );
   if (config.slack.mode === 'socket')
-    need('SLACK_APP_TOKEN', !!config.slack.appToken, 'an app-level token (xapp-…) with connections:write from Basic Information → App-Level Tokens (or set RAGASK_SLACK_MODE=http)');
-  else need('SLACK_SIGNING_SECRET', !!config.slack.signingSecret, 'the Signing Secret from Basic Information → App Credentials');
+    need(
+      'SLACK_APP_TOKEN',
+      !!config.slack.appToken,
+      'an app-level token (xapp-…) with connections:write from Basic Information → App-Level Tokens (or set RAGASK_SLACK_MODE=http)',
+    );
+  else
+    need(
+      'SLACK_SIGNING_SECRET',
+      !!config.slack.signingSecret,
+      'the Signing Secret from Basic Information → App Credentials',
+    );
   if (lines.length) throw new ConfigError(lines);
 }
 
 /** Secret values of a config, to scrub from logs. */
 export function secretsOf(config: Config): string[] {
-  return [config.slack.botToken, config.slack.appToken, config.slack.signingSecret, config.slack.redisUrl].filter((x): x is string => !!x);
+  return [config.slack.botToken, config.slack.appToken, config.slack.signingSecret, config.slack.redisUrl].filter(
+    (x): x is string => !!x,
+  );
 }

@@ -81,8 +81,15 @@ export async function openStoreCore(config: Config, log: Logger = silentLogger):
 }
 
 /** Where the configured store is (embedded folder or PostgreSQL, and its schema) and its index settings. */
-export function storeSettingsOf(config: Config): Pick<OpenStoreOptions, 'dataDir' | 'databaseUrl' | 'pgSchema' | 'hnsw'> {
-  return { dataDir: config.dataDir, databaseUrl: config.databaseUrl, hnsw: config.hnsw, ...(config.databaseSchema ? { pgSchema: config.databaseSchema } : {}) };
+export function storeSettingsOf(
+  config: Config,
+): Pick<OpenStoreOptions, 'dataDir' | 'databaseUrl' | 'pgSchema' | 'hnsw'> {
+  return {
+    dataDir: config.dataDir,
+    databaseUrl: config.databaseUrl,
+    hnsw: config.hnsw,
+    ...(config.databaseSchema ? { pgSchema: config.databaseSchema } : {}),
+  };
 }
 
 export interface OpenCoreOptions {
@@ -91,7 +98,12 @@ export interface OpenCoreOptions {
 }
 
 export async function openCore(config: Config, log: Logger = silentLogger, opts: OpenCoreOptions = {}): Promise<Core> {
-  const encoder = await Encoder.load({ modelsDir: config.modelsDir, model: config.model, variant: config.modelVariant, threads: config.threads });
+  const encoder = await Encoder.load({
+    modelsDir: config.modelsDir,
+    model: config.model,
+    variant: config.modelVariant,
+    threads: config.threads,
+  });
   let store: Store;
   let mlm: MaskedLM | null = null;
   let reader: Reader | null = null;
@@ -102,8 +114,14 @@ export async function openCore(config: Config, log: Logger = silentLogger, opts:
   };
   let scorer: WindowScorer = cosineScorer;
   try {
-    if (config.mlmModel) mlm = await MaskedLM.load({ modelsDir: config.modelsDir, model: config.mlmModel, threads: config.threads });
-    reader = await Reader.load({ modelsDir: config.modelsDir, model: config.readerModel, variant: config.readerVariant, threads: config.threads });
+    if (config.mlmModel)
+      mlm = await MaskedLM.load({ modelsDir: config.modelsDir, model: config.mlmModel, threads: config.threads });
+    reader = await Reader.load({
+      modelsDir: config.modelsDir,
+      model: config.readerModel,
+      variant: config.readerVariant,
+      threads: config.threads,
+    });
     store = await openStore({
       ...storeSettingsOf(config),
       model: encoder.id,
@@ -126,9 +144,17 @@ export async function openCore(config: Config, log: Logger = silentLogger, opts:
   }
   const retriever = new Retriever({ store, encoder, scorer, densityWeight: config.densityWeight });
   const queryCache = new QueryCache(store, config.queryCacheTtlS);
-  const decomposer = new Decomposer({ store, mlm, windowsOfDoc: (id) => retriever.windowsOfDoc(id), windowsOfChunks: (ids) => retriever.windowVectors(ids) });
+  const decomposer = new Decomposer({
+    store,
+    mlm,
+    windowsOfDoc: (id) => retriever.windowsOfDoc(id),
+    windowsOfChunks: (ids) => retriever.windowVectors(ids),
+  });
   const access = new AccessResolver(store);
-  const engine = new HopEngine({ retriever, decomposer, encoder, reader, access, queryCache, log }, engineSettings(config));
+  const engine = new HopEngine(
+    { retriever, decomposer, encoder, reader, access, queryCache, log },
+    engineSettings(config),
+  );
   return {
     config,
     log,

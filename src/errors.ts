@@ -7,7 +7,15 @@
  *  - store_corrupt / store_version: the store cannot be read, or is newer than this code
  *  - database_unreachable: RAGASK_DATABASE_URL does not answer
  */
-export type ErrorCode = 'user_error' | 'config' | 'model_missing' | 'model_mismatch' | 'not_built' | 'store_corrupt' | 'store_version' | 'database_unreachable';
+export type ErrorCode =
+  | 'user_error'
+  | 'config'
+  | 'model_missing'
+  | 'model_mismatch'
+  | 'not_built'
+  | 'store_corrupt'
+  | 'store_version'
+  | 'database_unreachable';
 
 /**
  * An error meant for a person: one line that names the file, line or setting and says what to do.

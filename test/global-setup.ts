@@ -46,7 +46,10 @@ async function startPostgres(): Promise<{ url: string; skip: string; stop: () =>
   // pgserver runs the server as its own user when started by root: it must reach the folder
   fs.chmodSync(dir, 0o755);
   // @ts-expect-error: a plain ESM script without types
-  const pgserver = (await import('../scripts/test-postgres.mjs')) as { startServer(dir: string): string; stopServer(dir: string): void };
+  const pgserver = (await import('../scripts/test-postgres.mjs')) as {
+    startServer(dir: string): string;
+    stopServer(dir: string): void;
+  };
   try {
     const url = pgserver.startServer(dir);
     await reachable(url);

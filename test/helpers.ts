@@ -19,14 +19,26 @@ export function tempDir(prefix = 'ragask-test-'): string {
  * a fake clock.
  */
 export function testConfig(dataDir: string, overrides: Partial<Record<SettingName, unknown>> = {}): Config {
-  return loadConfig({}, { RAGASK_DATA_DIR: dataDir, RAGASK_MODELS_DIR: path.join(ROOT, 'models'), RAGASK_THREADS: 1, RAGASK_HOP_BUDGET_MS: 60_000, RAGASK_TOTAL_BUDGET_MS: 600_000, ...overrides });
+  return loadConfig(
+    {},
+    {
+      RAGASK_DATA_DIR: dataDir,
+      RAGASK_MODELS_DIR: path.join(ROOT, 'models'),
+      RAGASK_THREADS: 1,
+      RAGASK_HOP_BUDGET_MS: 60_000,
+      RAGASK_TOTAL_BUDGET_MS: 600_000,
+      ...overrides,
+    },
+  );
 }
 
 import { openCore, type Core } from '../src/core.js';
 import { ingest } from '../src/ingest/ingest.js';
 
 /** A core on a fresh store holding the sample corpus (real model, real SQLite and HNSW). */
-export async function sampleCore(overrides: Partial<Record<SettingName, unknown>> = {}): Promise<{ core: Core; dir: string; cleanup: () => Promise<void> }> {
+export async function sampleCore(
+  overrides: Partial<Record<SettingName, unknown>> = {},
+): Promise<{ core: Core; dir: string; cleanup: () => Promise<void> }> {
   const dir = tempDir();
   const config = testConfig(dir, { RAGASK_QUERY_CACHE_TTL_S: 0, ...overrides });
   const core = await openCore(config);
@@ -42,7 +54,10 @@ export async function sampleCore(overrides: Partial<Record<SettingName, unknown>
 }
 
 /** A store in `dataDir` holding the sample corpus, closed again (for processes that open it themselves). */
-export async function ingestSample(dataDir: string, overrides: Partial<Record<SettingName, unknown>> = {}): Promise<void> {
+export async function ingestSample(
+  dataDir: string,
+  overrides: Partial<Record<SettingName, unknown>> = {},
+): Promise<void> {
   const config = testConfig(dataDir, overrides);
   const core = await openCore(config);
   try {

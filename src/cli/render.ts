@@ -32,7 +32,9 @@ export function renderAnswer(r: EngineResult, k: number): string {
     for (const s of a.leads) out.push(`  - "${s.text}"`, `    ${cite(s)}`);
     out.push(confidence);
   } else {
-    out.push(`Answer: ${a.value}${a.status === 'conflicting' ? '  (but another source reads differently, below)' : ''}`);
+    out.push(
+      `Answer: ${a.value}${a.status === 'conflicting' ? '  (but another source reads differently, below)' : ''}`,
+    );
     if (a.sentence) out.push(`  "${a.sentence}"`);
     if (a.source) out.push(`  ${cite(a.source)}`);
     out.push(confidence);
@@ -62,7 +64,8 @@ export function renderAnswer(r: EngineResult, k: number): string {
   }
   if (r.evidence.length) {
     out.push('', 'Evidence:');
-    for (const [i, s] of r.evidence.slice(0, k).entries()) out.push(`  [${i + 1}] ${s.score.toFixed(3)} "${s.text}"`, `      ${cite(s)}`);
+    for (const [i, s] of r.evidence.slice(0, k).entries())
+      out.push(`  [${i + 1}] ${s.score.toFixed(3)} "${s.text}"`, `      ${cite(s)}`);
   }
   out.push(
     '',
@@ -71,7 +74,9 @@ export function renderAnswer(r: EngineResult, k: number): string {
   if (r.suggestions.length) {
     out.push('Suggested next hops (continue with `--continue N` on the same question):');
     for (const [i, s] of r.suggestions.entries()) {
-      out.push(`  ${i + 1}) ${suggestionLabel(s)}  [score ${s.score.toFixed(2)}, coherence ${s.coherence.cosine.toFixed(2)}, P(right) ${s.coherence.pRight?.toFixed(2) ?? '—'}]  → ${s.query}`);
+      out.push(
+        `  ${i + 1}) ${suggestionLabel(s)}  [score ${s.score.toFixed(2)}, coherence ${s.coherence.cosine.toFixed(2)}, P(right) ${s.coherence.pRight?.toFixed(2) ?? '—'}]  → ${s.query}`,
+      );
     }
   }
   return out.join('\n');
@@ -95,8 +100,13 @@ function traceHop(h: HopState): string[] {
   ];
   h.snippets.forEach((s, i) => {
     const ref = h.retrieved.find((x) => x.chunkId === s.chunkId);
-    const scores = ref ? `score ${ref.score.toFixed(3)} = rerank ${ref.rerank.toFixed(3)}, dense ${ref.dense?.toFixed(3) ?? '—'}, bm25 ${ref.bm25?.toFixed(2) ?? '—'}` : `score ${s.score.toFixed(3)}`;
-    out.push(`    ${i + 1}. [${scores}] ${citationLabel(s.citation)}`, `       "${s.text.length > 220 ? `${s.text.slice(0, 217)}…` : s.text}"`);
+    const scores = ref
+      ? `score ${ref.score.toFixed(3)} = rerank ${ref.rerank.toFixed(3)}, dense ${ref.dense?.toFixed(3) ?? '—'}, bm25 ${ref.bm25?.toFixed(2) ?? '—'}`
+      : `score ${s.score.toFixed(3)}`;
+    out.push(
+      `    ${i + 1}. [${scores}] ${citationLabel(s.citation)}`,
+      `       "${s.text.length > 220 ? `${s.text.slice(0, 217)}…` : s.text}"`,
+    );
   });
   if (h.candidates.length) {
     out.push('  bridge candidates:');
@@ -117,7 +127,13 @@ function traceHop(h: HopState): string[] {
 
 /** The stable machine-readable shape of `ragask ask --json`. */
 export function answerJson(r: EngineResult, k: number) {
-  const snippet = (s: Snippet, i?: number) => ({ ...(i === undefined ? {} : { rank: i + 1 }), score: round(s.score), snippet: s.text, chunk_id: s.chunkId, citation: s.citation });
+  const snippet = (s: Snippet, i?: number) => ({
+    ...(i === undefined ? {} : { rank: i + 1 }),
+    score: round(s.score),
+    snippet: s.text,
+    chunk_id: s.chunkId,
+    citation: s.citation,
+  });
   return {
     question: r.question,
     answer: {
@@ -128,19 +144,42 @@ export function answerJson(r: EngineResult, k: number) {
       source: r.answer.source ? snippet(r.answer.source) : null,
       span: r.answer.span,
       comparison: r.answer.comparison
-        ? { attribute: r.answer.comparison.attribute, options: r.answer.comparison.options.map((o) => ({ entity: o.entity, value: o.value, source: o.snippet ? snippet(o.snippet) : null })) }
+        ? {
+            attribute: r.answer.comparison.attribute,
+            options: r.answer.comparison.options.map((o) => ({
+              entity: o.entity,
+              value: o.value,
+              source: o.snippet ? snippet(o.snippet) : null,
+            })),
+          }
         : null,
       reading: r.answer.reading,
-      confidence: { score: round(r.answer.confidence.score), label: r.answer.confidence.label, reasons: r.answer.confidence.reasons },
-      conflicts: r.answer.conflicts.map((c) => ({ attribute: c.attribute, values: c.values.map((v) => ({ value: v.value, ...snippet(v.snippet) })) })),
+      confidence: {
+        score: round(r.answer.confidence.score),
+        label: r.answer.confidence.label,
+        reasons: r.answer.confidence.reasons,
+      },
+      conflicts: r.answer.conflicts.map((c) => ({
+        attribute: c.attribute,
+        values: c.values.map((v) => ({ value: v.value, ...snippet(v.snippet) })),
+      })),
       alternatives: r.answer.alternatives.map((v) => ({ value: v.value, ...snippet(v.snippet) })),
       leads: r.answer.leads.map((s) => snippet(s)),
     },
-    chain: r.hops.map((h) => ({ hop: h.hop, bridge: h.bridge, snippet: h.snippets[0] ? snippet(h.snippets[0]) : null })),
+    chain: r.hops.map((h) => ({
+      hop: h.hop,
+      bridge: h.bridge,
+      snippet: h.snippets[0] ? snippet(h.snippets[0]) : null,
+    })),
     evidence: r.evidence.slice(0, k).map((s, i) => snippet(s, i)),
     stop_reason: r.stopReason,
     incomplete: r.incomplete ?? false,
-    suggestions: r.suggestions.map((s) => ({ entity: s.entity, query: s.query, score: round(s.score), coherence: round(s.coherence.cosine) })),
+    suggestions: r.suggestions.map((s) => ({
+      entity: s.entity,
+      query: s.query,
+      score: round(s.score),
+      coherence: round(s.coherence.cosine),
+    })),
     hops: r.hops,
     timings_ms: { total: round(r.timings.totalMs, 1), read: round(r.timings.readMs ?? 0, 1) },
   };

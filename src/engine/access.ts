@@ -12,7 +12,12 @@ export interface ResolvedAccess {
   allowDoc(docId: number): boolean;
 }
 
-const ALL_ACCESS: ResolvedAccess = { context: { kind: 'local' }, scopeKey: 'local', allowedDocs: null, allowDoc: () => true };
+const ALL_ACCESS: ResolvedAccess = {
+  context: { kind: 'local' },
+  scopeKey: 'local',
+  allowedDocs: null,
+  allowDoc: () => true,
+};
 
 /**
  * Resolves an asker's context to the documents it may see, from the scopes stored with the

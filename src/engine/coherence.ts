@@ -34,7 +34,11 @@ function cos(a: Float32Array, b: Float32Array): number {
 }
 
 /** The geometry of a step from the current to the next query, before the gate decides on it. */
-export function stepGeometry(current: Float32Array, next: Float32Array, evidence: Float32Array | null): Pick<Coherence, 'cosine' | 'directional' | 'drift'> {
+export function stepGeometry(
+  current: Float32Array,
+  next: Float32Array,
+  evidence: Float32Array | null,
+): Pick<Coherence, 'cosine' | 'directional' | 'drift'> {
   const cosine = dot(current, next);
   const directional = evidence ? cos(sub(next, current), sub(evidence, current)) : 1;
   const drift = evidence ? dot(current, evidence) - cosine : 0;
@@ -45,7 +49,20 @@ export function stepGeometry(current: Float32Array, next: Float32Array, evidence
  * The coherence check between hops: the next query must stay close to the current one (cosine at
  * or above the threshold) and the gate must think the next hop likely right.
  */
-export function coherenceOf(geometry: Pick<Coherence, 'cosine' | 'directional' | 'drift'>, threshold: number, pRight: number | null, gateThreshold: number | null, gateFeatures?: number[]): Coherence {
+export function coherenceOf(
+  geometry: Pick<Coherence, 'cosine' | 'directional' | 'drift'>,
+  threshold: number,
+  pRight: number | null,
+  gateThreshold: number | null,
+  gateFeatures?: number[],
+): Coherence {
   const gateOk = pRight === null || gateThreshold === null || pRight >= gateThreshold;
-  return { ...geometry, pRight, gateThreshold, ...(gateFeatures ? { gateFeatures } : {}), passed: geometry.cosine >= threshold && gateOk, threshold };
+  return {
+    ...geometry,
+    pRight,
+    gateThreshold,
+    ...(gateFeatures ? { gateFeatures } : {}),
+    passed: geometry.cosine >= threshold && gateOk,
+    threshold,
+  };
 }

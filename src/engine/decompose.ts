@@ -73,9 +73,19 @@ export function plausibleEntity(e: string): boolean {
   if (t.length < 2 || t.length > 80) return false;
   if (!/\p{L}/u.test(t)) return false;
   if (isStopword(t)) return false;
-  if (/^(?:\d+(?:[.,]\d+)?\s*)?(?:°?[CFK]|%|mm|cm|km|kg|g|ms|s|min|h|V|mA|A|W|kW|kWh|MHz|GHz|Hz|dB|dBm|µg\/m³|mg\/L)$/u.test(t)) return false;
+  if (
+    /^(?:\d+(?:[.,]\d+)?\s*)?(?:°?[CFK]|%|mm|cm|km|kg|g|ms|s|min|h|V|mA|A|W|kW|kWh|MHz|GHz|Hz|dB|dBm|µg\/m³|mg\/L)$/u.test(
+      t,
+    )
+  )
+    return false;
   if (/^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?(?:\s+\d{1,4})?$/i.test(t)) return false;
-  if (/^(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|yesterday|tomorrow|minutes?|hours?|days?|weeks?|months?|years?)$/i.test(t)) return false;
+  if (
+    /^(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|yesterday|tomorrow|minutes?|hours?|days?|weeks?|months?|years?)$/i.test(
+      t,
+    )
+  )
+    return false;
   // a heading's numbering or a document part is no name ("20.4. Resource Consumption", "27.4.1", "Section")
   if (HEADING_NUMBER.test(t) || DOCUMENT_PARTS.test(t)) return false;
   return true;
@@ -83,7 +93,8 @@ export function plausibleEntity(e: string): boolean {
 
 /** A heading's number at the start: "20.4. …", "27.4.1", "3.2 …" (a year alone, "1960 Summer Olympics", is not one). */
 const HEADING_NUMBER = /^(?:\d+\.)+(?:\d+)?(?:\s|$)|^\d+(?:\.\d+)+/;
-const DOCUMENT_PARTS = /^(?:the\s+)?(?:sections?|chapters?|tables?|figures?|pages?|parts?|appendix|appendices|notes?|examples?|see also)$/i;
+const DOCUMENT_PARTS =
+  /^(?:the\s+)?(?:sections?|chapters?|tables?|figures?|pages?|parts?|appendix|appendices|notes?|examples?|see also)$/i;
 
 /**
  * Decomposition: finds the bridge entity in the top evidence and forms the next hop's query. BERT
@@ -179,9 +190,16 @@ export class Decomposer {
         return inter < want.size ? 0 : inter / (want.size + have.size - inter);
       };
       // Only documents the asker may see count, for the frequency behind IDF and for link targets.
-      const mentions = await this.deps.store.entityMentions(all, { labelled: LABELLED_LINKS, mentioned: MENTION_LINKS }, allowed);
+      const mentions = await this.deps.store.entityMentions(
+        all,
+        { labelled: LABELLED_LINKS, mentioned: MENTION_LINKS },
+        allowed,
+      );
       // every match was read when the mentions did not fill their limit: then that is the frequency
-      result.df = mentions.mentioned.length < MENTION_LINKS ? mentions.labelled.length + mentions.mentioned.length : await this.deps.store.countTextMatches(all, ENTITY_DF_CAP, allowed);
+      result.df =
+        mentions.mentioned.length < MENTION_LINKS
+          ? mentions.labelled.length + mentions.mentioned.length
+          : await this.deps.store.countTextMatches(all, ENTITY_DF_CAP, allowed);
       const byDoc = new Map<number, LinkTarget>();
       const mentionChunks = new Map<number, number[]>();
       for (const r of [...mentions.labelled, ...mentions.mentioned]) {
@@ -189,8 +207,10 @@ export class Decomposer {
         const headings = r.headingPath;
         const headingLink = HEADING_LINK * Math.max(0, ...headings.map(jaccard));
         let t: LinkTarget;
-        if (titleLink > 0 && titleLink >= headingLink) t = { docId: r.docId, title: r.title, link: titleLink, via: 'title', chunkIds: null };
-        else if (headingLink > 0) t = { docId: r.docId, title: r.title, link: headingLink, via: 'heading', chunkIds: [r.chunkId] };
+        if (titleLink > 0 && titleLink >= headingLink)
+          t = { docId: r.docId, title: r.title, link: titleLink, via: 'title', chunkIds: null };
+        else if (headingLink > 0)
+          t = { docId: r.docId, title: r.title, link: headingLink, via: 'heading', chunkIds: [r.chunkId] };
         else {
           const list = mentionChunks.get(r.docId) ?? [];
           list.push(r.chunkId);
@@ -244,26 +264,47 @@ export class Decomposer {
     for (const r of raw) {
       if (input.deadline && scored.length > 0 && input.deadline.now() > input.deadline.at) break;
       const links = await this.linksOf(r.entity, input.access);
-      const target = links.targets.find((t) => allow(t.docId) && !input.knownDocIds.has(t.docId) && t.docId !== sourceDoc(r)) ?? null;
+      const target =
+        links.targets.find((t) => allow(t.docId) && !input.knownDocIds.has(t.docId) && t.docId !== sourceDoc(r)) ??
+        null;
       // a noun phrase ("short amount", "easier monitoring") is no name unless a document is titled or headed by it, whole
       if (r.kind === 'phrase' && !namesTarget(target)) continue;
       // Lookahead: how well what the entity links to answers the current query, relative to the best
       // evidence so far, from the stored window vectors (no encoding needed).
       let lookahead = 0;
-      if (target) for (const w of await this.windowsOfTarget(target)) lookahead = Math.max(lookahead, dot(input.queryVector, w));
+      if (target)
+        for (const w of await this.windowsOfTarget(target)) lookahead = Math.max(lookahead, dot(input.queryVector, w));
       lookahead = Math.min(1.2, lookahead / topRerank);
       const idf = Math.log((n + 1) / (links.df + 1)) / Math.log(n + 1);
       const relevance = r.chunk ? (r.chunk.score / topScore) * (1 / (1 + 0.5 * r.rank)) : 0.6;
-      const features = { link: target?.link ?? 0, lookahead, idf, relevance, question: r.origin === 'question' ? 1 : 0, mlm: null as number | null };
+      const features = {
+        link: target?.link ?? 0,
+        lookahead,
+        idf,
+        relevance,
+        question: r.origin === 'question' ? 1 : 0,
+        mlm: null as number | null,
+      };
       // A mention resolves to the document titled by it: "Rocky" becomes "ASAP Rocky", once per document.
-      const entity = target && target.via === 'title' && target.link >= 0.5 ? target.title.replace(/\s*\([^)]*\)\s*$/, '') : r.entity;
+      const entity =
+        target && target.via === 'title' && target.link >= 0.5
+          ? target.title.replace(/\s*\([^)]*\)\s*$/, '')
+          : r.entity;
       if (input.usedEntities.has(foldName(entity))) continue;
-      const candidate: ScoredCandidate = { entity, origin: r.origin, chunk: r.chunk, linksTo: target ? target.title : null, linkDocId: target?.docId ?? null, features };
+      const candidate: ScoredCandidate = {
+        entity,
+        origin: r.origin,
+        chunk: r.chunk,
+        linksTo: target ? target.title : null,
+        linkDocId: target?.docId ?? null,
+        features,
+      };
       const at = target ? byDoc.get(target.docId) : undefined;
       if (at === undefined) {
         if (target) byDoc.set(target.docId, scored.length);
         scored.push(candidate);
-      } else if (scored[at]!.features.relevance + scored[at]!.features.link < relevance + features.link) scored[at] = candidate;
+      } else if (scored[at]!.features.relevance + scored[at]!.features.link < relevance + features.link)
+        scored[at] = candidate;
     }
     return scored;
   }
@@ -327,7 +368,9 @@ function proposeCandidates(input: DecomposeInput, sourceChunks: number): RawCand
   if (best?.window) {
     const windowText = best.chunk.text.slice(best.window.charStart, best.window.charEnd);
     // only phrases new to the question: "calibration point" says nothing a calibration question does not
-    for (const m of analyze(windowText).mentions) if (m.kind === 'noun' && /\s/.test(m.text) && !contentTerms(m.text).some((t) => qTerms.has(t))) consider(m.text, best, 0, 'phrase');
+    for (const m of analyze(windowText).mentions)
+      if (m.kind === 'noun' && /\s/.test(m.text) && !contentTerms(m.text).some((t) => qTerms.has(t)))
+        consider(m.text, best, 0, 'phrase');
   }
   for (const m of qa.mentions) {
     if ((m.kind !== 'proper' && m.kind !== 'code') || !plausibleEntity(m.text)) continue;
@@ -349,7 +392,13 @@ function rankCandidates(scored: readonly ScoredCandidate[], input: DecomposeInpu
   return scored
     .map((s): BridgeCandidate => {
       const f = s.features;
-      const score = w.link * f.link + w.lookahead * f.lookahead + w.idf * f.idf + w.relevance * f.relevance + w.question * f.question + w.mlm * (f.mlm ?? 0);
+      const score =
+        w.link * f.link +
+        w.lookahead * f.lookahead +
+        w.idf * f.idf +
+        w.relevance * f.relevance +
+        w.question * f.question +
+        w.mlm * (f.mlm ?? 0);
       const { query, formedBy } = extendQuery(input.currentQuery, s.entity, currentSlot);
       return {
         entity: s.entity,
@@ -374,9 +423,14 @@ function rankCandidates(scored: readonly ScoredCandidate[], input: DecomposeInpu
  * that leads to what the evidence already covers ("the temperature sensor used in Project Falcon",
  * "the woman who portrayed Corliss Archer in the film Kiss and Tell").
  */
-const RELATIVE = /^\s*,?\s*(whose|that|which|who|whom|where|used|made|built|owned|run|led|operated|installed|mounted|deployed|published|written|directed|produced|founded)\b/i;
+const RELATIVE =
+  /^\s*,?\s*(whose|that|which|who|whom|where|used|made|built|owned|run|led|operated|installed|mounted|deployed|published|written|directed|produced|founded)\b/i;
 
-export function findSlot(question: string, qa: Analysis, known: ReadonlySet<string>): { start: number; end: number } | null {
+export function findSlot(
+  question: string,
+  qa: Analysis,
+  known: ReadonlySet<string>,
+): { start: number; end: number } | null {
   const covered = (m: Mention) => {
     const t = contentTerms(m.text);
     return t.length > 0 && t.filter((x) => known.has(x)).length / t.length >= 0.5;
@@ -394,13 +448,17 @@ export function findSlot(question: string, qa: Analysis, known: ReadonlySet<stri
     // Possessive: "Project Osprey's particulate sensor" → the sensor is the slot.
     const poss = /^(?:'s|’s|')\s+/.exec(question.slice(anchor.end));
     if (poss) {
-      const head = nouns.find((m) => m.start >= anchor.end + poss[0].length && m.start <= anchor.end + poss[0].length + 2);
+      const head = nouns.find(
+        (m) => m.start >= anchor.end + poss[0].length && m.start <= anchor.end + poss[0].length + 2,
+      );
       if (head) return { start: withDeterminer(anchor.start), end: head.end };
     }
     // "the temperature sensor used in Project Falcon", "the woman who portrayed … Kiss and Tell",
     // "the project whose drone lost telemetry on …": the noun phrase a relative clause or participle
     // attaches to the anchor; failing that, the nearest noun phrase before it.
-    const before = nouns.filter((m) => m.end <= anchor.start && anchor.start - m.end <= 60).sort((a, b) => b.end - a.end);
+    const before = nouns
+      .filter((m) => m.end <= anchor.start && anchor.start - m.end <= 60)
+      .sort((a, b) => b.end - a.end);
     const head = before.find((m) => RELATIVE.test(question.slice(m.end, anchor.start))) ?? before[0];
     if (head && !/[,;?]/.test(question.slice(head.end, anchor.start))) {
       let end = anchor.end;
@@ -420,7 +478,11 @@ export function findSlot(question: string, qa: Analysis, known: ReadonlySet<stri
  * datasheet. Without a slot the entity is set after the question's words, once ("How do I undo a
  * commit — git revert?").
  */
-export function extendQuery(current: string, entity: string, slot: { start: number; end: number } | null): { query: string; formedBy: 'slot-fill' | 'appended' } {
+export function extendQuery(
+  current: string,
+  entity: string,
+  slot: { start: number; end: number } | null,
+): { query: string; formedBy: 'slot-fill' | 'appended' } {
   const tidy = (q: string) =>
     q
       .replace(/\s+/g, ' ')
@@ -432,7 +494,10 @@ export function extendQuery(current: string, entity: string, slot: { start: numb
     while (end < current.length && /[^\s,;:?!.]/.test(current[end]!)) end++;
     // the slot's own words stay beside it, as an aside: they are what retrieval matched the evidence by
     const described = current.slice(slot.start, end).trim();
-    return { query: tidy(`${current.slice(0, slot.start)} ${entity} (${described}) ${current.slice(end)}`), formedBy: 'slot-fill' };
+    return {
+      query: tidy(`${current.slice(0, slot.start)} ${entity} (${described}) ${current.slice(end)}`),
+      formedBy: 'slot-fill',
+    };
   }
   const m = /[?.!\s]*$/.exec(current);
   const stem = current.slice(0, m ? m.index : current.length);

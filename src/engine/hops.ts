@@ -17,7 +17,16 @@ import { MIN_BRIDGE_SCORE, type BridgeCandidate, type Decomposer } from './decom
 import type { QueryCache } from './query-cache.js';
 import type { Candidate, Retriever } from './retrieve.js';
 import { refFrom, snippetFrom } from './snippet.js';
-import type { Answer, CandidateRef, EngineResult, HopState, QueryOrigin, Snippet, StopReason, Suggestion } from './types.js';
+import type {
+  Answer,
+  CandidateRef,
+  EngineResult,
+  HopState,
+  QueryOrigin,
+  Snippet,
+  StopReason,
+  Suggestion,
+} from './types.js';
 
 export interface EngineSettings {
   maxHops: number;
@@ -46,7 +55,11 @@ export interface EngineSettings {
   usefulThreshold: number;
 }
 
-const DEFAULT_SETTINGS: EngineSettings = { ...ENGINE_DEFAULTS, gateThreshold: GATE_THRESHOLD, usefulThreshold: USEFUL_THRESHOLD };
+const DEFAULT_SETTINGS: EngineSettings = {
+  ...ENGINE_DEFAULTS,
+  gateThreshold: GATE_THRESHOLD,
+  usefulThreshold: USEFUL_THRESHOLD,
+};
 
 export interface EngineDeps {
   retriever: Retriever;
@@ -128,7 +141,16 @@ export function boundQuestion(q: string): string {
 
 /** The state of a chain that has not made a hop yet. */
 function freshChain(question: string): ChainState {
-  return { question, qa: analyze(question), hops: [], snippets: new Map(), exclude: new Set(), knownDocs: new Set(), knownText: [], usedEntities: new Set() };
+  return {
+    question,
+    qa: analyze(question),
+    hops: [],
+    snippets: new Map(),
+    exclude: new Set(),
+    knownDocs: new Set(),
+    knownText: [],
+    usedEntities: new Set(),
+  };
 }
 
 /**
@@ -144,8 +166,18 @@ function freshChain(question: string): ChainState {
  */
 export interface EngineApi {
   run(question: string, access: AccessContext, overrides?: Partial<EngineSettings>): Promise<EngineResult>;
-  resume(previous: EngineResult, choice: number | string, access: AccessContext, overrides?: Partial<EngineSettings>): Promise<EngineResult>;
-  followUp(previous: EngineResult, question: string, access: AccessContext, overrides?: Partial<EngineSettings>): Promise<EngineResult>;
+  resume(
+    previous: EngineResult,
+    choice: number | string,
+    access: AccessContext,
+    overrides?: Partial<EngineSettings>,
+  ): Promise<EngineResult>;
+  followUp(
+    previous: EngineResult,
+    question: string,
+    access: AccessContext,
+    overrides?: Partial<EngineSettings>,
+  ): Promise<EngineResult>;
 }
 
 export class HopEngine implements EngineApi {
@@ -166,7 +198,15 @@ export class HopEngine implements EngineApi {
     question = boundQuestion(question);
     return this.continueChain(
       freshChain(question),
-      { query: question, formedBy: 'question', bridge: null, bridgeFrom: null, weight: 1, vector: null, confirmed: true },
+      {
+        query: question,
+        formedBy: 'question',
+        bridge: null,
+        bridgeFrom: null,
+        weight: 1,
+        vector: null,
+        confirmed: true,
+      },
       { ...this.settings, ...overrides },
       ctx,
     );
@@ -176,7 +216,12 @@ export class HopEngine implements EngineApi {
    * Continues a stored chain with one of its suggestions (by index or by entity), or with a
    * query a person typed: the earlier hops are kept as they were.
    */
-  async resume(previous: EngineResult, choice: number | string, access: AccessContext, overrides: Partial<EngineSettings> = {}): Promise<EngineResult> {
+  async resume(
+    previous: EngineResult,
+    choice: number | string,
+    access: AccessContext,
+    overrides: Partial<EngineSettings> = {},
+  ): Promise<EngineResult> {
     const ctx = await this.deps.access.resolve(access);
     const settings = { ...this.settings, ...previous.settings, ...overrides };
     const visible = redactResult(previous, ctx);
@@ -185,8 +230,12 @@ export class HopEngine implements EngineApi {
     // only suggestions this asker may see can be chosen (by their index in the stored result)
     const suggestions = previous.suggestions.map((s) => (visible.suggestions.includes(s) ? s : null));
     // a suggestion by index or by its entity; any other text is a query the person typed
-    const chosen = typeof choice === 'number' ? suggestions[choice] : suggestions.find((x) => x && foldName(x.entity) === foldName(choice));
-    if (typeof choice === 'number' && !chosen) throw new RangeError(`no suggestion ${choice} (there are ${suggestions.filter(Boolean).length})`);
+    const chosen =
+      typeof choice === 'number'
+        ? suggestions[choice]
+        : suggestions.find((x) => x && foldName(x.entity) === foldName(choice));
+    if (typeof choice === 'number' && !chosen)
+      throw new RangeError(`no suggestion ${choice} (there are ${suggestions.filter(Boolean).length})`);
     const step: Step = {
       query: chosen?.query ?? String(choice),
       formedBy: 'suggestion',
@@ -198,7 +247,12 @@ export class HopEngine implements EngineApi {
     };
     const state = this.restore(visible);
     // A resumed chain may go one hop past where it stopped, up to maxHops.
-    return this.continueChain(state, step, { ...settings, maxHops: Math.max(settings.maxHops, state.hops.length + 1) }, ctx);
+    return this.continueChain(
+      state,
+      step,
+      { ...settings, maxHops: Math.max(settings.maxHops, state.hops.length + 1) },
+      ctx,
+    );
   }
 
   /**
@@ -206,14 +260,24 @@ export class HopEngine implements EngineApi {
    * answerable on its own from the earlier question and bridges (see contextualize), then asked
    * afresh; the first hop records the rewritten query as formed by 'follow-up'.
    */
-  async followUp(previous: EngineResult, question: string, access: AccessContext, overrides: Partial<EngineSettings> = {}): Promise<EngineResult> {
+  async followUp(
+    previous: EngineResult,
+    question: string,
+    access: AccessContext,
+    overrides: Partial<EngineSettings> = {},
+  ): Promise<EngineResult> {
     const ctx = await this.deps.access.resolve(access);
     question = boundQuestion(question);
     // only what this asker may see of the earlier chain conditions the new query
     const visible = redactResult(previous, ctx);
     const { query } = contextualize(visible, question);
     const state = freshChain(query);
-    const result = await this.continueChain(state, { query, formedBy: 'follow-up', bridge: null, bridgeFrom: null, weight: 1, vector: null, confirmed: true }, { ...this.settings, ...overrides }, ctx);
+    const result = await this.continueChain(
+      state,
+      { query, formedBy: 'follow-up', bridge: null, bridgeFrom: null, weight: 1, vector: null, confirmed: true },
+      { ...this.settings, ...overrides },
+      ctx,
+    );
     return { ...result, asked: question, followUpOf: previous.question };
   }
 
@@ -242,10 +306,26 @@ export class HopEngine implements EngineApi {
     return state;
   }
 
-  private async retrieve(query: string, focus: string | null, hop: number, vector: Float32Array | null, state: ChainState, settings: EngineSettings, ctx: ResolvedAccess) {
+  private async retrieve(
+    query: string,
+    focus: string | null,
+    hop: number,
+    vector: Float32Array | null,
+    state: ChainState,
+    settings: EngineSettings,
+    ctx: ResolvedAccess,
+  ) {
     const cache = this.deps.queryCache?.enabled ? this.deps.queryCache : null;
     // the key includes the asker's scope
-    const key = cache ? await cache.key({ query: focus ? `${query}\u0000${focus}` : query, hop, exclude: [...state.exclude], k: settings.retrieveK, scope: ctx.scopeKey }) : null;
+    const key = cache
+      ? await cache.key({
+          query: focus ? `${query}\u0000${focus}` : query,
+          hop,
+          exclude: [...state.exclude],
+          k: settings.retrieveK,
+          scope: ctx.scopeKey,
+        })
+      : null;
     if (cache && key) {
       const hit = await cache.get(key);
       // and a hit is checked again: nothing the asker may not see is ever served from it
@@ -263,7 +343,12 @@ export class HopEngine implements EngineApi {
     return { ...value, cached: false };
   }
 
-  private async continueChain(state: ChainState, first: Step, settings: EngineSettings, ctx: ResolvedAccess): Promise<EngineResult> {
+  private async continueChain(
+    state: ChainState,
+    first: Step,
+    settings: EngineSettings,
+    ctx: ResolvedAccess,
+  ): Promise<EngineResult> {
     const t0 = this.now();
     // the chain leaves the reader its time within the total budget
     const chainDeadline = t0 + settings.totalBudgetMs - READER_RESERVE_MS;
@@ -321,7 +406,10 @@ export class HopEngine implements EngineApi {
         totalBudgetMs: settings.totalBudgetMs,
       },
     };
-    this.log.debug({ question: state.question, hops: state.hops.length, stopReason, ms: result.timings.totalMs }, 'engine run');
+    this.log.debug(
+      { question: state.question, hops: state.hops.length, stopReason, ms: result.timings.totalMs },
+      'engine run',
+    );
     return result;
   }
 
@@ -329,7 +417,13 @@ export class HopEngine implements EngineApi {
    * One hop: retrieve for the step's query (never returning what an earlier hop established),
    * record the hop, and mark its best ESTABLISHED_PER_HOP chunks as established.
    */
-  private async runHop(state: ChainState, step: Step, settings: EngineSettings, ctx: ResolvedAccess, chainDeadline: number): Promise<RunHop> {
+  private async runHop(
+    state: ChainState,
+    step: Step,
+    settings: EngineSettings,
+    ctx: ResolvedAccess,
+    chainDeadline: number,
+  ): Promise<RunHop> {
     const hopNo = state.hops.length + 1;
     const h0 = this.now();
     const deadline = Math.min(h0 + settings.hopBudgetMs, chainDeadline);
@@ -381,7 +475,14 @@ export class HopEngine implements EngineApi {
     if (run.hop.hop >= settings.maxHops) return 'max_hops';
     // Answered: the best chunk alone covers the question (a chain spread over documents has not).
     const best = run.top[0]!;
-    if (evidenceCoverage(state.question, `${best.chunk.doc.title} ${best.chunk.headingPath.join(' ')} ${best.chunk.text}`) >= settings.answeredCoverage && best.rerank >= 0.55) return 'answered';
+    if (
+      evidenceCoverage(
+        state.question,
+        `${best.chunk.doc.title} ${best.chunk.headingPath.join(' ')} ${best.chunk.text}`,
+      ) >= settings.answeredCoverage &&
+      best.rerank >= 0.55
+    )
+      return 'answered';
     return null;
   }
 
@@ -389,7 +490,13 @@ export class HopEngine implements EngineApi {
    * The next hop: bridge candidates from this hop's evidence, and the coherence check of the best
    * one's query. Below the check, the chain stops and offers the best candidates as suggestions.
    */
-  private async proposeNext(state: ChainState, run: RunHop, step: Step, settings: EngineSettings, ctx: ResolvedAccess): Promise<{ step: Step } | { stop: StopReason; suggestions: Suggestion[] }> {
+  private async proposeNext(
+    state: ChainState,
+    run: RunHop,
+    step: Step,
+    settings: EngineSettings,
+    ctx: ResolvedAccess,
+  ): Promise<{ step: Step } | { stop: StopReason; suggestions: Suggestion[] }> {
     const { hop, top } = run;
     const d0 = this.now();
     const candidates = await this.deps.decomposer.candidates({
@@ -424,7 +531,8 @@ export class HopEngine implements EngineApi {
       hop.incomplete = true;
       return { stop: 'budget', suggestions: [] };
     }
-    if (candidates.length === 0 || candidates[0]!.score < MIN_BRIDGE_SCORE) return { stop: 'no_bridge', suggestions: [] };
+    if (candidates.length === 0 || candidates[0]!.score < MIN_BRIDGE_SCORE)
+      return { stop: 'no_bridge', suggestions: [] };
     // Coherence of the best candidate's query with this hop's query, and the gate's probability that
     // following it is right. The best candidate is encoded alone: it decides, and the runners-up are
     // encoded only when the chain stops for a person and offers them. Alone also keeps its int8
@@ -434,7 +542,14 @@ export class HopEngine implements EngineApi {
     const coverage = evidenceCoverage(state.question, state.knownText.join(' '));
     const check = (c: BridgeCandidate, i: number, vector: Float32Array) => {
       const geometry = stepGeometry(run.queryVector, vector, evidenceVector);
-      const gate = gateProbability({ ...geometry, candidate: c, runnerUpScore: candidates[i + 1]?.score ?? null, hop: hop.hop, evidenceRerank: top[0]!.rerank, coverage });
+      const gate = gateProbability({
+        ...geometry,
+        candidate: c,
+        runnerUpScore: candidates[i + 1]?.score ?? null,
+        hop: hop.hop,
+        evidenceRerank: top[0]!.rerank,
+        coverage,
+      });
       return coherenceOf(geometry, settings.coherenceThreshold, gate.p, settings.gateThreshold, gate.features);
     };
     const bestVector = await this.deps.encoder.encodeOne(options[0]!.query);
@@ -462,7 +577,10 @@ export class HopEngine implements EngineApi {
       // only those that lead to a document of their own: a person judges a click by where it goes
       const offered = suggestions.filter((x) => x.linkDocId !== null);
       // the one most likely to bring what is missing first (the gate's P, as for the hop it would start)
-      return { stop: 'low_coherence', suggestions: offered.sort((a, b) => (b.coherence.pRight ?? 0) - (a.coherence.pRight ?? 0)) };
+      return {
+        stop: 'low_coherence',
+        suggestions: offered.sort((a, b) => (b.coherence.pRight ?? 0) - (a.coherence.pRight ?? 0)),
+      };
     }
     const next = hop.candidates[0]!;
     return {
@@ -484,12 +602,24 @@ export class HopEngine implements EngineApi {
    * than READER_RESERVE_MS left of the total budget, the reader reads fewer passages (at least one:
    * one window's read is the most the total can overrun), and the answer says so.
    */
-  private async answer(state: ChainState, evidence: Snippet[], stopReason: StopReason, settings: EngineSettings, t0: number): Promise<{ answer: Answer; cutShort: boolean }> {
+  private async answer(
+    state: ChainState,
+    evidence: Snippet[],
+    stopReason: StopReason,
+    settings: EngineSettings,
+    t0: number,
+  ): Promise<{ answer: Answer; cutShort: boolean }> {
     const deps = { reader: this.deps.reader, chunksOf: (ids: number[]) => this.deps.retriever.store.getChunks(ids) };
     const left = t0 + settings.totalBudgetMs - this.now();
-    const passages = left >= READER_RESERVE_MS ? settings.readerPassages : Math.max(1, Math.floor((settings.readerPassages * Math.max(0, left)) / READER_RESERVE_MS));
+    const passages =
+      left >= READER_RESERVE_MS
+        ? settings.readerPassages
+        : Math.max(1, Math.floor((settings.readerPassages * Math.max(0, left)) / READER_RESERVE_MS));
     const cutShort = passages < settings.readerPassages;
-    return { answer: await answerFromEvidence(deps, state.question, state.hops, evidence, stopReason, { passages, cutShort }), cutShort };
+    return {
+      answer: await answerFromEvidence(deps, state.question, state.hops, evidence, stopReason, { passages, cutShort }),
+      cutShort,
+    };
   }
 
   /** The vector of the best evidence window, for the directional coherence check. */
@@ -504,7 +634,11 @@ export class HopEngine implements EngineApi {
  * Whether a chain stopped at the gate asks a person: only when no short answer stands and at least
  * one suggestion is likely to bring missing evidence (the gate's P for the hop it would start).
  */
-export function worthAsking(answer: Pick<Answer, 'value'>, suggestions: readonly Pick<Suggestion, 'coherence'>[], settings: Pick<EngineSettings, 'stopForPerson' | 'usefulThreshold'>): boolean {
+export function worthAsking(
+  answer: Pick<Answer, 'value'>,
+  suggestions: readonly Pick<Suggestion, 'coherence'>[],
+  settings: Pick<EngineSettings, 'stopForPerson' | 'usefulThreshold'>,
+): boolean {
   if (suggestions.length === 0) return false;
   if (settings.stopForPerson === 'always') return true;
   return answer.value === null && suggestions.some((s) => (s.coherence.pRight ?? 0) >= settings.usefulThreshold);
@@ -533,7 +667,9 @@ function diversify(candidates: readonly Candidate[]): Candidate[] {
  */
 function mergeEvidence(state: { hops: HopState[]; snippets: Map<number, Snippet> }): Snippet[] {
   const items: { priority: number; hop: number; rank: number; chunkId: number }[] = [];
-  for (const [hi, h] of state.hops.entries()) for (const [i, r] of h.retrieved.entries()) items.push({ priority: h.weight / (i + 1), hop: hi, rank: i, chunkId: r.chunkId });
+  for (const [hi, h] of state.hops.entries())
+    for (const [i, r] of h.retrieved.entries())
+      items.push({ priority: h.weight / (i + 1), hop: hi, rank: i, chunkId: r.chunkId });
   items.sort((a, b) => b.priority - a.priority || a.hop - b.hop || a.rank - b.rank);
   const out: Snippet[] = [];
   const seen = new Set<number>();

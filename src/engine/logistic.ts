@@ -16,11 +16,21 @@ const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
  * P(1) of a feature vector. With `names` (the caller's feature list), a model fitted on other
  * features is refused: a feature added to the code without a refit would shift every weight.
  */
-export function predict(model: LogisticModel, x: readonly number[], names?: readonly string[], refit = 'npx ragask calibrate … --write'): number {
+export function predict(
+  model: LogisticModel,
+  x: readonly number[],
+  names?: readonly string[],
+  refit = 'npx ragask calibrate … --write',
+): number {
   if (names && (names.length !== model.features.length || names.some((n, i) => n !== model.features[i]))) {
-    throw new Error(`the fitted model's features (${model.features.join(', ')}) are not the code's (${names.join(', ')}): refit it with \`${refit}\``);
+    throw new Error(
+      `the fitted model's features (${model.features.join(', ')}) are not the code's (${names.join(', ')}): refit it with \`${refit}\``,
+    );
   }
-  if (x.length !== model.weights.length) throw new Error(`a feature vector of ${x.length} values for a model of ${model.weights.length}: refit it with \`${refit}\``);
+  if (x.length !== model.weights.length)
+    throw new Error(
+      `a feature vector of ${x.length} values for a model of ${model.weights.length}: refit it with \`${refit}\``,
+    );
   let z = model.bias;
   for (let i = 0; i < x.length; i++) z += model.weights[i]! * ((x[i]! - model.mean[i]!) / model.std[i]!);
   return sigmoid(z);
@@ -30,11 +40,19 @@ export function predict(model: LogisticModel, x: readonly number[], names?: read
  * L2-regularised logistic regression by Newton's method on standardised features (a dozen features
  * and a few hundred questions: the exact optimum in a few iterations, no learning rate to tune).
  */
-export function fitLogistic(X: readonly (readonly number[])[], y: readonly number[], names: readonly string[], l2 = 1): LogisticModel {
+export function fitLogistic(
+  X: readonly (readonly number[])[],
+  y: readonly number[],
+  names: readonly string[],
+  l2 = 1,
+): LogisticModel {
   const n = X.length;
   const d = names.length;
   const mean = Array.from({ length: d }, (_, j) => X.reduce((s, x) => s + x[j]!, 0) / Math.max(1, n));
-  const std = Array.from({ length: d }, (_, j) => Math.sqrt(X.reduce((s, x) => s + (x[j]! - mean[j]!) ** 2, 0) / Math.max(1, n)) || 1);
+  const std = Array.from(
+    { length: d },
+    (_, j) => Math.sqrt(X.reduce((s, x) => s + (x[j]! - mean[j]!) ** 2, 0) / Math.max(1, n)) || 1,
+  );
   const Z = X.map((x) => [1, ...x.map((v, j) => (v - mean[j]!) / std[j]!)]);
   const w = new Array<number>(d + 1).fill(0);
   for (let iter = 0; iter < 50; iter++) {
@@ -100,8 +118,18 @@ export interface ReliabilityBin {
 }
 
 /** Ten equal-width bins of predicted probability against the observed share right, and the ECE. */
-export function reliability(p: readonly number[], correct: readonly number[], bins = 10): { bins: ReliabilityBin[]; ece: number } {
-  const out: ReliabilityBin[] = Array.from({ length: bins }, (_, i) => ({ from: i / bins, to: (i + 1) / bins, count: 0, confidence: 0, accuracy: 0 }));
+export function reliability(
+  p: readonly number[],
+  correct: readonly number[],
+  bins = 10,
+): { bins: ReliabilityBin[]; ece: number } {
+  const out: ReliabilityBin[] = Array.from({ length: bins }, (_, i) => ({
+    from: i / bins,
+    to: (i + 1) / bins,
+    count: 0,
+    confidence: 0,
+    accuracy: 0,
+  }));
   p.forEach((x, i) => {
     const b = out[Math.min(bins - 1, Math.floor(x * bins))]!;
     b.count++;
@@ -120,10 +148,14 @@ export function reliability(p: readonly number[], correct: readonly number[], bi
 
 /** Rows of a reliability table as `ragask eval` and `ragask calibrate` print it. */
 export function formatReliability(bins: readonly ReliabilityBin[], indent = '  '): string[] {
-  const lines = [`${indent}${'P(correct)'.padEnd(12)}${'answers'.padStart(8)}${'mean P'.padStart(9)}${'right'.padStart(8)}`];
+  const lines = [
+    `${indent}${'P(correct)'.padEnd(12)}${'answers'.padStart(8)}${'mean P'.padStart(9)}${'right'.padStart(8)}`,
+  ];
   for (const b of bins) {
     if (!b.count) continue;
-    lines.push(`${indent}${`${b.from.toFixed(1)}–${b.to.toFixed(1)}`.padEnd(12)}${String(b.count).padStart(8)}${b.confidence.toFixed(2).padStart(9)}${b.accuracy.toFixed(2).padStart(8)}`);
+    lines.push(
+      `${indent}${`${b.from.toFixed(1)}–${b.to.toFixed(1)}`.padEnd(12)}${String(b.count).padStart(8)}${b.confidence.toFixed(2).padStart(9)}${b.accuracy.toFixed(2).padStart(8)}`,
+    );
   }
   return lines;
 }

@@ -33,7 +33,17 @@ export class QueryCache {
     const gen = this.store.index.appliedSeq;
     const q = parts.query.toLowerCase().replace(/\s+/g, ' ').trim();
     return createHash('sha256')
-      .update(JSON.stringify([q, parts.hop, [...parts.exclude].sort((a, b) => a - b), parts.k, parts.scope, gen, this.store.model]))
+      .update(
+        JSON.stringify([
+          q,
+          parts.hop,
+          [...parts.exclude].sort((a, b) => a - b),
+          parts.k,
+          parts.scope,
+          gen,
+          this.store.model,
+        ]),
+      )
       .digest('hex');
   }
 
@@ -62,7 +72,11 @@ export class QueryCache {
   async set(key: string, value: CachedRetrieval): Promise<void> {
     if (this.ttlSeconds <= 0) return;
     const c: CachedCandidate[] = value.candidates.map(({ chunk, ...rest }) => ({ ...rest, chunkId: chunk.id }));
-    const qv = Buffer.from(value.queryVector.buffer, value.queryVector.byteOffset, value.queryVector.byteLength).toString('base64');
+    const qv = Buffer.from(
+      value.queryVector.buffer,
+      value.queryVector.byteOffset,
+      value.queryVector.byteLength,
+    ).toString('base64');
     await this.store.cacheQuery(key, JSON.stringify({ qv, c, t: value.timings }), Math.floor(Date.now() / 1000));
   }
 

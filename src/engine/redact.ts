@@ -3,7 +3,10 @@ import { withheldAnswer } from './answer/compose.js';
 import type { EngineResult, HopState, Snippet } from './types.js';
 
 /** Whether a bridge reveals nothing hidden: the chunk it came from and the document it leads to are visible. */
-function visibleBridge(b: { sourceDocId: number | null; linkDocId: number | null } | null, allow: (docId: number) => boolean): boolean {
+function visibleBridge(
+  b: { sourceDocId: number | null; linkDocId: number | null } | null,
+  allow: (docId: number) => boolean,
+): boolean {
   if (!b) return true;
   return (b.sourceDocId === null || allow(b.sourceDocId)) && (b.linkDocId === null || allow(b.linkDocId));
 }
@@ -19,13 +22,16 @@ function visibleBridge(b: { sourceDocId: number | null; linkDocId: number | null
  */
 export function redactResult(r: EngineResult, access: ResolvedAccess): EngineResult {
   const allow = (id: number) => access.allowDoc(id);
-  const hiddenHop = (h: HopState) => h.snippets.slice(0, 3).some((s) => !allow(s.docId)) || !visibleBridge(h.bridgeFrom ?? null, allow);
+  const hiddenHop = (h: HopState) =>
+    h.snippets.slice(0, 3).some((s) => !allow(s.docId)) || !visibleBridge(h.bridgeFrom ?? null, allow);
   const cut = r.hops.findIndex(hiddenHop);
   const kept = cut < 0 ? r.hops : r.hops.slice(0, cut);
   const anythingHidden =
     cut >= 0 ||
     r.evidence.some((s) => !allow(s.docId)) ||
-    r.hops.some((h) => h.retrieved.some((x) => !allow(x.docId)) || h.candidates.some((c) => !visibleBridge(c, allow))) ||
+    r.hops.some(
+      (h) => h.retrieved.some((x) => !allow(x.docId)) || h.candidates.some((c) => !visibleBridge(c, allow)),
+    ) ||
     r.suggestions.some((s) => !visibleBridge(s, allow));
   if (!anythingHidden) return r;
 

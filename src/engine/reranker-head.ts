@@ -40,7 +40,10 @@ export class HeadScorer implements WindowScorer {
   }
 
   static load(file: string, model: string, dimension: number): HeadScorer {
-    if (!fs.existsSync(file)) throw new UserError(`RAGASK_RERANKER=head but ${file} does not exist: run \`ragask train-reranker\` first, or set RAGASK_RERANKER=cosine`);
+    if (!fs.existsSync(file))
+      throw new UserError(
+        `RAGASK_RERANKER=head but ${file} does not exist: run \`ragask train-reranker\` first, or set RAGASK_RERANKER=cosine`,
+      );
     let w: HeadWeights;
     try {
       w = JSON.parse(fs.readFileSync(file, 'utf8')) as HeadWeights;
@@ -48,7 +51,9 @@ export class HeadScorer implements WindowScorer {
       throw new UserError(`${file}: not a rerank head (${(e as Error).message}); run \`ragask train-reranker\` again`);
     }
     if (w.format !== 1 || w.dimension !== dimension || w.model !== model || w.w1.length !== w.hidden * 3 * dimension) {
-      throw new UserError(`${file} was trained for ${w.model} (${w.dimension}-d), not ${model}: run \`ragask train-reranker\` again`);
+      throw new UserError(
+        `${file} was trained for ${w.model} (${w.dimension}-d), not ${model}: run \`ragask train-reranker\` again`,
+      );
     }
     return new HeadScorer(w);
   }
@@ -109,8 +114,15 @@ export function rng(seed: number): () => number {
  * Trains the head on (query, positive window) pairs with in-batch negatives (InfoNCE): in each
  * batch every query must score its own window above the other queries' windows. Adam, plain loops.
  */
-export function trainHead(pairs: readonly { q: Float32Array; d: Float32Array }[], model: string, opts: TrainOptions = {}): HeadWeights {
-  if (pairs.length < 8) throw new UserError(`train-reranker needs at least 8 training pairs (got ${pairs.length}); ingest more documents first`);
+export function trainHead(
+  pairs: readonly { q: Float32Array; d: Float32Array }[],
+  model: string,
+  opts: TrainOptions = {},
+): HeadWeights {
+  if (pairs.length < 8)
+    throw new UserError(
+      `train-reranker needs at least 8 training pairs (got ${pairs.length}); ingest more documents first`,
+    );
   const dim = pairs[0]!.q.length;
   const H = opts.hidden ?? 32;
   const B = Math.min(opts.batchSize ?? 32, pairs.length);
@@ -198,7 +210,8 @@ export function trainHead(pairs: readonly { q: Float32Array; d: Float32Array }[]
         let sum = 0;
         for (let c = 0; c < B; c++) sum += Math.exp(scores[a * B + c]! / tau - max);
         loss += -(scores[a * B + a]! / tau - max - Math.log(sum));
-        for (let c = 0; c < B; c++) g[a * B + c] = (Math.exp(scores[a * B + c]! / tau - max) / sum - (a === c ? 1 : 0)) / (tau * B);
+        for (let c = 0; c < B; c++)
+          g[a * B + c] = (Math.exp(scores[a * B + c]! / tau - max) / sum - (a === c ? 1 : 0)) / (tau * B);
       }
       loss /= B;
       epochLoss += loss;
@@ -261,7 +274,12 @@ export function trainHead(pairs: readonly { q: Float32Array; d: Float32Array }[]
 }
 
 /** In-batch InfoNCE loss of a scorer on pairs (lower is better): the same objective, for checking. */
-export function contrastiveLoss(scorer: WindowScorer, pairs: readonly { q: Float32Array; d: Float32Array }[], batchSize = 32, tau = 0.05): number {
+export function contrastiveLoss(
+  scorer: WindowScorer,
+  pairs: readonly { q: Float32Array; d: Float32Array }[],
+  batchSize = 32,
+  tau = 0.05,
+): number {
   let total = 0;
   let n = 0;
   for (let s = 0; s + batchSize <= pairs.length; s += batchSize) {

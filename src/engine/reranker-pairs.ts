@@ -25,7 +25,13 @@ function shuffled<T>(xs: T[], seed: number): T[] {
  * (so the sentence's own words are mostly not in it). No labels needed: the chunk's other text is
  * what a question about that sentence should find.
  */
-export async function makeTrainingPairs(store: Store, encoder: Encoder, maxPairs: number, seed = 7, onProgress?: (done: number, total: number) => void): Promise<TrainingPair[]> {
+export async function makeTrainingPairs(
+  store: Store,
+  encoder: Encoder,
+  maxPairs: number,
+  seed = 7,
+  onProgress?: (done: number, total: number) => void,
+): Promise<TrainingPair[]> {
   const rows = await store.chunksWithWindowCounts(30);
   const picked: { query: string; d: Float32Array }[] = [];
   for (const r of shuffled(rows, seed)) {
@@ -36,7 +42,8 @@ export async function makeTrainingPairs(store: Store, encoder: Encoder, maxPairs
     const windows = await store.windowsOfChunks([r.id]);
     let best: { overlap: number; vector: Float32Array } | null = null;
     for (const w of windows) {
-      const overlap = Math.max(0, Math.min(w.charEnd, s.end) - Math.max(w.charStart, s.start)) / Math.max(1, s.end - s.start);
+      const overlap =
+        Math.max(0, Math.min(w.charEnd, s.end) - Math.max(w.charStart, s.start)) / Math.max(1, s.end - s.start);
       if (!best || overlap < best.overlap) best = { overlap, vector: w.vector };
     }
     if (!best || best.overlap > 0.5) continue;

@@ -13,8 +13,21 @@ import type { EngineResult } from './types.js';
 /** Bump when EngineResult changes in a way an earlier reader cannot use. */
 export const RESULT_VERSION = 1;
 
-const citation = z.object({ document: z.string(), source: z.string(), heading_path: z.array(z.string()), page: z.number().nullable(), url: z.string().nullable() });
-const snippet = z.object({ chunkId: z.number(), docId: z.number(), windowId: z.number().nullable(), text: z.string(), score: z.number(), citation });
+const citation = z.object({
+  document: z.string(),
+  source: z.string(),
+  heading_path: z.array(z.string()),
+  page: z.number().nullable(),
+  url: z.string().nullable(),
+});
+const snippet = z.object({
+  chunkId: z.number(),
+  docId: z.number(),
+  windowId: z.number().nullable(),
+  text: z.string(),
+  score: z.number(),
+  citation,
+});
 const coherence = z.object({
   cosine: z.number(),
   directional: z.number(),
@@ -26,7 +39,10 @@ const coherence = z.object({
   passed: z.boolean(),
 });
 const span = z.object({ chunkId: z.number(), start: z.number(), end: z.number() });
-const features = z.custom<ReadingFeatures>((v) => typeof v === 'object' && v !== null && typeof (v as { kind?: unknown }).kind === 'string', 'reading features');
+const features = z.custom<ReadingFeatures>(
+  (v) => typeof v === 'object' && v !== null && typeof (v as { kind?: unknown }).kind === 'string',
+  'reading features',
+);
 
 const candidate = z.object({
   entity: z.string(),
@@ -35,7 +51,14 @@ const candidate = z.object({
   sourceDocId: z.number().nullable(),
   linksTo: z.string().nullable(),
   linkDocId: z.number().nullable(),
-  features: z.object({ link: z.number(), lookahead: z.number(), idf: z.number(), relevance: z.number(), question: z.number(), mlm: z.number().nullable() }),
+  features: z.object({
+    link: z.number(),
+    lookahead: z.number(),
+    idf: z.number(),
+    relevance: z.number(),
+    question: z.number(),
+    mlm: z.number().nullable(),
+  }),
   score: z.number(),
   confidence: z.number(),
   query: z.string(),
@@ -49,12 +72,30 @@ const hop = z.object({
   bridge: z.string().nullable(),
   bridgeFrom: z.object({ sourceDocId: z.number().nullable(), linkDocId: z.number().nullable() }).nullable().optional(),
   weight: z.number(),
-  retrieved: z.array(z.object({ chunkId: z.number(), docId: z.number(), score: z.number(), rerank: z.number(), dense: z.number().nullable(), bm25: z.number().nullable() })),
+  retrieved: z.array(
+    z.object({
+      chunkId: z.number(),
+      docId: z.number(),
+      score: z.number(),
+      rerank: z.number(),
+      dense: z.number().nullable(),
+      bm25: z.number().nullable(),
+    }),
+  ),
   snippets: z.array(snippet),
   candidates: z.array(candidate),
   nextQuery: z.string().nullable(),
   coherence: coherence.nullable(),
-  timings: z.object({ encodeMs: z.number(), denseMs: z.number(), bm25Ms: z.number(), rerankMs: z.number(), retrieveMs: z.number(), decomposeMs: z.number(), totalMs: z.number(), cached: z.boolean() }),
+  timings: z.object({
+    encodeMs: z.number(),
+    denseMs: z.number(),
+    bm25Ms: z.number(),
+    rerankMs: z.number(),
+    retrieveMs: z.number(),
+    decomposeMs: z.number(),
+    totalMs: z.number(),
+    cached: z.boolean(),
+  }),
   incomplete: z.boolean(),
 });
 
@@ -82,8 +123,21 @@ const answer = z.object({
   conflicts: z.array(z.object({ attribute: z.string(), values: z.array(z.object({ value: z.string(), snippet })) })),
   alternatives: z.array(z.object({ value: z.string(), snippet })),
   leads: z.array(snippet),
-  comparison: z.object({ attribute: z.string().nullable(), options: z.array(z.object({ entity: z.string(), value: z.string().nullable(), snippet: snippet.nullable() })) }).nullable(),
-  reading: z.object({ kind: z.enum(['span', 'yes', 'no', 'none']), value: z.string().nullable(), at: span.nullable(), features, ms: z.number() }).nullable(),
+  comparison: z
+    .object({
+      attribute: z.string().nullable(),
+      options: z.array(z.object({ entity: z.string(), value: z.string().nullable(), snippet: snippet.nullable() })),
+    })
+    .nullable(),
+  reading: z
+    .object({
+      kind: z.enum(['span', 'yes', 'no', 'none']),
+      value: z.string().nullable(),
+      at: span.nullable(),
+      features,
+      ms: z.number(),
+    })
+    .nullable(),
 });
 
 const result = z.object({
@@ -97,7 +151,13 @@ const result = z.object({
   incomplete: z.boolean().optional(),
   answer,
   timings: z.object({ totalMs: z.number(), readMs: z.number().optional() }),
-  settings: z.object({ maxHops: z.number(), coherenceThreshold: z.number(), rerankTopK: z.number(), hopBudgetMs: z.number(), totalBudgetMs: z.number() }),
+  settings: z.object({
+    maxHops: z.number(),
+    coherenceThreshold: z.number(),
+    rerankTopK: z.number(),
+    hopBudgetMs: z.number(),
+    totalBudgetMs: z.number(),
+  }),
 });
 
 // the schema's type must be an EngineResult: a field added to one and not the other fails to compile

@@ -159,7 +159,13 @@ export class Retriever {
   async bm25Query(query: string): Promise<TextQuery> {
     const budget = this.bm25Postings;
     // counted together: a backend across the network answers them in parallel
-    const terms = await Promise.all(queryTerms(query).map(async (t, i) => ({ t, i, df: await this.store.countTextMatches({ terms: [t], match: 'any' }, budget + 1) })));
+    const terms = await Promise.all(
+      queryTerms(query).map(async (t, i) => ({
+        t,
+        i,
+        df: await this.store.countTextMatches({ terms: [t], match: 'any' }, budget + 1),
+      })),
+    );
     const kept: typeof terms = [];
     let postings = 0;
     for (const x of [...terms].sort((a, b) => a.df - b.df || a.i - b.i)) {
@@ -195,7 +201,12 @@ export class Retriever {
 
     const bm25 = new Map<number, number>();
     if (mode !== 'dense') {
-      for (const r of await this.store.searchText(await this.bm25Query(query), (opts.bm25Chunks ?? 50) + exclude.size, undefined, allowedDocs)) {
+      for (const r of await this.store.searchText(
+        await this.bm25Query(query),
+        (opts.bm25Chunks ?? 50) + exclude.size,
+        undefined,
+        allowedDocs,
+      )) {
         if (!exclude.has(r.chunkId)) bm25.set(r.chunkId, r.score);
       }
     }
@@ -205,7 +216,9 @@ export class Retriever {
     if (focusTerms.length && mode !== 'dense') {
       // every term of the entity, titles weighing most: its own document first, then its mentions
       const all = textQuery(opts.focus!, 'all');
-      if (all.terms.length) for (const r of await this.store.searchText(all, 20, [4.0, 2.0, 1.0], allowedDocs)) if (!exclude.has(r.chunkId)) focus.set(r.chunkId, r.score);
+      if (all.terms.length)
+        for (const r of await this.store.searchText(all, 20, [4.0, 2.0, 1.0], allowedDocs))
+          if (!exclude.has(r.chunkId)) focus.set(r.chunkId, r.score);
     }
     const t3 = performance.now();
 
@@ -216,9 +229,12 @@ export class Retriever {
     const fused = new Map<number, number>();
     for (const [id, r] of denseRank) fused.set(id, (fused.get(id) ?? 0) + 1 / (RRF_K + r));
     for (const [id, r] of bm25Rank) fused.set(id, (fused.get(id) ?? 0) + 1 / (RRF_K + r));
-    for (const [i, [id]] of [...focus.entries()].sort((a, b) => b[1] - a[1]).entries()) fused.set(id, (fused.get(id) ?? 0) + 1 / (RRF_K + i + 1));
+    for (const [i, [id]] of [...focus.entries()].sort((a, b) => b[1] - a[1]).entries())
+      fused.set(id, (fused.get(id) ?? 0) + 1 / (RRF_K + i + 1));
 
-    const pool = [...fused.entries()].sort((a, b) => b[1] - a[1]).slice(0, opts.rerankCandidates ?? Math.max(40, opts.k * 4));
+    const pool = [...fused.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, opts.rerankCandidates ?? Math.max(40, opts.k * 4));
     const chunks = await this.store.getChunks(pool.map(([id]) => id));
     const allowed = pool.filter(([id]) => {
       const c = chunks.get(id);
@@ -235,14 +251,27 @@ export class Retriever {
         qv,
         ws.map((w) => w.vector),
       );
-      const window = bestWindow(ws.map((w, i) => ({ windowId: w.id, charStart: w.charStart, charEnd: w.charEnd, score: scores[i]! })));
+      const window = bestWindow(
+        ws.map((w, i) => ({ windowId: w.id, charStart: w.charStart, charEnd: w.charEnd, score: scores[i]! })),
+      );
       const rerank = window?.score ?? 0;
       const b = bm25.get(id) ?? null;
       const lexical = b === null ? 0 : b / maxBm25;
       const focusBonus = focusTerms.length ? FOCUS_WEIGHT * titleMatch(focusTerms, chunk.doc.title) : 0;
-      const base = mode === 'bm25' ? lexical : mode === 'dense' ? rerank : rerank + (opts.lexicalWeight ?? 0.25) * lexical;
+      const base =
+        mode === 'bm25' ? lexical : mode === 'dense' ? rerank : rerank + (opts.lexicalWeight ?? 0.25) * lexical;
       const score = base + densityWeight * chunk.density + focusBonus;
-      return { chunk, dense: dense.get(id) ?? null, denseRank: denseRank.get(id) ?? null, bm25: b, bm25Rank: bm25Rank.get(id) ?? null, fused: f, rerank, window, score };
+      return {
+        chunk,
+        dense: dense.get(id) ?? null,
+        denseRank: denseRank.get(id) ?? null,
+        bm25: b,
+        bm25Rank: bm25Rank.get(id) ?? null,
+        fused: f,
+        rerank,
+        window,
+        score,
+      };
     });
     candidates.sort((a, b) => b.score - a.score);
     const t4 = performance.now();

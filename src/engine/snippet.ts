@@ -3,7 +3,13 @@ import type { Candidate } from './retrieve.js';
 import type { Citation, RetrievedRef, Snippet } from './types.js';
 
 export function citationOf(chunk: ChunkRow): Citation {
-  return { document: chunk.doc.title, source: chunk.doc.source, heading_path: chunk.headingPath, page: chunk.page, url: chunk.doc.url };
+  return {
+    document: chunk.doc.title,
+    source: chunk.doc.source,
+    heading_path: chunk.headingPath,
+    page: chunk.page,
+    url: chunk.doc.url,
+  };
 }
 
 /**
@@ -27,7 +33,14 @@ function widenToSentences(text: string, start: number, end: number, slack = 160)
 
 export function snippetFrom(c: Candidate): Snippet {
   const text = c.window ? widenToSentences(c.chunk.text, c.window.charStart, c.window.charEnd) : c.chunk.text;
-  return { chunkId: c.chunk.id, docId: c.chunk.docId, windowId: c.window?.windowId ?? null, text, score: c.score, citation: citationOf(c.chunk) };
+  return {
+    chunkId: c.chunk.id,
+    docId: c.chunk.docId,
+    windowId: c.window?.windowId ?? null,
+    text,
+    score: c.score,
+    citation: citationOf(c.chunk),
+  };
 }
 
 export function refFrom(c: Candidate): RetrievedRef {

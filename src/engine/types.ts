@@ -70,7 +70,16 @@ export interface HopState {
   candidates: CandidateRef[];
   nextQuery: string | null;
   coherence: Coherence | null;
-  timings: { encodeMs: number; denseMs: number; bm25Ms: number; rerankMs: number; retrieveMs: number; decomposeMs: number; totalMs: number; cached: boolean };
+  timings: {
+    encodeMs: number;
+    denseMs: number;
+    bm25Ms: number;
+    rerankMs: number;
+    retrieveMs: number;
+    decomposeMs: number;
+    totalMs: number;
+    cached: boolean;
+  };
   /** Cut short by the time budget: what it holds is its best so far. */
   incomplete: boolean;
 }
@@ -95,7 +104,8 @@ export interface Suggestion {
  * choose it; hop_unsure: it looked wrong, and asking would not help (an answer stands, or no
  * suggestion is likely to bring more), so the reply answers from the evidence it has.
  */
-export type StopReason = 'answered' | 'no_new_evidence' | 'no_bridge' | 'max_hops' | 'budget' | 'low_coherence' | 'hop_unsure';
+export type StopReason =
+  'answered' | 'no_new_evidence' | 'no_bridge' | 'max_hops' | 'budget' | 'low_coherence' | 'hop_unsure';
 
 export interface Conflict {
   attribute: string;
@@ -125,9 +135,18 @@ export interface Answer {
   /** When there is no definite answer: the sentences that come closest, cited. */
   leads: Snippet[];
   /** For a comparison: each compared thing, what was read for it, and from where. */
-  comparison: { attribute: string | null; options: { entity: string; value: string | null; snippet: Snippet | null }[] } | null;
+  comparison: {
+    attribute: string | null;
+    options: { entity: string; value: string | null; snippet: Snippet | null }[];
+  } | null;
   /** What the reader proposed (even when it was not confident enough to be the answer), and the features of its confidence. */
-  reading: { kind: 'span' | 'yes' | 'no' | 'none'; value: string | null; at: { chunkId: number; start: number; end: number } | null; features: ReadingFeatures; ms: number } | null;
+  reading: {
+    kind: 'span' | 'yes' | 'no' | 'none';
+    value: string | null;
+    at: { chunkId: number; start: number; end: number } | null;
+    features: ReadingFeatures;
+    ms: number;
+  } | null;
 }
 
 export interface EngineResult {
@@ -146,5 +165,11 @@ export interface EngineResult {
   answer: Answer;
   /** readMs: the reader's share (reading the answer off the final evidence). */
   timings: { totalMs: number; readMs?: number };
-  settings: { maxHops: number; coherenceThreshold: number; rerankTopK: number; hopBudgetMs: number; totalBudgetMs: number };
+  settings: {
+    maxHops: number;
+    coherenceThreshold: number;
+    rerankTopK: number;
+    hopBudgetMs: number;
+    totalBudgetMs: number;
+  };
 }

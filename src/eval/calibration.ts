@@ -11,7 +11,11 @@ export interface LabelledRow {
  * Leave one set out: for each set, a logistic fit on every other set, and its predictions on the
  * held-out set's rows (in their order). What a fitted confidence is worth on data like none it saw.
  */
-export function leaveOneSetOut(rows: readonly LabelledRow[], names: readonly string[], l2: number): Map<string, { p: number[]; y: number[] }> {
+export function leaveOneSetOut(
+  rows: readonly LabelledRow[],
+  names: readonly string[],
+  l2: number,
+): Map<string, { p: number[]; y: number[] }> {
   const out = new Map<string, { p: number[]; y: number[] }>();
   for (const set of [...new Set(rows.map((r) => r.set))]) {
     const train = rows.filter((r) => r.set !== set);

@@ -54,9 +54,13 @@ function listFolder(dir: string): string[] {
 /** Reads a dataset directory in the shared format; one clear error per bad line. */
 export function loadDataset(dirArg: string): EvalDataset {
   const dir = path.resolve(dirArg);
-  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new UserError(`--dataset ${dirArg}: no such folder`);
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory())
+    throw new UserError(`--dataset ${dirArg}: no such folder`);
   const qFile = path.join(dir, 'questions.jsonl');
-  if (!fs.existsSync(qFile)) throw new UserError(`${qFile} is missing: a dataset folder needs questions.jsonl ({id, question, answers, supporting, hops} per line)`);
+  if (!fs.existsSync(qFile))
+    throw new UserError(
+      `${qFile} is missing: a dataset folder needs questions.jsonl ({id, question, answers, supporting, hops} per line)`,
+    );
   const questions: EvalQuestion[] = [];
   fs.readFileSync(qFile, 'utf8')
     .split('\n')
@@ -69,7 +73,10 @@ export function loadDataset(dirArg: string): EvalDataset {
       } catch (e) {
         throw new UserError(`${qFile}:${i + 1}: not valid JSON (${(e as Error).message}); fix or remove the line`);
       }
-      const bad = (what: string) => new UserError(`${qFile}:${i + 1}: ${what}; expected {"id", "question", "answers": [..], "supporting": [..], "hops"}`);
+      const bad = (what: string) =>
+        new UserError(
+          `${qFile}:${i + 1}: ${what}; expected {"id", "question", "answers": [..], "supporting": [..], "hops"}`,
+        );
       if (typeof o.question !== 'string' || !o.question.trim()) throw bad('missing "question"');
       if (!Array.isArray(o.supporting) || o.supporting.length === 0) throw bad('missing "supporting" list');
       questions.push({

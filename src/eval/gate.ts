@@ -27,7 +27,11 @@ export interface GateStats {
  * still missing after the hops before it. A check whose next hop never ran (budget, hop limit) has
  * no label and is left out.
  */
-export function labelGateChecks(r: EngineResult, supporting: readonly string[], passageOf: (source: string) => string): GateCheck[] {
+export function labelGateChecks(
+  r: EngineResult,
+  supporting: readonly string[],
+  passageOf: (source: string) => string,
+): GateCheck[] {
   const gold = new Set(supporting);
   const found = new Set<string>();
   const out: GateCheck[] = [];
@@ -37,7 +41,14 @@ export function labelGateChecks(r: EngineResult, supporting: readonly string[], 
     if (!h.coherence || !next) return;
     const missing = [...gold].filter((g) => !found.has(g));
     const right = next.snippets.some((s) => missing.includes(passageOf(s.citation.source)));
-    out.push({ right, stopped: !h.coherence.passed, missing: missing.length, pRight: h.coherence.pRight, cosine: h.coherence.cosine, features: h.coherence.gateFeatures ?? null });
+    out.push({
+      right,
+      stopped: !h.coherence.passed,
+      missing: missing.length,
+      pRight: h.coherence.pRight,
+      cosine: h.coherence.cosine,
+      features: h.coherence.gateFeatures ?? null,
+    });
   });
   return out;
 }

@@ -39,4 +39,5 @@ export function scoreAnswer(pred: string | null, golds: readonly string[]): { em
 }
 
 /** Whether a gold answer set is yes/no (such answers never stand in a passage). */
-export const isYesNo = (golds: readonly string[]) => golds.length > 0 && golds.every((g) => /^(yes|no)$/i.test(g.trim()));
+export const isYesNo = (golds: readonly string[]) =>
+  golds.length > 0 && golds.every((g) => /^(yes|no)$/i.test(g.trim()));

@@ -11,7 +11,10 @@ import type { AnsweredEvidence, Ranker } from './run.js';
 import { shownReply } from './visible.js';
 
 /** Distinct passages in rank order, with the snippet each was first cited by. */
-function distinctPassages(dataset: EvalDataset, sources: readonly { source: string; snippet: string }[]): { passages: string[]; snippets: string[] } {
+function distinctPassages(
+  dataset: EvalDataset,
+  sources: readonly { source: string; snippet: string }[],
+): { passages: string[]; snippets: string[] } {
   const passages: string[] = [];
   const snippets: string[] = [];
   const seen = new Set<string>();
@@ -41,17 +44,28 @@ function answerOf(a: Answer): AnsweredEvidence {
  * Single-hop retrieval in one mode (bm25, dense or hybrid) as an eval ranker; with `answers`, the
  * reader also reads the answer off that single-hop evidence, as the engine would off its chain.
  */
-export function singleHopRanker(retriever: Retriever, dataset: EvalDataset, mode: 'bm25' | 'dense' | 'hybrid', answers?: AnswerDeps & { passages: number }): Ranker {
+export function singleHopRanker(
+  retriever: Retriever,
+  dataset: EvalDataset,
+  mode: 'bm25' | 'dense' | 'hybrid',
+  answers?: AnswerDeps & { passages: number },
+): Ranker {
   return async (q, k) => {
     // Chunks, not passages, are ranked: ask for enough chunks to fill k distinct passages.
-    const r = await retriever.retrieve(q.question, { k: Math.max(k * 4, 20), mode, rerankCandidates: Math.max(60, k * 8) });
+    const r = await retriever.retrieve(q.question, {
+      k: Math.max(k * 4, 20),
+      mode,
+      rerankCandidates: Math.max(60, k * 8),
+    });
     const evidence = r.candidates.map(snippetFrom);
     const { passages, snippets } = distinctPassages(
       dataset,
       evidence.map((s) => ({ source: s.citation.source, snippet: s.text })),
     );
     if (!answers) return { passages, snippets, hops: 1 };
-    const answer = await answerFromEvidence(answers, q.question, [], evidence, 'answered', { passages: answers.passages });
+    const answer = await answerFromEvidence(answers, q.question, [], evidence, 'answered', {
+      passages: answers.passages,
+    });
     return { passages, snippets, hops: 1, answer: answerOf(answer), readMs: answer.reading?.ms ?? 0 };
   };
 }
@@ -71,7 +85,18 @@ export function multiHopRanker(engine: HopEngine, dataset: EvalDataset): Ranker 
       dataset,
       r.evidence.map((s) => ({ source: s.citation.source, snippet: s.text })),
     );
-    const checks = r.hops.flatMap((h) => (h.coherence ? [{ cosine: h.coherence.cosine, directional: h.coherence.directional, passed: h.coherence.passed, threshold: h.coherence.threshold }] : []));
+    const checks = r.hops.flatMap((h) =>
+      h.coherence
+        ? [
+            {
+              cosine: h.coherence.cosine,
+              directional: h.coherence.directional,
+              passed: h.coherence.passed,
+              threshold: h.coherence.threshold,
+            },
+          ]
+        : [],
+    );
     // measured after the timed run: following suggestions takes hops of its own
     const clicks = await labelClicks(engine, r, q.question, q.supporting, (source) => dataset.passageOf(source));
     return {

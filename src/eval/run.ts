@@ -17,7 +17,10 @@ export interface RankedEvidence {
   snippets: string[];
   hops: number;
   /** Multi-hop only: every coherence check of the question's chain, and whether it stopped for a person. */
-  coherence?: { checks: { cosine: number; directional: number; passed: boolean; threshold: number }[]; stoppedForPerson: boolean };
+  coherence?: {
+    checks: { cosine: number; directional: number; passed: boolean; threshold: number }[];
+    stoppedForPerson: boolean;
+  };
   /** The answer read off this evidence (modes that read one). */
   answer?: AnsweredEvidence;
   /** The reader's share of the time. */
@@ -100,7 +103,16 @@ export interface CoherenceStats {
 export type Ranker = (q: EvalQuestion, k: number) => Promise<RankedEvidence>;
 
 export interface ModeReport {
-  [metric: string]: number | null | { p50: number; p95: number } | CoherenceStats | AnswerStats | GateStats | Record<string, VisibleStats> | SweepRow[] | undefined;
+  [metric: string]:
+    | number
+    | null
+    | { p50: number; p95: number }
+    | CoherenceStats
+    | AnswerStats
+    | GateStats
+    | Record<string, VisibleStats>
+    | SweepRow[]
+    | undefined;
   mean_hops: number;
   latency_ms: { p50: number; p95: number };
   coherence?: CoherenceStats;
@@ -113,7 +125,9 @@ export interface ModeReport {
 }
 
 /** Visible figures of replies; undefined when no row has a reply. */
-function visibleStats(rows: readonly { shown?: ShownReply; clicks?: ClickLabels; q: { answers: string[] } }[]): VisibleStats | undefined {
+function visibleStats(
+  rows: readonly { shown?: ShownReply; clicks?: ClickLabels; q: { answers: string[] } }[],
+): VisibleStats | undefined {
   const scored = rows.filter((r) => r.shown && r.q.answers.length);
   if (!scored.length) return undefined;
   const given = scored.filter((r) => r.shown!.value !== null);
@@ -131,17 +145,25 @@ function visibleStats(rows: readonly { shown?: ShownReply; clicks?: ClickLabels;
 }
 
 /** The click figures without their bridge count (VisibleStats keeps shares only). */
-function withoutCount(s: ReturnType<typeof clickStats>): Pick<VisibleStats, 'useful_stops' | 'any_useful_stops' | 'right_bridges'> {
+function withoutCount(
+  s: ReturnType<typeof clickStats>,
+): Pick<VisibleStats, 'useful_stops' | 'any_useful_stops' | 'right_bridges'> {
   if (!s) return {};
   const { bridges: _n, ...shares } = s;
   return shares;
 }
 
 /** EM/F1 with declined answers at 0, the same on answered ones, ECE of P(right) against EM, precision of "high". */
-export function answerStats(rows: readonly { answer?: AnsweredEvidence; readMs?: number; q: { answers: string[] } }[]): AnswerStats | undefined {
+export function answerStats(
+  rows: readonly { answer?: AnsweredEvidence; readMs?: number; q: { answers: string[] } }[],
+): AnswerStats | undefined {
   const scored = rows.filter((r) => r.answer && r.q.answers.length);
   if (!scored.length) return undefined;
-  const given = scored.map((r) => ({ ...scoreAnswer(r.answer!.value, r.q.answers), answered: r.answer!.value !== null, label: r.answer!.label }));
+  const given = scored.map((r) => ({
+    ...scoreAnswer(r.answer!.value, r.q.answers),
+    answered: r.answer!.value !== null,
+    label: r.answer!.label,
+  }));
   const answered = given.filter((g) => g.answered);
   // calibration is of what was proposed: P(right) of the proposal against whether it is right
   // (answerRight: exact, or the gold answer as whole words in a short answer), declined or not
@@ -152,7 +174,12 @@ export function answerStats(rows: readonly { answer?: AnsweredEvidence; readMs?:
     scored.map((r) => r.answer!.p),
     proposedRight,
   );
-  const high = scored.map((r) => ({ high: r.answer!.p >= HIGH_CONFIDENCE && r.answer!.value !== null, right: answerRight(r.answer!.value, r.q.answers) ? 1 : 0 })).filter((x) => x.high);
+  const high = scored
+    .map((r) => ({
+      high: r.answer!.p >= HIGH_CONFIDENCE && r.answer!.value !== null,
+      right: answerRight(r.answer!.value, r.q.answers) ? 1 : 0,
+    }))
+    .filter((x) => x.high);
   const ms = rows.map((r) => r.readMs ?? 0).filter((x) => x > 0);
   return {
     answer_em: mean(given.map((g) => g.em)),
@@ -197,7 +224,18 @@ export interface EvalReport {
   modes: Record<string, ModeReport>;
   per_question?: Record<
     string,
-    { id: string; question: string; type: string | null; passages: string[]; ms: number; hops: number; answer?: AnsweredEvidence; shown?: ShownReply; clicks?: ClickLabels; gold: string[] }[]
+    {
+      id: string;
+      question: string;
+      type: string | null;
+      passages: string[];
+      ms: number;
+      hops: number;
+      answer?: AnsweredEvidence;
+      shown?: ShownReply;
+      clicks?: ClickLabels;
+      gold: string[];
+    }[]
   >;
 }
 
@@ -205,7 +243,13 @@ export interface EvalReport {
 export async function runEval(
   dataset: EvalDataset,
   rankers: Partial<Record<EvalMode, Ranker>>,
-  opts: { modes: readonly EvalMode[]; ks: readonly number[]; limit?: number; progress?: ProgressReporter; keepPerQuestion?: boolean },
+  opts: {
+    modes: readonly EvalMode[];
+    ks: readonly number[];
+    limit?: number;
+    progress?: ProgressReporter;
+    keepPerQuestion?: boolean;
+  },
 ): Promise<EvalReport> {
   const questions = dataset.questions.slice(0, opts.limit ?? dataset.questions.length);
   const maxK = Math.max(...opts.ks, 3);
@@ -234,7 +278,8 @@ export async function runEval(
       m[`all_support@${k}`] = mean(rows.map((r) => allSupportAt(r.passages, r.q.supporting, k)));
     }
     const withAnswers = rows.filter((r) => r.q.answers.length);
-    const inEvidence = (r: (typeof rows)[number]) => (containsAnswer(r.snippets.slice(0, 3).join(' \n '), r.q.answers) ? 1 : 0);
+    const inEvidence = (r: (typeof rows)[number]) =>
+      containsAnswer(r.snippets.slice(0, 3).join(' \n '), r.q.answers) ? 1 : 0;
     m['answer_in_evidence@3'] = mean(withAnswers.map(inEvidence));
     // yes/no answers never stand in a passage: the span figure leaves them out
     m['answer_in_evidence@3_span'] = mean(withAnswers.filter((r) => !isYesNo(r.q.answers)).map(inEvidence));
@@ -263,7 +308,8 @@ export async function runEval(
       const { questions: _n, ...flat } = visible;
       Object.assign(m, flat);
       const types = [...new Set(rows.map((r) => r.q.type).filter((t): t is string => !!t))].sort();
-      if (types.length) m.by_type = Object.fromEntries(types.map((t) => [t, visibleStats(rows.filter((r) => r.q.type === t))!]));
+      if (types.length)
+        m.by_type = Object.fromEntries(types.map((t) => [t, visibleStats(rows.filter((r) => r.q.type === t))!]));
     }
     if (rows.some((r) => r.clicks))
       m.stop_sweep = usefulSweep(
@@ -295,27 +341,43 @@ export function formatReport(r: EvalReport, ks: readonly number[]): string {
   for (const [mode, m] of Object.entries(r.modes)) {
     lines.push(`mode ${mode}`);
     lines.push(`  ${'k'.padEnd(6)}${'recall@k'.padStart(10)}${'all-support@k'.padStart(15)}`);
-    for (const k of ks) lines.push(`  ${String(k).padEnd(6)}${(m[`recall@${k}`] as number).toFixed(3).padStart(10)}${(m[`all_support@${k}`] as number).toFixed(3).padStart(15)}`);
-    lines.push(`  answer-in-evidence@3  ${(m['answer_in_evidence@3'] as number).toFixed(3)}  (span answers only: ${(m['answer_in_evidence@3_span'] as number).toFixed(3)})`);
+    for (const k of ks)
+      lines.push(
+        `  ${String(k).padEnd(6)}${(m[`recall@${k}`] as number).toFixed(3).padStart(10)}${(m[`all_support@${k}`] as number).toFixed(3).padStart(15)}`,
+      );
+    lines.push(
+      `  answer-in-evidence@3  ${(m['answer_in_evidence@3'] as number).toFixed(3)}  (span answers only: ${(m['answer_in_evidence@3_span'] as number).toFixed(3)})`,
+    );
     if (m.answers) {
       const a = m.answers;
       lines.push(`  answer EM / F1        ${a.answer_em.toFixed(3)} / ${a.answer_f1.toFixed(3)}  (declined = 0)`);
-      lines.push(`  answered              ${a.answered.toFixed(3)}; on those EM / F1 ${a.answer_em_answered.toFixed(3)} / ${a.answer_f1_answered.toFixed(3)}`);
-      lines.push(`  proposed EM / F1      ${a.proposed_em.toFixed(3)} / ${a.proposed_f1.toFixed(3)}; right ${a.proposed_right.toFixed(3)}  (what the reader read, declined or not)`);
+      lines.push(
+        `  answered              ${a.answered.toFixed(3)}; on those EM / F1 ${a.answer_em_answered.toFixed(3)} / ${a.answer_f1_answered.toFixed(3)}`,
+      );
+      lines.push(
+        `  proposed EM / F1      ${a.proposed_em.toFixed(3)} / ${a.proposed_f1.toFixed(3)}; right ${a.proposed_right.toFixed(3)}  (what the reader read, declined or not)`,
+      );
       lines.push(
         `  confidence            ECE ${a.ece.toFixed(3)}; high ${a.high_answers} answers, ${(100 * a.high_precision).toFixed(0)}% right; reader p50 ${a.reader_ms.p50.toFixed(1)} ms, p95 ${a.reader_ms.p95.toFixed(1)} ms`,
       );
-      lines.push('  reliability (P(right) of the proposed answer against whether it is right):', ...formatReliability(a.reliability, '    '));
+      lines.push(
+        '  reliability (P(right) of the proposed answer against whether it is right):',
+        ...formatReliability(a.reliability, '    '),
+      );
     }
     lines.push(`  mean hops             ${m.mean_hops.toFixed(2)}`);
     lines.push(`  latency ms            p50 ${m.latency_ms.p50.toFixed(1)}  p95 ${m.latency_ms.p95.toFixed(1)}`);
     if (m['visible@1'] !== undefined) {
       const row = (name: string, v: VisibleStats | ModeReport) =>
         `  ${name.padEnd(22)}${[v['visible@1'], v['visible@3'], v.answered_right, v.wrong_answers, v.stopped_for_person].map((x) => (x as number).toFixed(3).padStart(10)).join('')}`;
-      lines.push(`  ${'what a person sees'.padEnd(22)}${['visible@1', 'visible@3', 'right', 'wrong', 'stopped'].map((x) => x.padStart(10)).join('')}`);
+      lines.push(
+        `  ${'what a person sees'.padEnd(22)}${['visible@1', 'visible@3', 'right', 'wrong', 'stopped'].map((x) => x.padStart(10)).join('')}`,
+      );
       lines.push(row('all', m));
       for (const [t, v] of Object.entries(m.by_type ?? {})) lines.push(row(`${t} (${v.questions})`, v));
-      lines.push(`  (right / wrong: a short answer given and right / wrong, over all questions; stopped: the reply stops for a person with suggestions)`);
+      lines.push(
+        `  (right / wrong: a short answer given and right / wrong, over all questions; stopped: the reply stops for a person with suggestions)`,
+      );
       const share = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(3));
       if (m.useful_stops !== undefined)
         lines.push(
@@ -325,8 +387,12 @@ export function formatReport(r: EvalReport, ks: readonly number[]): string {
     if (m.stop_sweep) {
       lines.push(`  useful threshold      ${m.stop_sweep.map((s) => String(s.threshold).padStart(7)).join('')}`);
       lines.push(`    stopped             ${m.stop_sweep.map((s) => s.stopped.toFixed(3).padStart(7)).join('')}`);
-      lines.push(`    first useful        ${m.stop_sweep.map((s) => (s.useful === null ? '—' : s.useful.toFixed(3)).padStart(7)).join('')}`);
-      lines.push(`    any useful          ${m.stop_sweep.map((s) => (s.any_useful === null ? '—' : s.any_useful.toFixed(3)).padStart(7)).join('')}`);
+      lines.push(
+        `    first useful        ${m.stop_sweep.map((s) => (s.useful === null ? '—' : s.useful.toFixed(3)).padStart(7)).join('')}`,
+      );
+      lines.push(
+        `    any useful          ${m.stop_sweep.map((s) => (s.any_useful === null ? '—' : s.any_useful.toFixed(3)).padStart(7)).join('')}`,
+      );
     }
     if (m.gate) {
       const g = m.gate;

@@ -23,7 +23,8 @@ export interface FillerPassage {
 /** Recipe version: part of the key of a kept scale store (a changed recipe builds new stores). */
 export const FILLER_RECIPE = 1;
 
-const sentencesOf = (text: string) => text.split(/(?<=[.!?]["”’)]?)\s+(?=["“(]?\p{Lu})/u).filter((s) => s.trim().length > 0);
+const sentencesOf = (text: string) =>
+  text.split(/(?<=[.!?]["”’)]?)\s+(?=["“(]?\p{Lu})/u).filter((s) => s.trim().length > 0);
 
 /** Distinct passages of the reader sets under `sharedDir`, in a seeded order, without the excluded titles. */
 export function loadFillerPool(sharedDir: string, excludeTitles: ReadonlySet<string>, seed = 13): FillerPassage[] {

@@ -40,10 +40,16 @@ function missingAfter(hops: readonly HopState[], supporting: readonly string[], 
 }
 
 /** The hop brings one of `missing` into its top snippets. */
-const brings = (hop: HopState | undefined, missing: readonly string[], passageOf: PassageOf) => !!hop && hop.snippets.some((s) => missing.includes(passageOf(s.citation.source)));
+const brings = (hop: HopState | undefined, missing: readonly string[], passageOf: PassageOf) =>
+  !!hop && hop.snippets.some((s) => missing.includes(passageOf(s.citation.source)));
 
 /** Follows each suggestion of a stopped result and says whether its hop brought missing evidence. */
-async function labelSuggestions(engine: EngineApi, r: EngineResult, supporting: readonly string[], passageOf: PassageOf): Promise<boolean[]> {
+async function labelSuggestions(
+  engine: EngineApi,
+  r: EngineResult,
+  supporting: readonly string[],
+  passageOf: PassageOf,
+): Promise<boolean[]> {
   const missing = missingAfter(r.hops, supporting, passageOf);
   const out: boolean[] = [];
   for (let i = 0; i < r.suggestions.length; i++) {
@@ -57,8 +63,18 @@ async function labelSuggestions(engine: EngineApi, r: EngineResult, supporting: 
   return out;
 }
 
-function stopCheckOf(r: EngineResult, useful: boolean[], supporting: readonly string[], passageOf: PassageOf): StopCheck {
-  return { answerGiven: r.answer.value !== null, p: r.suggestions.map((s) => s.coherence.pRight ?? 0), useful, missing: missingAfter(r.hops, supporting, passageOf).length };
+function stopCheckOf(
+  r: EngineResult,
+  useful: boolean[],
+  supporting: readonly string[],
+  passageOf: PassageOf,
+): StopCheck {
+  return {
+    answerGiven: r.answer.value !== null,
+    p: r.suggestions.map((s) => s.coherence.pRight ?? 0),
+    useful,
+    missing: missingAfter(r.hops, supporting, passageOf).length,
+  };
 }
 
 /**
@@ -66,7 +82,13 @@ function stopCheckOf(r: EngineResult, useful: boolean[], supporting: readonly st
  * (hop_unsure) is asked again under the 'always' policy, so every stop at the gate has its
  * suggestions labelled, asked or not: that is what the useful threshold is chosen from.
  */
-export async function labelClicks(engine: EngineApi, r: EngineResult, question: string, supporting: readonly string[], passageOf: PassageOf): Promise<ClickLabels> {
+export async function labelClicks(
+  engine: EngineApi,
+  r: EngineResult,
+  question: string,
+  supporting: readonly string[],
+  passageOf: PassageOf,
+): Promise<ClickLabels> {
   let bridgesRight = 0;
   let bridges = 0;
   r.hops.forEach((h, i) => {
@@ -83,13 +105,18 @@ export async function labelClicks(engine: EngineApi, r: EngineResult, question: 
     stop = stopCheckOf(r, offeredUseful, supporting, passageOf);
   } else if (r.stopReason === 'hop_unsure') {
     const asked = await engine.run(question, LOCAL, { stopForPerson: 'always' });
-    if (asked.stopReason === 'low_coherence' && asked.suggestions.length) stop = stopCheckOf(asked, await labelSuggestions(engine, asked, supporting, passageOf), supporting, passageOf);
+    if (asked.stopReason === 'low_coherence' && asked.suggestions.length)
+      stop = stopCheckOf(asked, await labelSuggestions(engine, asked, supporting, passageOf), supporting, passageOf);
   }
   return { bridgesRight, bridges, offeredUseful, stop };
 }
 
 /** The click figures over questions: useful_stops, any_useful_stops (null without stops) and right_bridges. */
-export function clickStats(rows: readonly { clicks?: ClickLabels }[]): { useful_stops: number | null; any_useful_stops: number | null; right_bridges: number | null; bridges: number } | undefined {
+export function clickStats(
+  rows: readonly { clicks?: ClickLabels }[],
+):
+  | { useful_stops: number | null; any_useful_stops: number | null; right_bridges: number | null; bridges: number }
+  | undefined {
   const labelled = rows.filter((r) => r.clicks).map((r) => r.clicks!);
   if (!labelled.length) return undefined;
   const stops = labelled.filter((c) => c.offeredUseful?.length);

@@ -17,7 +17,11 @@ export interface ShownReply {
 }
 
 export function shownReply(r: Pick<EngineResult, 'answer' | 'stopReason' | 'suggestions'>): ShownReply {
-  return { value: r.answer.value, lines: shownLines(r.answer), stoppedForPerson: r.stopReason === 'low_coherence' && r.suggestions.length > 0 };
+  return {
+    value: r.answer.value,
+    lines: shownLines(r.answer),
+    stoppedForPerson: r.stopReason === 'low_coherence' && r.suggestions.length > 0,
+  };
 }
 
 function shownLines(a: Answer): string[] {
@@ -44,7 +48,9 @@ const wordsOf = (s: string) => normalizeAnswer(s).split(' ').filter(Boolean).len
  */
 export function answerRight(value: string | null, golds: readonly string[]): boolean {
   if (value === null || golds.length === 0) return false;
-  return golds.some((g) => answerEM(value, g) === 1 || (containsAnswer(value, [g]) && wordsOf(value) <= wordsOf(g) + EXTRA_WORDS));
+  return golds.some(
+    (g) => answerEM(value, g) === 1 || (containsAnswer(value, [g]) && wordsOf(value) <= wordsOf(g) + EXTRA_WORDS),
+  );
 }
 
 /** The gold answer is visible within the first `k` quoted lines shown (or in the short answer). */

@@ -50,7 +50,11 @@ export function chunkBlocks(blocks: readonly Block[], opts: ChunkOptions): Chunk
         const header = b.header ?? [];
         const named = header.some((h) => h.trim());
         for (const row of b.rows ?? []) {
-          const text = named ? row.map((cell, k) => `${header[k] || `column ${k + 1}`}: ${cell || '—'}`).join('; ') : row.length === 2 ? `${row[0]}: ${row[1]}` : row.join(' | ');
+          const text = named
+            ? row.map((cell, k) => `${header[k] || `column ${k + 1}`}: ${cell || '—'}`).join('; ')
+            : row.length === 2
+              ? `${row[0]}: ${row[1]}`
+              : row.join(' | ');
           if (text.replace(/[—;:|\s]/g, '')) drafts.push({ kind: 'table_row', headingPath: path(), page, text });
         }
         break;
@@ -111,12 +115,20 @@ function splitWords(text: string, opts: ChunkOptions): string[] {
 
 function mergeTiny(drafts: ChunkDraft[], min: number, opts: ChunkOptions): ChunkDraft[] {
   const out: ChunkDraft[] = [];
-  const sameSection = (a: ChunkDraft, b: ChunkDraft) => a.headingPath.join('\u0000') === b.headingPath.join('\u0000') && a.page === b.page;
+  const sameSection = (a: ChunkDraft, b: ChunkDraft) =>
+    a.headingPath.join('\u0000') === b.headingPath.join('\u0000') && a.page === b.page;
   const mergeable = (k: string) => k === 'paragraph' || k === 'list_item' || k === 'quote';
   for (let i = 0; i < drafts.length; i++) {
     const d = drafts[i]!;
     const next = drafts[i + 1];
-    if (mergeable(d.kind) && opts.countTokens(d.text) < min && next && mergeable(next.kind) && sameSection(d, next) && opts.countTokens(d.text) + opts.countTokens(next.text) <= opts.maxTokens) {
+    if (
+      mergeable(d.kind) &&
+      opts.countTokens(d.text) < min &&
+      next &&
+      mergeable(next.kind) &&
+      sameSection(d, next) &&
+      opts.countTokens(d.text) + opts.countTokens(next.text) <= opts.maxTokens
+    ) {
       const joiner = d.kind === 'list_item' && !/[.;:!?]$/.test(d.text) ? '; ' : ' ';
       drafts[i + 1] = { ...next, text: `${d.text}${joiner}${next.text}` };
       continue;

@@ -24,7 +24,8 @@ import { makeWindows, windowEmbeddingText } from './windows.js';
 export interface IngestDeps {
   store: Store;
   encoder: Encoder;
-  config: Pick<Config, 'windowTokens' | 'windowOverlap' | 'chunkMaxTokens' | 'maxFileBytes'> & Partial<Pick<Config, 'defaultScope'>>;
+  config: Pick<Config, 'windowTokens' | 'windowOverlap' | 'chunkMaxTokens' | 'maxFileBytes'> &
+    Partial<Pick<Config, 'defaultScope'>>;
   log?: Logger;
   progress?: ProgressReporter;
 }
@@ -108,17 +109,36 @@ function decodeText(bytes: Buffer): string {
  * transaction per batch of whole documents → HNSW. Unchanged documents (same content hash) are
  * skipped, changed ones replaced; a bad file is reported and the rest of the batch goes on.
  */
-export async function ingest(deps: IngestDeps, inputs: readonly string[], opts: IngestOptions = {}): Promise<IngestReport> {
+export async function ingest(
+  deps: IngestDeps,
+  inputs: readonly string[],
+  opts: IngestOptions = {},
+): Promise<IngestReport> {
   const t0 = performance.now();
   const log = deps.log ?? silentLogger;
-  const report: IngestReport = { added: 0, updated: 0, unchanged: 0, rescoped: 0, removed: 0, failed: [], chunks: 0, windows: 0, seconds: 0, interrupted: false };
+  const report: IngestReport = {
+    added: 0,
+    updated: 0,
+    unchanged: 0,
+    rescoped: 0,
+    removed: 0,
+    failed: [],
+    chunks: 0,
+    windows: 0,
+    seconds: 0,
+    interrupted: false,
+  };
   const fail = (f: InputFailure) => {
     report.failed.push(f);
     log.warn({ file: f.file, line: f.line, reason: f.reason }, 'ingest: skipped');
   };
   const resolved = resolveInputs(inputs, opts.exclude ?? []);
   resolved.failures.forEach(fail);
-  const { units, seen } = await collectUnits(resolved.files, { deps, fail, linkFor: citationLink(resolved.roots, opts.baseUrl ?? null) });
+  const { units, seen } = await collectUnits(resolved.files, {
+    deps,
+    fail,
+    linkFor: citationLink(resolved.roots, opts.baseUrl ?? null),
+  });
   await storeUnits(units, deps, opts, report, fail);
   if (opts.prune && !report.interrupted) await pruneMissing(resolved.roots, seen, deps.store, report);
   await deps.store.index.flush();
@@ -148,10 +168,18 @@ interface CollectContext {
  * total), and every source they cover. A file refused here keeps whatever was stored for it: a
  * refused file is not a deleted file.
  */
-async function collectUnits(files: readonly SourceFile[], ctx: CollectContext): Promise<{ units: Unit[]; seen: Set<string> }> {
+async function collectUnits(
+  files: readonly SourceFile[],
+  ctx: CollectContext,
+): Promise<{ units: Unit[]; seen: Set<string> }> {
   const { store, config } = ctx.deps;
   // what a document becomes depends on these too: a change of any re-ingests it
-  const fingerprint = JSON.stringify([INGEST_VERSION, config.windowTokens, config.windowOverlap, config.chunkMaxTokens]);
+  const fingerprint = JSON.stringify([
+    INGEST_VERSION,
+    config.windowTokens,
+    config.windowOverlap,
+    config.chunkMaxTokens,
+  ]);
   const units: Unit[] = [];
   const seen = new Set<string>();
   const keepStored = async (f: SourceFile) => {
@@ -203,7 +231,10 @@ function readSource(file: string, maxBytes: number): { bytes: Buffer; size: numb
   } catch (e) {
     return { reason: errorMessage(e) };
   }
-  if (stat.size > maxBytes) return { reason: `${(stat.size / 1048576).toFixed(1)} MB is over the RAGASK_MAX_FILE_MB limit (${(maxBytes / 1048576).toFixed(1)} MB); raise it or split the file` };
+  if (stat.size > maxBytes)
+    return {
+      reason: `${(stat.size / 1048576).toFixed(1)} MB is over the RAGASK_MAX_FILE_MB limit (${(maxBytes / 1048576).toFixed(1)} MB); raise it or split the file`,
+    };
   if (stat.size === 0) return { reason: 'empty file' };
   try {
     return { bytes: fs.readFileSync(file), size: stat.size };
@@ -258,7 +289,13 @@ function fileUnit(f: SourceFile, bytes: Buffer, size: number, fingerprint: strin
  * each); unchanged ones are skipped (a new --scope still applies to them). Stops between batches
  * when aborted: what is written stays consistent and the next run resumes.
  */
-async function storeUnits(units: readonly Unit[], deps: IngestDeps, opts: IngestOptions, report: IngestReport, fail: (f: InputFailure) => void): Promise<void> {
+async function storeUnits(
+  units: readonly Unit[],
+  deps: IngestDeps,
+  opts: IngestOptions,
+  report: IngestReport,
+  fail: (f: InputFailure) => void,
+): Promise<void> {
   const { store } = deps;
   deps.progress?.start(units.length, 'ingest');
   let done = 0;
@@ -307,7 +344,12 @@ async function storeUnits(units: readonly Unit[], deps: IngestDeps, opts: Ingest
 }
 
 /** Embeds a batch's windows and writes its documents in one transaction, then brings the index up to date. */
-async function writeBatch(batch: readonly Prepared[], deps: IngestDeps, opts: IngestOptions, report: IngestReport): Promise<void> {
+async function writeBatch(
+  batch: readonly Prepared[],
+  deps: IngestDeps,
+  opts: IngestOptions,
+  report: IngestReport,
+): Promise<void> {
   const { store, encoder, config } = deps;
   const vectors = await encoder.encode(batch.flatMap((p) => p.texts));
   let k = 0;
@@ -326,10 +368,18 @@ async function writeBatch(batch: readonly Prepared[], deps: IngestDeps, opts: In
 }
 
 /** Removes stored documents under the inputs that this run no longer saw. */
-async function pruneMissing(roots: readonly string[], seen: ReadonlySet<string>, store: Store, report: IngestReport): Promise<void> {
+async function pruneMissing(
+  roots: readonly string[],
+  seen: ReadonlySet<string>,
+  store: Store,
+  report: IngestReport,
+): Promise<void> {
   for (const root of roots) {
     // a folder or a .jsonl covers what lies under it; a single file, only itself ("a.md", not "a.mdx")
-    const under = root.endsWith(path.sep) || root.endsWith('#') ? await store.sourcesUnder(root) : (await store.sourcesUnder(root)).filter((d) => d.source === root);
+    const under =
+      root.endsWith(path.sep) || root.endsWith('#')
+        ? await store.sourcesUnder(root)
+        : (await store.sourcesUnder(root)).filter((d) => d.source === root);
     for (const d of under) {
       if (seen.has(d.source)) continue;
       await store.deleteDocument(d.id);
@@ -364,12 +414,21 @@ async function prepare(unit: Unit, deps: IngestDeps, existed: boolean): Promise<
       entities: entitiesOf(analysis, { isCommonWord }),
       windows: windows.map((w) => ({ ...w, vector: new Float32Array(0) })),
     });
-    for (const w of windows) texts.push(windowEmbeddingText(title, d.headingPath, d.text.slice(w.charStart, w.charEnd)));
+    for (const w of windows)
+      texts.push(windowEmbeddingText(title, d.headingPath, d.text.slice(w.charStart, w.charEnd)));
   });
   return {
     unit,
     existed,
-    doc: { source: unit.source, path: unit.path, title, kind: unit.kind, url: parsed.url ?? unit.url, contentHash: unit.hash, bytes: unit.bytes },
+    doc: {
+      source: unit.source,
+      path: unit.path,
+      title,
+      kind: unit.kind,
+      url: parsed.url ?? unit.url,
+      contentHash: unit.hash,
+      bytes: unit.bytes,
+    },
     chunks,
     texts,
   };

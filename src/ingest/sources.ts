@@ -65,11 +65,21 @@ export function resolveInputs(inputs: readonly string[], exclude: readonly strin
   };
   for (const input of inputs) {
     if (GLOB_CHARS.test(input) && !fs.existsSync(input)) {
-      const matches = fg.sync(input, { absolute: true, onlyFiles: true, dot: false, caseSensitiveMatch: false, ignore: ['**/node_modules/**'] });
+      const matches = fg.sync(input, {
+        absolute: true,
+        onlyFiles: true,
+        dot: false,
+        caseSensitiveMatch: false,
+        ignore: ['**/node_modules/**'],
+      });
       if (matches.length === 0) failures.push({ file: input, reason: 'no file matches this pattern' });
       const before = files.size;
       for (const m of matches) addFile(path.resolve(m));
-      if (matches.length > 0 && files.size === before) failures.push({ file: input, reason: `no file of a supported type matches (supported: ${Object.keys(EXTENSIONS).join(' ')})` });
+      if (matches.length > 0 && files.size === before)
+        failures.push({
+          file: input,
+          reason: `no file of a supported type matches (supported: ${Object.keys(EXTENSIONS).join(' ')})`,
+        });
       continue;
     }
     const abs = path.resolve(input);
@@ -82,11 +92,21 @@ export function resolveInputs(inputs: readonly string[], exclude: readonly strin
     }
     if (stat.isDirectory()) {
       roots.push(abs.endsWith(path.sep) ? abs : abs + path.sep);
-      const matches = fg.sync(pattern, { cwd: abs, absolute: true, onlyFiles: true, dot: false, caseSensitiveMatch: false, ignore: ['**/node_modules/**', ...ignoreFile(abs)] });
+      const matches = fg.sync(pattern, {
+        cwd: abs,
+        absolute: true,
+        onlyFiles: true,
+        dot: false,
+        caseSensitiveMatch: false,
+        ignore: ['**/node_modules/**', ...ignoreFile(abs)],
+      });
       for (const m of matches) addFile(path.resolve(m));
     } else if (stat.isFile()) {
       if (!addFile(abs)) {
-        failures.push({ file: input, reason: `unsupported file type "${path.extname(abs) || '(none)'}" (supported: ${Object.keys(EXTENSIONS).join(' ')})` });
+        failures.push({
+          file: input,
+          reason: `unsupported file type "${path.extname(abs) || '(none)'}" (supported: ${Object.keys(EXTENSIONS).join(' ')})`,
+        });
         continue;
       }
       roots.push(EXTENSIONS[path.extname(abs).toLowerCase()] === 'jsonl' ? `${abs}#` : abs);
@@ -132,11 +152,13 @@ function parseRecord(line: string, lineNo: number, seen: ReadonlySet<string>): J
   } catch (e) {
     return { reason: `not valid JSON (${(e as Error).message.split('\n')[0]})` };
   }
-  if (!obj || typeof obj !== 'object' || Array.isArray(obj)) return { reason: 'not a JSON object; expected {"id", "title", "text"}' };
+  if (!obj || typeof obj !== 'object' || Array.isArray(obj))
+    return { reason: 'not a JSON object; expected {"id", "title", "text"}' };
   const o = obj as Record<string, unknown>;
   const id = typeof o.id === 'string' || typeof o.id === 'number' ? String(o.id) : null;
   if (!id) return { reason: 'missing "id" (string or number)' };
-  if (typeof o.text !== 'string' || !o.text.trim()) return { reason: `record ${JSON.stringify(id)}: missing or empty "text"` };
+  if (typeof o.text !== 'string' || !o.text.trim())
+    return { reason: `record ${JSON.stringify(id)}: missing or empty "text"` };
   if (seen.has(id)) return { reason: `duplicate id ${JSON.stringify(id)} (first one kept)` };
   const title = typeof o.title === 'string' && o.title.trim() ? o.title.trim() : id;
   const url = typeof o.url === 'string' && /^https?:\/\//.test(o.url) ? o.url : null;

@@ -2,7 +2,13 @@ import { createHash } from 'node:crypto';
 import Bottleneck from 'bottleneck';
 import { Redis } from 'ioredis';
 import { UserError } from '../errors.js';
-import { ErrorCode, WebClient, type ChatPostMessageArguments, type ChatUpdateArguments, type ChatPostEphemeralArguments } from '@slack/web-api';
+import {
+  ErrorCode,
+  WebClient,
+  type ChatPostMessageArguments,
+  type ChatUpdateArguments,
+  type ChatPostEphemeralArguments,
+} from '@slack/web-api';
 import type { Logger } from '../log.js';
 import { boltLogger } from './bolt-logger.js';
 import { silentLogger } from '../log.js';
@@ -24,7 +30,11 @@ const IDLE_RECHECK_MS = 1000;
 export const SLACK_TIERS: TierLimits = { postMessagePerChannelMs: 1000, tier3PerMinute: 50, tier4PerMinute: 100 };
 
 /** No pacing: for a local stand-in of Slack only (RAGASK_SLACK_RATE_LIMITS=off). 429s are still honoured. */
-export const NO_TIERS: TierLimits = { postMessagePerChannelMs: 0, tier3PerMinute: 1_000_000, tier4PerMinute: 1_000_000 };
+export const NO_TIERS: TierLimits = {
+  postMessagePerChannelMs: 0,
+  tier3PerMinute: 1_000_000,
+  tier4PerMinute: 1_000_000,
+};
 
 export interface SlackApiOptions {
   token: string;
@@ -104,15 +114,40 @@ export class SlackApi {
     // limiter — which knows about every other call queued — decides when it goes again.
     // a timeout: one hung call must not hold its channel's queue forever; the logger: the app's own
     // (JSON, secrets scrubbed), not the WebClient's console
-    this.client = new WebClient(opts.token, { slackApiUrl: opts.apiUrl, rejectRateLimitedCalls: true, retryConfig: { retries: 0 }, timeout: 10_000, logger: boltLogger(this.log) });
+    this.client = new WebClient(opts.token, {
+      slackApiUrl: opts.apiUrl,
+      rejectRateLimitedCalls: true,
+      retryConfig: { retries: 0 },
+      timeout: 10_000,
+      logger: boltLogger(this.log),
+    });
     // replicas of one app share its token: its hash names their common limiters in Redis
-    const scope = opts.shared ? (opts.shared.scope ?? createHash('sha256').update(opts.token).digest('hex').slice(0, 16)) : '';
+    const scope = opts.shared
+      ? (opts.shared.scope ?? createHash('sha256').update(opts.token).digest('hex').slice(0, 16))
+      : '';
     this.redisUrl = opts.shared?.redisUrl ?? null;
-    this.connection = opts.shared ? new Bottleneck.IORedisConnection({ Redis, clientOptions: opts.shared.redisUrl } as Bottleneck.IORedisConnectionOptions) : null;
+    this.connection = opts.shared
+      ? new Bottleneck.IORedisConnection({
+          Redis,
+          clientOptions: opts.shared.redisUrl,
+        } as Bottleneck.IORedisConnectionOptions)
+      : null;
     const cluster = (name: string): Bottleneck.ConstructorOptions =>
       // keys idle for SHARED_STATE_TTL_MS go (a full bucket then is what a fresh one would be)
-      this.connection ? { datastore: 'ioredis', connection: this.connection, id: `ragask:${scope}:${name}`, clearDatastore: false, timeout: SHARED_STATE_TTL_MS } : {};
-    this.postByChannel = new Bottleneck.Group({ maxConcurrent: 1, minTime: tiers.postMessagePerChannelMs, ...cluster('post') });
+      this.connection
+        ? {
+            datastore: 'ioredis',
+            connection: this.connection,
+            id: `ragask:${scope}:${name}`,
+            clearDatastore: false,
+            timeout: SHARED_STATE_TTL_MS,
+          }
+        : {};
+    this.postByChannel = new Bottleneck.Group({
+      maxConcurrent: 1,
+      minTime: tiers.postMessagePerChannelMs,
+      ...cluster('post'),
+    });
     this.postByChannel.on('created', (limiter) => this.onFailure(limiter));
     this.tier3 = this.perMinute(tiers.tier3PerMinute, cluster('tier3'));
     this.tier4 = this.perMinute(tiers.tier4PerMinute, cluster('tier4'));
@@ -144,7 +179,14 @@ export class SlackApi {
 
   /** A token bucket: bursts of up to n calls, refilled one call every 60/n seconds. */
   private perMinute(n: number, cluster: Bottleneck.ConstructorOptions): Bottleneck {
-    const b = new Bottleneck({ reservoir: n, reservoirIncreaseAmount: 1, reservoirIncreaseInterval: Math.max(1, Math.floor(60_000 / n)), reservoirIncreaseMaximum: n, maxConcurrent: 4, ...cluster });
+    const b = new Bottleneck({
+      reservoir: n,
+      reservoirIncreaseAmount: 1,
+      reservoirIncreaseInterval: Math.max(1, Math.floor(60_000 / n)),
+      reservoirIncreaseMaximum: n,
+      maxConcurrent: 4,
+      ...cluster,
+    });
     this.onFailure(b);
     return b;
   }
@@ -158,7 +200,10 @@ export class SlackApi {
       if (isRateLimited(error)) {
         this.rateLimited++;
         const seconds = Number.isFinite(error.retryAfter) && error.retryAfter > 0 ? error.retryAfter : 1;
-        this.log.warn({ job: info.options.id, retryAfterS: seconds }, 'slack: rate limited (429); retrying after Retry-After');
+        this.log.warn(
+          { job: info.options.id, retryAfterS: seconds },
+          'slack: rate limited (429); retrying after Retry-After',
+        );
         void limiter.currentReservoir().then((r) => {
           if (r !== null && r > 0) void limiter.incrementReservoir(-r);
         });
@@ -179,30 +224,45 @@ export class SlackApi {
   }
 
   update(args: ChatUpdateArguments): Promise<void> {
-    return this.tier3.schedule(this.job(`chat.update:${args.channel}:${args.ts}`), () => this.client.chat.update(args)).then(() => undefined);
+    return this.tier3
+      .schedule(this.job(`chat.update:${args.channel}:${args.ts}`), () => this.client.chat.update(args))
+      .then(() => undefined);
   }
 
   postEphemeral(args: ChatPostEphemeralArguments): Promise<void> {
-    return this.tier4.schedule(this.job(`chat.postEphemeral:${args.channel}`), () => this.client.chat.postEphemeral(args)).then(() => undefined);
+    return this.tier4
+      .schedule(this.job(`chat.postEphemeral:${args.channel}`), () => this.client.chat.postEphemeral(args))
+      .then(() => undefined);
   }
 
   /** Assistant-thread status ("is looking through the documents…"); only for assistant threads. */
   setStatus(channel: string, threadTs: string, status: string): Promise<void> {
     return this.tier4
-      .schedule(this.job(`assistant.threads.setStatus:${channel}`), () => this.client.assistant.threads.setStatus({ channel_id: channel, thread_ts: threadTs, status }))
+      .schedule(this.job(`assistant.threads.setStatus:${channel}`), () =>
+        this.client.assistant.threads.setStatus({ channel_id: channel, thread_ts: threadTs, status }),
+      )
       .then(() => undefined);
   }
 
   /** A reply through a slash command's or an action's response_url (not a Web API method). */
   respond(responseUrl: string, body: Record<string, unknown>): Promise<void> {
     return this.tier4.schedule(this.job('response_url'), async () => {
-      const res = await fetch(responseUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+      const res = await fetch(responseUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(10_000),
+      });
       if (res.status === 429) {
         const after = Number(res.headers.get('retry-after'));
-        const e = Object.assign(new Error('rate limited'), { code: ErrorCode.RateLimitedError, retryAfter: Number.isFinite(after) && after > 0 ? after : 1 });
+        const e = Object.assign(new Error('rate limited'), {
+          code: ErrorCode.RateLimitedError,
+          retryAfter: Number.isFinite(after) && after > 0 ? after : 1,
+        });
         throw e;
       }
-      if (!res.ok) throw Object.assign(new Error(`response_url answered HTTP ${res.status}`), { code: ErrorCode.HTTPError });
+      if (!res.ok)
+        throw Object.assign(new Error(`response_url answered HTTP ${res.status}`), { code: ErrorCode.HTTPError });
     });
   }
 
@@ -234,7 +294,9 @@ export class SlackApi {
         await new Promise((r) => setTimeout(r, IDLE_RECHECK_MS).unref());
         continue;
       }
-      await this.update(this.whenIdle[0]!).catch((e: unknown) => this.log.warn({ err: e }, 'slack: a deferred update failed'));
+      await this.update(this.whenIdle[0]!).catch((e: unknown) =>
+        this.log.warn({ err: e }, 'slack: a deferred update failed'),
+      );
       this.whenIdle.shift();
     }
   }

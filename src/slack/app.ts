@@ -19,18 +19,29 @@ import { EVENT_LEASE_MS, type SlackStateStore } from './state/interfaces.js';
 const STOP_DRAIN_MS = 8_000;
 
 /** Slack's answers to a token it does not accept. */
-const BAD_TOKEN = new Set(['invalid_auth', 'not_authed', 'account_inactive', 'token_revoked', 'token_expired', 'not_allowed_token_type']);
+const BAD_TOKEN = new Set([
+  'invalid_auth',
+  'not_authed',
+  'account_inactive',
+  'token_revoked',
+  'token_expired',
+  'not_allowed_token_type',
+]);
 
 const WHERE_TO_GET: Record<'SLACK_BOT_TOKEN' | 'SLACK_APP_TOKEN', string> = {
-  SLACK_BOT_TOKEN: "copy the Bot User OAuth Token (xoxb-…) from your app's OAuth & Permissions page at https://api.slack.com/apps (reinstall the app if it was revoked)",
-  SLACK_APP_TOKEN: 'create an app-level token (xapp-…) with the connections:write scope under Basic Information → App-Level Tokens at https://api.slack.com/apps',
+  SLACK_BOT_TOKEN:
+    "copy the Bot User OAuth Token (xoxb-…) from your app's OAuth & Permissions page at https://api.slack.com/apps (reinstall the app if it was revoked)",
+  SLACK_APP_TOKEN:
+    'create an app-level token (xapp-…) with the connections:write scope under Basic Information → App-Level Tokens at https://api.slack.com/apps',
 };
 
 /** A Slack error that means the setting's token is not accepted, as a one-line configuration error. */
 function credentialError(e: unknown, setting: 'SLACK_BOT_TOKEN' | 'SLACK_APP_TOKEN'): UserError | null {
   const code =
     (e as { data?: { error?: string } } | null)?.data?.error ??
-    /\b(invalid_auth|not_authed|account_inactive|token_revoked|token_expired|not_allowed_token_type)\b/.exec(String((e as Error)?.message ?? ''))?.[1];
+    /\b(invalid_auth|not_authed|account_inactive|token_revoked|token_expired|not_allowed_token_type)\b/.exec(
+      String((e as Error)?.message ?? ''),
+    )?.[1];
   if (!code || !BAD_TOKEN.has(code)) return null;
   return new UserError(`${setting}: Slack does not accept this token (${code}); ${WHERE_TO_GET[setting]}`, 'config');
 }
@@ -43,7 +54,9 @@ async function checkBotToken(api: SlackApi, apiUrl: string): Promise<void> {
     const bad = credentialError(e, 'SLACK_BOT_TOKEN');
     if (bad) throw bad;
     if ((e as { code?: string }).code === 'slack_webapi_request_error') {
-      throw new UserError(`cannot reach Slack's Web API at ${apiUrl} (${errorMessage((e as { original?: unknown }).original ?? e)}); check the network, a proxy, or RAGASK_SLACK_API_URL`);
+      throw new UserError(
+        `cannot reach Slack's Web API at ${apiUrl} (${errorMessage((e as { original?: unknown }).original ?? e)}); check the network, a proxy, or RAGASK_SLACK_API_URL`,
+      );
     }
     throw e;
   }
@@ -98,9 +111,25 @@ export interface SlackAppHandle {
 }
 
 /** The receiver the config selects: HTTP (Events API, signed, future timestamps refused) or Socket Mode. */
-function slackReceiver(s: Config['slack'], endpoint: string, logger: ReturnType<typeof boltLogger>, log: Logger): HTTPReceiver | SocketModeReceiver {
-  if (s.mode !== 'http') return new SocketModeReceiver({ appToken: s.appToken!, logger, installerOptions: { clientOptions: { slackApiUrl: s.apiUrl } } });
-  const receiver = new HTTPReceiver({ signingSecret: s.signingSecret!, endpoints: endpoint, processBeforeResponse: false, logger, unhandledRequestTimeoutMillis: 3001 });
+function slackReceiver(
+  s: Config['slack'],
+  endpoint: string,
+  logger: ReturnType<typeof boltLogger>,
+  log: Logger,
+): HTTPReceiver | SocketModeReceiver {
+  if (s.mode !== 'http')
+    return new SocketModeReceiver({
+      appToken: s.appToken!,
+      logger,
+      installerOptions: { clientOptions: { slackApiUrl: s.apiUrl } },
+    });
+  const receiver = new HTTPReceiver({
+    signingSecret: s.signingSecret!,
+    endpoints: endpoint,
+    processBeforeResponse: false,
+    logger,
+    unhandledRequestTimeoutMillis: 3001,
+  });
   rejectFutureTimestamps(receiver, log);
   return receiver;
 }
@@ -113,7 +142,10 @@ function recordFirst(store: SlackStateStore, log: Logger): (event: ReceiverEvent
   return async (event) => {
     if (event.body.type === 'app_rate_limited') {
       // Slack stops sending events for a minute: acknowledge the notice, and say so in the log
-      log.warn({ minuteRateLimited: event.body.minute_rate_limited }, "slack: Slack rate-limited this app's events (app_rate_limited)");
+      log.warn(
+        { minuteRateLimited: event.body.minute_rate_limited },
+        "slack: Slack rate-limited this app's events (app_rate_limited)",
+      );
       await event.ack();
       return true;
     }
@@ -127,21 +159,45 @@ function recordFirst(store: SlackStateStore, log: Logger): (event: ReceiverEvent
  * The background work of a serving app: hourly pruning of the state, the recovery sweep of
  * unanswered events (and one at start), and the renewal of this process's event leases.
  */
-function backgroundWork(store: SlackStateStore, service: SlackService, app: App, sweep: { everyMs: number; idleMs: number }, log: Logger): { start(): void; stop(): void } {
+function backgroundWork(
+  store: SlackStateStore,
+  service: SlackService,
+  app: App,
+  sweep: { everyMs: number; idleMs: number },
+  log: Logger,
+): { start(): void; stop(): void } {
   // a recovered delivery goes through Bolt again, acked to nobody (it is in the ledger already)
-  const replay = (raw: unknown) => app.processEvent({ body: raw as Record<string, unknown>, ack: async () => undefined });
-  const recover = (minIdleMs: number) => service.recoverOrphans(replay, minIdleMs).catch((e: unknown) => log.error({ err: e }, 'slack: recovering unanswered events failed'));
+  const replay = (raw: unknown) =>
+    app.processEvent({ body: raw as Record<string, unknown>, ack: async () => undefined });
+  const recover = (minIdleMs: number) =>
+    service
+      .recoverOrphans(replay, minIdleMs)
+      .catch((e: unknown) => log.error({ err: e }, 'slack: recovering unanswered events failed'));
   const timers: NodeJS.Timeout[] = [];
   const every = (ms: number, work: () => void) => timers.push(setInterval(work, ms).unref());
   return {
     start() {
-      every(PRUNE_EVERY_MS, () => void store.prune().catch((e: unknown) => log.warn({ err: e }, 'slack: pruning the state failed; retried in an hour')));
+      every(
+        PRUNE_EVERY_MS,
+        () =>
+          void store
+            .prune()
+            .catch((e: unknown) => log.warn({ err: e }, 'slack: pruning the state failed; retried in an hour')),
+      );
       // questions a previous process took but never answered are answered now (in the background),
       // and the sweep keeps doing so for those whose handling fails while this process lives
       void recover(0);
       every(sweep.everyMs, () => void recover(sweep.idleMs));
       // the claims of the questions being answered stay this process's while it lives
-      every(EVENT_LEASE_MS / 3, () => void store.renewClaims().catch((e: unknown) => log.warn({ err: e }, 'slack: renewing event claims failed; retried at the next period')));
+      every(
+        EVENT_LEASE_MS / 3,
+        () =>
+          void store
+            .renewClaims()
+            .catch((e: unknown) =>
+              log.warn({ err: e }, 'slack: renewing event claims failed; retried at the next period'),
+            ),
+      );
     },
     stop() {
       for (const t of timers.splice(0)) clearInterval(t);
@@ -158,7 +214,13 @@ const PRUNE_EVERY_MS = 3600_000;
  * only call the service. The core and the Slack state (openSlackState) are passed in; nothing here
  * retrieves, and the caller closes the state after stop().
  */
-export function createSlackApp(core: Pick<Core, 'store' | 'access'> & { engine?: EngineApi }, store: SlackStateStore, config: Config, log: Logger, opts: SlackAppOptions = {}): SlackAppHandle {
+export function createSlackApp(
+  core: Pick<Core, 'store' | 'access'> & { engine?: EngineApi },
+  store: SlackStateStore,
+  config: Config,
+  log: Logger,
+  opts: SlackAppOptions = {},
+): SlackAppHandle {
   checkSlackConfig(config);
   const s = config.slack;
   const logger = boltLogger(log);
@@ -167,7 +229,14 @@ export function createSlackApp(core: Pick<Core, 'store' | 'access'> & { engine?:
   const recording = new RecordingReceiver(receiver, recordFirst(store, log));
   // initialised in start(), after ragask's own check of the token: Bolt's check at construction
   // would fail later as an unhandled rejection with a raw stack trace
-  const app = new App({ token: s.botToken!, receiver: recording, logger, clientOptions: { slackApiUrl: s.apiUrl }, ignoreSelf: true, deferInitialization: true });
+  const app = new App({
+    token: s.botToken!,
+    receiver: recording,
+    logger,
+    clientOptions: { slackApiUrl: s.apiUrl },
+    ignoreSelf: true,
+    deferInitialization: true,
+  });
   const api = new SlackApi({
     token: s.botToken!,
     apiUrl: s.apiUrl,
@@ -175,7 +244,10 @@ export function createSlackApp(core: Pick<Core, 'store' | 'access'> & { engine?:
     tiers: opts.tiers ?? (s.rateLimits === 'off' ? NO_TIERS : SLACK_TIERS),
     ...(s.redisUrl ? { shared: { redisUrl: s.redisUrl } } : {}),
   });
-  const queue = new EngineQueue({ concurrency: opts.concurrency ?? config.engineConcurrency, limit: config.queueLimit });
+  const queue = new EngineQueue({
+    concurrency: opts.concurrency ?? config.engineConcurrency,
+    limit: config.queueLimit,
+  });
   const engine = opts.engine ?? core.engine;
   if (!engine) throw new Error("createSlackApp needs an engine: the core's, or opts.engine");
   const service = new SlackService({ core, engine, config, api, store, log, queue });
@@ -184,7 +256,13 @@ export function createSlackApp(core: Pick<Core, 'store' | 'access'> & { engine?:
     log.error({ err: e }, 'slack: unhandled error in a listener');
   });
   // an event recorded but not yet claimed is left to its receiver for half a period
-  const background = backgroundWork(store, service, app, opts.orphanSweep ?? { everyMs: s.recoverySweepMs, idleMs: s.recoverySweepMs / 2 }, log);
+  const background = backgroundWork(
+    store,
+    service,
+    app,
+    opts.orphanSweep ?? { everyMs: s.recoverySweepMs, idleMs: s.recoverySweepMs / 2 },
+    log,
+  );
   return {
     app,
     service,

@@ -1,7 +1,14 @@
 import type { EngineQueue } from '../engine/queue.js';
 import { redactResult } from '../engine/redact.js';
 import type { EngineResult } from '../engine/types.js';
-import { answerMessage, escapeMrkdwn, noticeMessage, traceMessage, workingMessage, type Message } from './blocks/answer.js';
+import {
+  answerMessage,
+  escapeMrkdwn,
+  noticeMessage,
+  traceMessage,
+  workingMessage,
+  type Message,
+} from './blocks/answer.js';
 import { humanDuration } from './blocks/text.js';
 import { accessOf, EPHEMERAL_TS, type ActionInput, type Origin, type ServiceDeps } from './context.js';
 import type { StoredState } from './state/interfaces.js';
@@ -34,7 +41,12 @@ export class ButtonFlow {
       await this.deps.api.respond(input.responseUrl, { response_type: 'ephemeral', replace_original: false, ...msg });
       return;
     }
-    await this.deps.api.postEphemeral({ channel: input.channel, user: input.user, ...(threadTs && threadTs !== EPHEMERAL_TS && threadTs !== input.messageTs ? { thread_ts: threadTs } : {}), ...msg });
+    await this.deps.api.postEphemeral({
+      channel: input.channel,
+      user: input.user,
+      ...(threadTs && threadTs !== EPHEMERAL_TS && threadTs !== input.messageTs ? { thread_ts: threadTs } : {}),
+      ...msg,
+    });
   }
 
   /** The state behind a button, or a polite reason why it is gone. */
@@ -46,7 +58,11 @@ export class ButtonFlow {
       return null;
     }
     if (state.expired) {
-      await this.tell(input, `This answer's buttons have expired (they last ${humanDuration(this.deps.config.slack.stateTtlMs)}). Please ask again.`, state.threadTs);
+      await this.tell(
+        input,
+        `This answer's buttons have expired (they last ${humanDuration(this.deps.config.slack.stateTtlMs)}). Please ask again.`,
+        state.threadTs,
+      );
       return null;
     }
     return { state, index: v.i };
@@ -54,7 +70,8 @@ export class ButtonFlow {
 
   /** Whether `user` took part in the thread of `state` (asked in it). */
   private async isParticipant(state: StoredState, user: string): Promise<boolean> {
-    const thread = state.threadTs === EPHEMERAL_TS ? null : await this.deps.store.getThread(state.channel, state.threadTs);
+    const thread =
+      state.threadTs === EPHEMERAL_TS ? null : await this.deps.store.getThread(state.channel, state.threadTs);
     const people = new Set([state.owner, ...(thread?.participants ?? [])]);
     return people.has(user);
   }
@@ -73,7 +90,11 @@ export class ButtonFlow {
     if (!found) return;
     const { state, index } = found;
     if (!(await this.isParticipant(state, input.user))) {
-      await this.tell(input, 'Only the people who asked in this thread can choose how it continues. Ask your own question with `/ragask`, or mention me.', state.threadTs);
+      await this.tell(
+        input,
+        'Only the people who asked in this thread can choose how it continues. Ask your own question with `/ragask`, or mention me.',
+        state.threadTs,
+      );
       return;
     }
     const suggestion = index === undefined ? undefined : state.result.suggestions[index];
@@ -83,25 +104,53 @@ export class ButtonFlow {
     }
     if (!(await this.deps.store.useState(state.key, input.user))) {
       const again = await this.deps.store.getState(state.key);
-      await this.tell(input, `This answer was already continued${again?.usedBy ? ` by <@${escapeMrkdwn(again.usedBy)}>` : ''}; see the updated message.`, state.threadTs, true);
+      await this.tell(
+        input,
+        `This answer was already continued${again?.usedBy ? ` by <@${escapeMrkdwn(again.usedBy)}>` : ''}; see the updated message.`,
+        state.threadTs,
+        true,
+      );
       return;
     }
-    const origin: Origin = { channel: state.channel, user: input.user, threadTs: state.threadTs, isDM: input.channel.startsWith('D') };
+    const origin: Origin = {
+      channel: state.channel,
+      user: input.user,
+      threadTs: state.threadTs,
+      isDM: input.channel.startsWith('D'),
+    };
     await this.replace(input, state, workingMessage(`continuing with ${suggestion.entity}`));
     // a /ragask answer in the channel keeps showing who asked what
     const header = state.threadTs === state.messageTs ? { echoQuestion: true, askedBy: state.owner } : {};
     try {
       const result = await this.queue.run(() => this.deps.engine.resume(state.result, index!, accessOf(origin)));
-      const key = await this.deps.store.saveState({ channel: state.channel, threadTs: state.threadTs, messageTs: state.messageTs, owner: state.owner, result });
+      const key = await this.deps.store.saveState({
+        channel: state.channel,
+        threadTs: state.threadTs,
+        messageTs: state.messageTs,
+        owner: state.owner,
+        result,
+      });
       await this.replace(input, state, answerMessage(result, { stateKey: key, ...header }));
-      if (state.threadTs !== EPHEMERAL_TS) await this.deps.store.addTurn(state.channel, state.threadTs, { user: input.user, question: result.question, messageTs: state.messageTs, result });
+      if (state.threadTs !== EPHEMERAL_TS)
+        await this.deps.store.addTurn(state.channel, state.threadTs, {
+          user: input.user,
+          question: result.question,
+          messageTs: state.messageTs,
+          result,
+        });
     } catch (e) {
       this.deps.log.error({ err: e }, 'slack: resuming failed');
       // the answer stays as it was, buttons and all, so someone can try again
       await this.deps.store.unuseState(state.key);
-      await this.replace(input, state, answerMessage(state.result, { stateKey: state.key, ...header, notes: [':warning: _Continuing failed; the error was logged. Try again in a moment._'] })).catch(
-        () => undefined,
-      );
+      await this.replace(
+        input,
+        state,
+        answerMessage(state.result, {
+          stateKey: state.key,
+          ...header,
+          notes: [':warning: _Continuing failed; the error was logged. Try again in a moment._'],
+        }),
+      ).catch(() => undefined);
     }
   }
 
@@ -118,22 +167,45 @@ export class ButtonFlow {
       await this.tell(input, 'This answer was already continued or stopped.', state.threadTs);
       return;
     }
-    const key = await this.deps.store.saveState({ channel: state.channel, threadTs: state.threadTs, messageTs: state.messageTs, owner: state.owner, result: { ...state.result, suggestions: [] } });
+    const key = await this.deps.store.saveState({
+      channel: state.channel,
+      threadTs: state.threadTs,
+      messageTs: state.messageTs,
+      owner: state.owner,
+      result: { ...state.result, suggestions: [] },
+    });
     const header = state.threadTs === state.messageTs ? { echoQuestion: true, askedBy: state.owner } : {};
-    await this.replace(input, state, answerMessage({ ...state.result, suggestions: [] }, { stateKey: key, ...header, footer: `Stopped here by <@${escapeMrkdwn(input.user)}>` }));
+    await this.replace(
+      input,
+      state,
+      answerMessage(
+        { ...state.result, suggestions: [] },
+        { stateKey: key, ...header, footer: `Stopped here by <@${escapeMrkdwn(input.user)}>` },
+      ),
+    );
   }
 
   /** "Show trace": every hop's state, shown only to whoever asked for it. */
   async trace(input: ActionInput): Promise<void> {
     const found = await this.stateFor(input);
     if (!found) return;
-    const msg = traceMessage(await this.visibleTo(found.state.result, { channel: input.channel, user: input.user, threadTs: found.state.threadTs, isDM: input.channel.startsWith('D') }));
-    if (input.ephemeral && input.responseUrl) await this.deps.api.respond(input.responseUrl, { response_type: 'ephemeral', replace_original: false, ...msg });
+    const msg = traceMessage(
+      await this.visibleTo(found.state.result, {
+        channel: input.channel,
+        user: input.user,
+        threadTs: found.state.threadTs,
+        isDM: input.channel.startsWith('D'),
+      }),
+    );
+    if (input.ephemeral && input.responseUrl)
+      await this.deps.api.respond(input.responseUrl, { response_type: 'ephemeral', replace_original: false, ...msg });
     else
       await this.deps.api.postEphemeral({
         channel: input.channel,
         user: input.user,
-        ...(found.state.threadTs !== EPHEMERAL_TS && found.state.threadTs !== found.state.messageTs ? { thread_ts: found.state.threadTs } : {}),
+        ...(found.state.threadTs !== EPHEMERAL_TS && found.state.threadTs !== found.state.messageTs
+          ? { thread_ts: found.state.threadTs }
+          : {}),
         ...msg,
       });
   }
@@ -159,6 +231,12 @@ export class ButtonFlow {
       answer: r.answer.value ?? r.answer.sentence ?? '(no answer)',
       evidence: r.evidence.slice(0, 10).map((s) => s.chunkId),
     });
-    await this.tell(input, value === 'helpful' ? 'Thanks — noted as helpful.' : 'Thanks — noted as not helpful; it helps improve the answers.', found.state.threadTs);
+    await this.tell(
+      input,
+      value === 'helpful'
+        ? 'Thanks — noted as helpful.'
+        : 'Thanks — noted as not helpful; it helps improve the answers.',
+      found.state.threadTs,
+    );
   }
 }

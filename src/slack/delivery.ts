@@ -13,7 +13,16 @@ export interface Delivery {
 interface EventBody {
   type?: string;
   event_id?: string;
-  event?: { type?: string; user?: string; text?: string; subtype?: string; bot_id?: string; channel?: string; channel_type?: string; thread_ts?: string };
+  event?: {
+    type?: string;
+    user?: string;
+    text?: string;
+    subtype?: string;
+    bot_id?: string;
+    channel?: string;
+    channel_type?: string;
+    thread_ts?: string;
+  };
 }
 
 /** Message subtypes that still ask something (a reply also sent to the channel, a message with a file). */

@@ -12,7 +12,9 @@ export function looksLikeQuestion(text: string): boolean {
     .replace(/\s+/g, ' ')
     .trim();
   if (/\?\s*$/.test(t)) return true;
-  return /^(?:(?:and|but|also|so|then|ok|okay)[,\s]+)?(?:who|whom|whose|what|when|where|which|why|how|is|are|was|were|do|does|did|can|could|should|would|will|has|have|had)\b/i.test(t);
+  return /^(?:(?:and|but|also|so|then|ok|okay)[,\s]+)?(?:who|whom|whose|what|when|where|which|why|how|is|are|was|were|do|does|did|can|could|should|would|will|has|have|had)\b/i.test(
+    t,
+  );
 }
 
 export function isFollowUp(thread: { participants: readonly string[] } | null, user: string, text: string): boolean {

@@ -18,7 +18,11 @@ export class RecordingReceiver implements Receiver {
   init(app: App): void {
     const forward = (event: ReceiverEvent) => this.track(this.deliver(app, event));
     // the inner receiver hands deliveries to app.processEvent: to ours instead, everything else as it is
-    this.inner.init(new Proxy(app, { get: (target, key, receiver) => (key === 'processEvent' ? forward : Reflect.get(target, key, receiver)) }));
+    this.inner.init(
+      new Proxy(app, {
+        get: (target, key, receiver) => (key === 'processEvent' ? forward : Reflect.get(target, key, receiver)),
+      }),
+    );
   }
 
   start(...args: unknown[]): Promise<unknown> {

@@ -4,7 +4,16 @@ import { EngineQueue } from '../engine/queue.js';
 import type { EngineResult } from '../engine/types.js';
 import type { Logger } from '../log.js';
 import type { AccessContext } from '../store/access.js';
-import { answerMessage, busyMessage, errorMessage, escapeMrkdwn, noticeMessage, usageMessage, workingMessage, type Message } from './blocks/answer.js';
+import {
+  answerMessage,
+  busyMessage,
+  errorMessage,
+  escapeMrkdwn,
+  noticeMessage,
+  usageMessage,
+  workingMessage,
+  type Message,
+} from './blocks/answer.js';
 import { ButtonFlow } from './button-flow.js';
 import { isRawDelivery } from './delivery.js';
 import { isFollowUp } from './follow-up.js';
@@ -21,7 +30,8 @@ export interface QuestionInput extends Origin {
 
 /** Times a question is taken up (first try and the sweep's retries, with backoff) before ragask gives up on it. */
 const MAX_ATTEMPTS = 5;
-const GAVE_UP = 'I could not post an answer to your question here: Slack kept refusing my messages. Please ask again in a little while; if it keeps happening, tell the workspace admin.';
+const GAVE_UP =
+  'I could not post an answer to your question here: Slack kept refusing my messages. Please ask again in a little while; if it keeps happening, tell the workspace admin.';
 
 const cutNote = `_Your question was longer than ${MAX_QUESTION_CHARS} characters; I used its first ${MAX_QUESTION_CHARS}._`;
 
@@ -38,7 +48,8 @@ export class SlackService {
   private readonly buttons: ButtonFlow;
 
   constructor(private readonly deps: ServiceDeps) {
-    this.queue = deps.queue ?? new EngineQueue({ concurrency: deps.config.engineConcurrency, limit: deps.config.queueLimit });
+    this.queue =
+      deps.queue ?? new EngineQueue({ concurrency: deps.config.engineConcurrency, limit: deps.config.queueLimit });
     this.buttons = new ButtonFlow(deps, this.queue);
   }
 
@@ -143,7 +154,12 @@ export class SlackService {
     try {
       const { question, cut } = this.cleanQuestion(input.text);
       if (!question) {
-        const ts = await this.post(input, usageMessage('Ask me a question after the mention, for example: _@ragask which sensor does Project Falcon use?_'));
+        const ts = await this.post(
+          input,
+          usageMessage(
+            'Ask me a question after the mention, for example: _@ragask which sensor does Project Falcon use?_',
+          ),
+        );
         if (input.eventId) await store.finishEvent(input.eventId, 'answered', ts);
         return;
       }
@@ -168,14 +184,22 @@ export class SlackService {
       log.error({ err: e }, 'slack: answering failed');
       if (answerTs || status) {
         // the asker saw that ragask was working on it: tell them it failed, in that message or thread
-        if (answerTs) await api.update({ channel: input.channel, ts: answerTs, ...errorMessage() }).catch(() => undefined);
+        if (answerTs)
+          await api.update({ channel: input.channel, ts: answerTs, ...errorMessage() }).catch(() => undefined);
         else answerTs = await this.post(input, errorMessage()).catch(() => null);
         if (input.eventId) await store.finishEvent(input.eventId, 'answered', answerTs);
       } else if (input.eventId && attempts >= MAX_ATTEMPTS) {
         // nothing could be posted, time after time: tell the asker plainly, and stop trying
         log.warn({ eventId: input.eventId, attempts }, 'slack: giving up on a question nothing could be posted for');
         await store.finishEvent(input.eventId, 'answered', null);
-        await api.postEphemeral({ channel: input.channel, user: input.user, ...(input.isDM ? {} : { thread_ts: input.threadTs }), ...noticeMessage(GAVE_UP) }).catch(() => undefined);
+        await api
+          .postEphemeral({
+            channel: input.channel,
+            user: input.user,
+            ...(input.isDM ? {} : { thread_ts: input.threadTs }),
+            ...noticeMessage(GAVE_UP),
+          })
+          .catch(() => undefined);
       } else if (input.eventId) {
         // nothing was posted: the recovery sweep (with backoff), a redelivery or a restart answers it
         await store.releaseEvent(input.eventId);
@@ -187,9 +211,20 @@ export class SlackService {
    * Stores the state behind the answer, then replaces the placeholder with the answer (or posts it,
    * when the assistant status stood in for a placeholder). Returns the answer message's ts.
    */
-  private async publish(origin: Origin, placeholderTs: string | null, result: EngineResult, cut: boolean): Promise<string> {
+  private async publish(
+    origin: Origin,
+    placeholderTs: string | null,
+    result: EngineResult,
+    cut: boolean,
+  ): Promise<string> {
     const { store, api } = this.deps;
-    const key = await store.saveState({ channel: origin.channel, threadTs: origin.threadTs, messageTs: placeholderTs ?? 'pending', owner: origin.user, result });
+    const key = await store.saveState({
+      channel: origin.channel,
+      threadTs: origin.threadTs,
+      messageTs: placeholderTs ?? 'pending',
+      owner: origin.user,
+      result,
+    });
     const msg = answerMessage(result, { stateKey: key, notes: cut ? [cutNote] : [] });
     const turn = { user: origin.user, question: result.asked ?? result.question, result };
     if (placeholderTs && (await api.updateBacklogged())) {
@@ -198,7 +233,11 @@ export class SlackService {
       const messageTs = await this.post(origin, msg);
       await store.setStateMessage(key, messageTs);
       await store.addTurn(origin.channel, origin.threadTs, { ...turn, messageTs });
-      api.updateWhenIdle({ channel: origin.channel, ts: placeholderTs, ...noticeMessage('Answered in the next message of this thread.') });
+      api.updateWhenIdle({
+        channel: origin.channel,
+        ts: placeholderTs,
+        ...noticeMessage('Answered in the next message of this thread.'),
+      });
       return messageTs;
     }
     if (placeholderTs) {
@@ -220,7 +259,12 @@ export class SlackService {
   private async tellBusy(origin: Origin): Promise<void> {
     this.deps.log.warn({ channel: origin.channel, load: this.queue.load }, 'slack: engine queue full; question waits');
     await this.deps.api
-      .postEphemeral({ channel: origin.channel, user: origin.user, ...(origin.threadTs && origin.threadTs !== EPHEMERAL_TS ? { thread_ts: origin.threadTs } : {}), ...busyMessage() })
+      .postEphemeral({
+        channel: origin.channel,
+        user: origin.user,
+        ...(origin.threadTs && origin.threadTs !== EPHEMERAL_TS ? { thread_ts: origin.threadTs } : {}),
+        ...busyMessage(),
+      })
       .catch((e: unknown) => this.deps.log.warn({ err: e }, 'slack: could not post the busy note'));
   }
 
@@ -234,14 +278,24 @@ export class SlackService {
       this.statusAvailable = true;
       return true;
     } catch (e) {
-      this.deps.log.info({ err: (e as Error).message }, 'slack: assistant thread status unavailable; using placeholder messages');
+      this.deps.log.info(
+        { err: (e as Error).message },
+        'slack: assistant thread status unavailable; using placeholder messages',
+      );
       this.statusAvailable = false;
       return false;
     }
   }
 
   private async post(origin: Origin, msg: Message): Promise<string> {
-    const r = await this.deps.api.postMessage({ channel: origin.channel, thread_ts: origin.threadTs, text: msg.text, blocks: msg.blocks, unfurl_links: false, unfurl_media: false });
+    const r = await this.deps.api.postMessage({
+      channel: origin.channel,
+      thread_ts: origin.threadTs,
+      text: msg.text,
+      blocks: msg.blocks,
+      unfurl_links: false,
+      unfurl_media: false,
+    });
     return r.ts;
   }
 
@@ -269,19 +323,39 @@ export class SlackService {
    * `/ragask …`: help, usage for an empty question, or an answer — in the channel (a new thread, so
    * follow-ups work) or, with -p / RAGASK_SLACK_EPHEMERAL, only to the asker.
    */
-  handleCommand(input: { channel: string; user: string; text: string; responseUrl: string; isDM: boolean; teamId?: string }): Promise<void> {
+  handleCommand(input: {
+    channel: string;
+    user: string;
+    text: string;
+    responseUrl: string;
+    isDM: boolean;
+    teamId?: string;
+  }): Promise<void> {
     return this.track(this.answerCommand(input));
   }
 
-  private async answerCommand(input: { channel: string; user: string; text: string; responseUrl: string; isDM: boolean; teamId?: string }): Promise<void> {
+  private async answerCommand(input: {
+    channel: string;
+    user: string;
+    text: string;
+    responseUrl: string;
+    isDM: boolean;
+    teamId?: string;
+  }): Promise<void> {
     const { api, config } = this.deps;
     let text = input.text.trim();
     if (!text || /^(help|-h|--help|\?)$/i.test(text)) {
-      await api.respond(input.responseUrl, { response_type: 'ephemeral', ...usageMessage(text ? undefined : 'Ask me a question: `/ragask <question>`') });
+      await api.respond(input.responseUrl, {
+        response_type: 'ephemeral',
+        ...usageMessage(text ? undefined : 'Ask me a question: `/ragask <question>`'),
+      });
       return;
     }
     if (/^sources$/i.test(text)) {
-      await api.respond(input.responseUrl, { response_type: 'ephemeral', ...(await this.sourcesMessage({ channel: input.channel, user: input.user, threadTs: '', isDM: input.isDM })) });
+      await api.respond(input.responseUrl, {
+        response_type: 'ephemeral',
+        ...(await this.sourcesMessage({ channel: input.channel, user: input.user, threadTs: '', isDM: input.isDM })),
+      });
       return;
     }
     let ephemeral = config.slack.ephemeral;
@@ -293,7 +367,10 @@ export class SlackService {
     const { question, cut } = this.cleanQuestion(text);
     if (!question) {
       // a flag with nothing (or only control characters) after it: usage, to the asker only
-      await api.respond(input.responseUrl, { response_type: 'ephemeral', ...usageMessage('Ask me a question: `/ragask <question>`') });
+      await api.respond(input.responseUrl, {
+        response_type: 'ephemeral',
+        ...usageMessage('Ask me a question: `/ragask <question>`'),
+      });
       return;
     }
     if (!ephemeral) {
@@ -301,17 +378,37 @@ export class SlackService {
       try {
         ts = (await api.postMessage({ channel: input.channel, ...workingMessage(question), unfurl_links: false })).ts;
       } catch (e) {
-        this.deps.log.warn({ err: e, channel: input.channel }, 'slack: cannot post in this channel; answering the asker only');
+        this.deps.log.warn(
+          { err: e, channel: input.channel },
+          'slack: cannot post in this channel; answering the asker only',
+        );
       }
       if (ts) {
-        const origin: Origin = { channel: input.channel, user: input.user, threadTs: ts, isDM: input.isDM, ...(input.teamId ? { teamId: input.teamId } : {}) };
+        const origin: Origin = {
+          channel: input.channel,
+          user: input.user,
+          threadTs: ts,
+          isDM: input.isDM,
+          ...(input.teamId ? { teamId: input.teamId } : {}),
+        };
         try {
           const result = await this.queue.run(
             () => this.deps.engine.run(question, this.access(origin)),
             () => this.tellBusy({ ...origin, threadTs: ts! }),
           );
-          const key = await this.deps.store.saveState({ channel: input.channel, threadTs: ts, messageTs: ts, owner: input.user, result });
-          const msg = answerMessage(result, { stateKey: key, echoQuestion: true, askedBy: input.user, notes: cut ? [cutNote] : [] });
+          const key = await this.deps.store.saveState({
+            channel: input.channel,
+            threadTs: ts,
+            messageTs: ts,
+            owner: input.user,
+            result,
+          });
+          const msg = answerMessage(result, {
+            stateKey: key,
+            echoQuestion: true,
+            askedBy: input.user,
+            notes: cut ? [cutNote] : [],
+          });
           await this.deps.store.addTurn(input.channel, ts, { user: input.user, question, messageTs: ts, result });
           await api.update({ channel: input.channel, ts, text: msg.text, blocks: msg.blocks });
         } catch (e) {
@@ -323,15 +420,29 @@ export class SlackService {
     }
     // Only the asker sees it: through the command's response_url.
     await api.respond(input.responseUrl, { response_type: 'ephemeral', ...workingMessage(question) });
-    const origin: Origin = { channel: input.channel, user: input.user, threadTs: EPHEMERAL_TS, isDM: input.isDM, ...(input.teamId ? { teamId: input.teamId } : {}) };
+    const origin: Origin = {
+      channel: input.channel,
+      user: input.user,
+      threadTs: EPHEMERAL_TS,
+      isDM: input.isDM,
+      ...(input.teamId ? { teamId: input.teamId } : {}),
+    };
     try {
       const result = await this.queue.run(() => this.deps.engine.run(question, this.access(origin)));
-      const key = await this.deps.store.saveState({ channel: input.channel, threadTs: EPHEMERAL_TS, messageTs: EPHEMERAL_TS, owner: input.user, result });
+      const key = await this.deps.store.saveState({
+        channel: input.channel,
+        threadTs: EPHEMERAL_TS,
+        messageTs: EPHEMERAL_TS,
+        owner: input.user,
+        result,
+      });
       const msg = answerMessage(result, { stateKey: key, echoQuestion: true, notes: cut ? [cutNote] : [] });
       await api.respond(input.responseUrl, { response_type: 'ephemeral', replace_original: true, ...msg });
     } catch (e) {
       this.deps.log.error({ err: e }, 'slack: /ragask failed');
-      await api.respond(input.responseUrl, { response_type: 'ephemeral', replace_original: true, ...errorMessage() }).catch(() => undefined);
+      await api
+        .respond(input.responseUrl, { response_type: 'ephemeral', replace_original: true, ...errorMessage() })
+        .catch(() => undefined);
     }
   }
 
@@ -341,13 +452,28 @@ export class SlackService {
     const docs = (await this.deps.core.store.listDocuments()).filter((d) => access.allowDoc(d.id));
     // how many others exist is not this channel's business: only what it can see is counted
     const where = origin.isDM ? 'Our direct messages' : 'This channel';
-    const lines = docs.slice(0, 40).map((d) => `• ${escapeMrkdwn(d.title)}${d.scope && d.scope.kind !== 'public' ? ` _(${d.scope.kind === 'user' ? 'private to you' : 'this channel'})_` : ''}`);
+    const lines = docs
+      .slice(0, 40)
+      .map(
+        (d) =>
+          `• ${escapeMrkdwn(d.title)}${d.scope && d.scope.kind !== 'public' ? ` _(${d.scope.kind === 'user' ? 'private to you' : 'this channel'})_` : ''}`,
+      );
     const more = docs.length > 40 ? `\n…and ${docs.length - 40} more.` : '';
     return {
       text: `${where} can see ${docs.length} document${docs.length === 1 ? '' : 's'}.`,
       blocks: [
-        { type: 'section', text: { type: 'mrkdwn', text: `*${where} can see ${docs.length} document${docs.length === 1 ? '' : 's'}:*` } },
-        ...(lines.length ? [{ type: 'section' as const, text: { type: 'mrkdwn' as const, text: (lines.join('\n') + more).slice(0, 2990) } }] : []),
+        {
+          type: 'section',
+          text: { type: 'mrkdwn', text: `*${where} can see ${docs.length} document${docs.length === 1 ? '' : 's'}:*` },
+        },
+        ...(lines.length
+          ? [
+              {
+                type: 'section' as const,
+                text: { type: 'mrkdwn' as const, text: (lines.join('\n') + more).slice(0, 2990) },
+              },
+            ]
+          : []),
       ],
     };
   }

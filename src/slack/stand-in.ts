@@ -94,12 +94,17 @@ export class FakeSlack {
     return this.calls.filter((c) => c.method === method);
   }
 
-  async waitFor<T>(check: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
+  async waitFor<T>(
+    check: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+    timeoutMs = 20_000,
+    what = 'condition',
+  ): Promise<T> {
     const until = Date.now() + timeoutMs;
     for (;;) {
       const v = await check();
       if (v) return v;
-      if (Date.now() > until) throw new Error(`timed out waiting for ${what}; calls: ${this.calls.map((c) => c.method).join(', ')}`);
+      if (Date.now() > until)
+        throw new Error(`timed out waiting for ${what}; calls: ${this.calls.map((c) => c.method).join(', ')}`);
       await new Promise((r) => setTimeout(r, 20));
     }
   }
@@ -135,7 +140,9 @@ export class FakeSlack {
       if (f && f.remaining > 0) {
         f.remaining--;
         if (f.status === 429) {
-          res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(f.retryAfter ?? 1) }).end(JSON.stringify({ ok: false, error: 'ratelimited' }));
+          res
+            .writeHead(429, { 'content-type': 'application/json', 'retry-after': String(f.retryAfter ?? 1) })
+            .end(JSON.stringify({ ok: false, error: 'ratelimited' }));
           return;
         }
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: f.error }));
@@ -149,7 +156,15 @@ export class FakeSlack {
   private answer(method: string, args: Record<string, unknown>): Record<string, unknown> {
     switch (method) {
       case 'auth.test':
-        return { ok: true, url: 'https://test.slack.com/', team: 'Test', user: 'ragask', team_id: 'T1', user_id: 'UBOT', bot_id: 'BBOT' };
+        return {
+          ok: true,
+          url: 'https://test.slack.com/',
+          team: 'Test',
+          user: 'ragask',
+          team_id: 'T1',
+          user_id: 'UBOT',
+          bot_id: 'BBOT',
+        };
       case 'chat.postMessage': {
         const ts = this.nextTs();
         return { ok: true, channel: args.channel, ts, message: { text: args.text, ts } };
@@ -173,7 +188,14 @@ export class FakeSlack {
     this.wss.on('connection', (ws) => {
       this.sockets.push(ws);
       ws.on('message', (data) => this.socketAcks.push(JSON.parse(String(data)) as SocketMessage));
-      ws.send(JSON.stringify({ type: 'hello', num_connections: 1, debug_info: { host: 'fake' }, connection_info: { app_id: 'A1' } }));
+      ws.send(
+        JSON.stringify({
+          type: 'hello',
+          num_connections: 1,
+          debug_info: { host: 'fake' },
+          connection_info: { app_id: 'A1' },
+        }),
+      );
     });
   }
 
@@ -237,7 +259,10 @@ export async function deliver(
 }
 
 let eventSeq = 0;
-export function eventBody(event: Record<string, unknown>, eventId = `Ev${++eventSeq}${Date.now()}`): { body: string; eventId: string } {
+export function eventBody(
+  event: Record<string, unknown>,
+  eventId = `Ev${++eventSeq}${Date.now()}`,
+): { body: string; eventId: string } {
   return {
     eventId,
     body: JSON.stringify({
@@ -254,22 +279,53 @@ export function eventBody(event: Record<string, unknown>, eventId = `Ev${++event
 }
 
 export function commandBody(fields: Record<string, string>): string {
-  return new URLSearchParams({ token: 'x', team_id: 'T1', team_domain: 'test', channel_name: 'general', command: '/ragask', api_app_id: 'A1', trigger_id: `t${Date.now()}`, ...fields }).toString();
+  return new URLSearchParams({
+    token: 'x',
+    team_id: 'T1',
+    team_domain: 'test',
+    channel_name: 'general',
+    command: '/ragask',
+    api_app_id: 'A1',
+    trigger_id: `t${Date.now()}`,
+    ...fields,
+  }).toString();
 }
 
-export function actionBody(p: { user: string; channel: string; messageTs: string; threadTs?: string; actionId: string; value: string; responseUrl: string }): string {
+export function actionBody(p: {
+  user: string;
+  channel: string;
+  messageTs: string;
+  threadTs?: string;
+  actionId: string;
+  value: string;
+  responseUrl: string;
+}): string {
   const payload = {
     type: 'block_actions',
     team: { id: 'T1', domain: 'test' },
     user: { id: p.user, username: p.user, team_id: 'T1' },
     api_app_id: 'A1',
     token: 'x',
-    container: { type: 'message', message_ts: p.messageTs, channel_id: p.channel, is_ephemeral: false, ...(p.threadTs ? { thread_ts: p.threadTs } : {}) },
+    container: {
+      type: 'message',
+      message_ts: p.messageTs,
+      channel_id: p.channel,
+      is_ephemeral: false,
+      ...(p.threadTs ? { thread_ts: p.threadTs } : {}),
+    },
     trigger_id: `t${Date.now()}`,
     channel: { id: p.channel, name: 'general' },
     message: { type: 'message', ts: p.messageTs, text: 'answer', ...(p.threadTs ? { thread_ts: p.threadTs } : {}) },
     response_url: p.responseUrl,
-    actions: [{ action_id: p.actionId, block_id: 'ragask_suggestions', value: p.value, type: 'button', action_ts: `${Date.now() / 1000}` }],
+    actions: [
+      {
+        action_id: p.actionId,
+        block_id: 'ragask_suggestions',
+        value: p.value,
+        type: 'button',
+        action_ts: `${Date.now() / 1000}`,
+      },
+    ],
   };
   return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
 }

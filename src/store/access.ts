@@ -35,7 +35,9 @@ export function parseScope(text: string, setting = '--scope'): Scope {
       } else return { kind: 'channels', channels: [...new Set(ids)].sort() };
     }
   }
-  throw new UserError(`${setting}: must be public, channel:<id>[,<id>…] (Slack channel ids such as C0123ABCD) or user:<id> (got ${JSON.stringify(text)})`);
+  throw new UserError(
+    `${setting}: must be public, channel:<id>[,<id>…] (Slack channel ids such as C0123ABCD) or user:<id> (got ${JSON.stringify(text)})`,
+  );
 }
 
 export function formatScope(s: Scope): string {

@@ -52,7 +52,16 @@ export async function copyStore(from: Store, to: Store, progress?: ProgressRepor
     for (const w of windows) byChunk.set(w.chunkId, [...(byChunk.get(w.chunkId) ?? []), w]);
     report.windows += windows.length;
     batch.push({
-      doc: { source: d.source, path: d.path, title: d.title, kind: d.kind, url: d.url, contentHash: d.contentHash, bytes: d.bytes, scope: d.scope },
+      doc: {
+        source: d.source,
+        path: d.path,
+        title: d.title,
+        kind: d.kind,
+        url: d.url,
+        contentHash: d.contentHash,
+        bytes: d.bytes,
+        scope: d.scope,
+      },
       chunks: chunks.map((c) => ({
         ord: c.ord,
         kind: c.kind,
@@ -62,7 +71,13 @@ export async function copyStore(from: Store, to: Store, progress?: ProgressRepor
         tokenCount: c.tokenCount,
         density: c.density,
         entities: c.entities,
-        windows: (byChunk.get(c.id) ?? []).map((w) => ({ ord: w.ord, charStart: w.charStart, charEnd: w.charEnd, tokenCount: w.tokenCount, vector: w.vector })),
+        windows: (byChunk.get(c.id) ?? []).map((w) => ({
+          ord: w.ord,
+          charStart: w.charStart,
+          charEnd: w.charEnd,
+          tokenCount: w.tokenCount,
+          vector: w.vector,
+        })),
       })),
     });
     if (batch.length >= COPY_BATCH) await flush();

@@ -84,11 +84,20 @@ export interface Store {
 
   // text search and entity mentions
   /** BM25 over chunks (title, headings, body, weighted by `weights`), positive scores, best first. */
-  searchText(query: TextQuery, limit: number, weights?: [number, number, number], docIds?: ReadonlySet<number> | null): Promise<{ chunkId: number; score: number }[]>;
+  searchText(
+    query: TextQuery,
+    limit: number,
+    weights?: [number, number, number],
+    docIds?: ReadonlySet<number> | null,
+  ): Promise<{ chunkId: number; score: number }[]>;
   /** Chunks (of the given documents) matching a text query, counted up to `cap` (bounded work). */
   countTextMatches(query: TextQuery, cap: number, docIds?: ReadonlySet<number> | null): Promise<number>;
   /** Chunks an entity may link to: titled or headed by it, best first, and some that mention it. */
-  entityMentions(query: TextQuery, limits: { labelled: number; mentioned: number }, docIds?: ReadonlySet<number> | null): Promise<{ labelled: MentionHit[]; mentioned: MentionHit[] }>;
+  entityMentions(
+    query: TextQuery,
+    limits: { labelled: number; mentioned: number },
+    docIds?: ReadonlySet<number> | null,
+  ): Promise<{ labelled: MentionHit[]; mentioned: MentionHit[] }>;
 
   // query cache
   cachedQuery(key: string): Promise<{ value: string; createdAt: number } | null>;

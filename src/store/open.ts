@@ -16,7 +16,13 @@ export interface OpenStoreOptions extends StoreOptions {
  * PostgreSQL client is only loaded when a database URL is set.
  */
 export async function openStore(opts: OpenStoreOptions): Promise<Store> {
-  const common = { model: opts.model, dimension: opts.dimension, hnsw: opts.hnsw, ...(opts.log ? { log: opts.log } : {}), ...(opts.allowModelMismatch ? { allowModelMismatch: true } : {}) };
+  const common = {
+    model: opts.model,
+    dimension: opts.dimension,
+    hnsw: opts.hnsw,
+    ...(opts.log ? { log: opts.log } : {}),
+    ...(opts.allowModelMismatch ? { allowModelMismatch: true } : {}),
+  };
   if (opts.databaseUrl) {
     const { PgStore } = await import('./pg/store.js');
     return PgStore.open({ url: opts.databaseUrl, ...common, ...(opts.pgSchema ? { schema: opts.pgSchema } : {}) });

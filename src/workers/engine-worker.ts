@@ -15,7 +15,12 @@ const { config, secrets } = workerData as { config: Config; secrets: string[] };
 
 const serialize = (e: unknown): SerializedError => {
   const err = e instanceof Error ? e : new Error(String(e));
-  return { name: err.name, message: err.message, stack: err.stack ?? null, code: err instanceof UserError ? err.code : null };
+  return {
+    name: err.name,
+    message: err.message,
+    stack: err.stack ?? null,
+    code: err instanceof UserError ? err.code : null,
+  };
 };
 const send = (m: EngineWorkerMessage) => port.postMessage(m);
 

@@ -16,13 +16,24 @@ const CLOSE_MS = 5000;
 /** The built worker beside this file; from the TypeScript sources (tests), the one in dist/. */
 function workerFile(): string {
   const here = fileURLToPath(import.meta.url);
-  const file = here.endsWith('.js') ? path.join(path.dirname(here), 'engine-worker.js') : path.resolve(path.dirname(here), '..', '..', 'dist', 'workers', 'engine-worker.js');
-  if (!fs.existsSync(file)) throw new UserError(`${file} is missing: run \`npm run build\` (the engine workers run the built code)`, 'not_built');
+  const file = here.endsWith('.js')
+    ? path.join(path.dirname(here), 'engine-worker.js')
+    : path.resolve(path.dirname(here), '..', '..', 'dist', 'workers', 'engine-worker.js');
+  if (!fs.existsSync(file))
+    throw new UserError(
+      `${file} is missing: run \`npm run build\` (the engine workers run the built code)`,
+      'not_built',
+    );
   return file;
 }
 
 function revive(e: SerializedError): Error {
-  const err = e.name === 'UserError' ? new UserError(e.message, e.code ?? undefined) : e.name === 'RangeError' ? new RangeError(e.message) : new Error(e.message);
+  const err =
+    e.name === 'UserError'
+      ? new UserError(e.message, e.code ?? undefined)
+      : e.name === 'RangeError'
+        ? new RangeError(e.message)
+        : new Error(e.message);
   if (e.stack) err.stack = e.stack;
   return err;
 }
@@ -85,7 +96,9 @@ export class EnginePool implements EngineApi {
   private spawn(): Promise<Slot> {
     const { config, size } = this.opts;
     const threads = Math.max(1, Math.floor(config.threads / size));
-    const worker = new Worker(this.file, { workerData: { config: { ...config, threads }, secrets: this.opts.secrets ?? [] } });
+    const worker = new Worker(this.file, {
+      workerData: { config: { ...config, threads }, secrets: this.opts.secrets ?? [] },
+    });
     const slot: Slot = { worker, pending: new Map() };
     return new Promise<Slot>((resolve, reject) => {
       let ready = false;
@@ -137,14 +150,18 @@ export class EnginePool implements EngineApi {
       return await this.send(req);
     } catch (e) {
       if (!(e instanceof WorkerStopped) || this.closing) throw e;
-      this.opts.log.warn({ method: req.method, code: e.code }, 'an engine worker stopped while answering; asking another');
+      this.opts.log.warn(
+        { method: req.method, code: e.code },
+        'an engine worker stopped while answering; asking another',
+      );
       return this.send(req);
     }
   }
 
   private async send(req: Omit<EngineRequest, 'id'>): Promise<EngineResult> {
     if (this.slots.length === 0 && !this.closing) await this.replacing;
-    if (this.slots.length === 0) throw new Error(this.closing ? 'the engine is stopping' : 'no engine worker is running');
+    if (this.slots.length === 0)
+      throw new Error(this.closing ? 'the engine is stopping' : 'no engine worker is running');
     let slot = this.slots[0]!;
     for (const s of this.slots) if (s.pending.size < slot.pending.size) slot = s;
     const id = this.nextId++;
@@ -163,11 +180,21 @@ export class EnginePool implements EngineApi {
     return this.call({ method: 'run', args: [question, access, overrides] });
   }
 
-  resume(previous: EngineResult, choice: number | string, access: AccessContext, overrides?: Partial<EngineSettings>): Promise<EngineResult> {
+  resume(
+    previous: EngineResult,
+    choice: number | string,
+    access: AccessContext,
+    overrides?: Partial<EngineSettings>,
+  ): Promise<EngineResult> {
     return this.call({ method: 'resume', args: [previous, choice, access, overrides] });
   }
 
-  followUp(previous: EngineResult, question: string, access: AccessContext, overrides?: Partial<EngineSettings>): Promise<EngineResult> {
+  followUp(
+    previous: EngineResult,
+    question: string,
+    access: AccessContext,
+    overrides?: Partial<EngineSettings>,
+  ): Promise<EngineResult> {
     return this.call({ method: 'followUp', args: [previous, question, access, overrides] });
   }
 

@@ -10,8 +10,14 @@ type Overrides = Partial<EngineSettings> | undefined;
 
 export type EngineRequest = { id: number } & (
   | { method: 'run'; args: [question: string, access: AccessContext, overrides: Overrides] }
-  | { method: 'resume'; args: [previous: EngineResult, choice: number | string, access: AccessContext, overrides: Overrides] }
-  | { method: 'followUp'; args: [previous: EngineResult, question: string, access: AccessContext, overrides: Overrides] }
+  | {
+      method: 'resume';
+      args: [previous: EngineResult, choice: number | string, access: AccessContext, overrides: Overrides];
+    }
+  | {
+      method: 'followUp';
+      args: [previous: EngineResult, question: string, access: AccessContext, overrides: Overrides];
+    }
 );
 
 export interface SerializedError {
@@ -22,4 +28,7 @@ export interface SerializedError {
 }
 
 export type EngineWorkerMessage =
-  { type: 'ready' } | { type: 'failed'; error: SerializedError } | { type: 'result'; id: number; value: unknown } | { type: 'result'; id: number; error: SerializedError };
+  | { type: 'ready' }
+  | { type: 'failed'; error: SerializedError }
+  | { type: 'result'; id: number; value: unknown }
+  | { type: 'result'; id: number; error: SerializedError };

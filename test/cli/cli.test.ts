@@ -27,11 +27,40 @@ describe('ragask CLI', () => {
   });
 
   it('ask --json gives the answer, the cited evidence and every hop in a stable shape', async () => {
-    const r = await ragask(['ask', 'Who leads the project whose drone lost telemetry on 2024-03-14?', '--json', '--k', '3']);
+    const r = await ragask([
+      'ask',
+      'Who leads the project whose drone lost telemetry on 2024-03-14?',
+      '--json',
+      '--k',
+      '3',
+    ]);
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out);
-    expect(Object.keys(j)).toEqual(['question', 'answer', 'chain', 'evidence', 'stop_reason', 'incomplete', 'suggestions', 'hops', 'timings_ms']);
-    expect(Object.keys(j.answer)).toEqual(['status', 'kind', 'value', 'sentence', 'source', 'span', 'comparison', 'reading', 'confidence', 'conflicts', 'alternatives', 'leads']);
+    expect(Object.keys(j)).toEqual([
+      'question',
+      'answer',
+      'chain',
+      'evidence',
+      'stop_reason',
+      'incomplete',
+      'suggestions',
+      'hops',
+      'timings_ms',
+    ]);
+    expect(Object.keys(j.answer)).toEqual([
+      'status',
+      'kind',
+      'value',
+      'sentence',
+      'source',
+      'span',
+      'comparison',
+      'reading',
+      'confidence',
+      'conflicts',
+      'alternatives',
+      'leads',
+    ]);
     // a short answer is given with the sentence and the offsets it was read from; a declined one with leads
     if (j.answer.value !== null) {
       expect(j.answer.sentence).toContain(j.answer.value);
@@ -43,7 +72,10 @@ describe('ragask CLI', () => {
     expect(j.answer.confidence.score).toBeLessThanOrEqual(1);
     expect(j.answer.reading.features).toHaveProperty('pAnswer');
     expect(j.evidence).toHaveLength(3);
-    expect(j.evidence[0]).toMatchObject({ rank: 1, citation: { document: expect.any(String), heading_path: expect.any(Array) } });
+    expect(j.evidence[0]).toMatchObject({
+      rank: 1,
+      citation: { document: expect.any(String), heading_path: expect.any(Array) },
+    });
     expect(j.hops[1].bridge).toBe('Project Falcon');
   });
 
@@ -53,14 +85,29 @@ describe('ragask CLI', () => {
     expect(r.out).toMatch(/confidence (high|medium|low) \(P\(right\) 0\.\d\d\)/);
     expect(r.out).toMatch(/hop 1 {2}\[question/);
     expect(r.out).toMatch(/bridge candidates:\n {4}- Project Falcon/);
-    expect(r.out).toMatch(/coherence: cosine 0\.\d{3} \(threshold 0(?:\.\d+)?\), directional -?0\.\d{3}, drift -?0\.\d{3}; gate P\(next hop right\) 0\.\d\d \(threshold 0\.\d\d\)/);
+    expect(r.out).toMatch(
+      /coherence: cosine 0\.\d{3} \(threshold 0(?:\.\d+)?\), directional -?0\.\d{3}, drift -?0\.\d{3}; gate P\(next hop right\) 0\.\d\d \(threshold 0\.\d\d\)/,
+    );
   });
 
   it('ask --threshold stops for suggestions and --continue resumes with one', async () => {
-    const stopped = await ragask(['ask', 'Who leads the project whose drone lost telemetry on 2024-03-14?', '--threshold', '0.999']);
+    const stopped = await ragask([
+      'ask',
+      'Who leads the project whose drone lost telemetry on 2024-03-14?',
+      '--threshold',
+      '0.999',
+    ]);
     // the likeliest first, each with where it leads
     expect(stopped.out).toMatch(/Suggested next hops.*\n(?: {2}\d\) .*\n)* {2}\d\) Project Falcon → its page/);
-    const resumed = await ragask(['ask', 'Who leads the project whose drone lost telemetry on 2024-03-14?', '--threshold', '0.999', '--continue', '1', '--json']);
+    const resumed = await ragask([
+      'ask',
+      'Who leads the project whose drone lost telemetry on 2024-03-14?',
+      '--threshold',
+      '0.999',
+      '--continue',
+      '1',
+      '--json',
+    ]);
     expect(JSON.parse(resumed.out).hops[1].formedBy).toBe('suggestion');
   });
 
@@ -68,7 +115,11 @@ describe('ragask CLI', () => {
     const r = await ragask(['ask', 'PM-5 warm-up time', '--single-hop', '--json', '--k', '2']);
     const j = JSON.parse(r.out);
     expect(j.results).toHaveLength(2);
-    expect(j.results[0]).toMatchObject({ rank: 1, scores: { rerank: expect.any(Number), dense: expect.any(Number) }, citation: { document: 'PM-5 particulate sensor datasheet' } });
+    expect(j.results[0]).toMatchObject({
+      rank: 1,
+      scores: { rerank: expect.any(Number), dense: expect.any(Number) },
+      citation: { document: 'PM-5 particulate sensor datasheet' },
+    });
   });
 
   it('stats --json counts documents, chunks and windows', async () => {
@@ -79,7 +130,19 @@ describe('ragask CLI', () => {
 
   it('eval --json writes exactly the documented shape', async () => {
     const file = path.join(dir, 'eval.json');
-    const r = await ragask(['eval', '--dataset', SAMPLE_DIR, '--modes', 'bm25,multihop', '--k', '2,5', '--json', file, '--store', path.join(dir, 'eval-store')]);
+    const r = await ragask([
+      'eval',
+      '--dataset',
+      SAMPLE_DIR,
+      '--modes',
+      'bm25,multihop',
+      '--k',
+      '2,5',
+      '--json',
+      file,
+      '--store',
+      path.join(dir, 'eval-store'),
+    ]);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/mode bm25/);
     const j = JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -104,13 +167,18 @@ describe('ragask CLI', () => {
     expect(badFlag.err).toMatch(/--k must be an integer/);
     const badSizes = await ragask(['bench', '--scale', '--sizes', '10k,50k']);
     expect(badSizes.code).not.toBe(0);
-    expect(badSizes.err).toMatch(/--sizes must be a comma-separated list of window counts from 100 to 10000000 \(got "10k,50k"\)/);
+    expect(badSizes.err).toMatch(
+      /--sizes must be a comma-separated list of window counts from 100 to 10000000 \(got "10k,50k"\)/,
+    );
   });
 
   it('names each bad setting, and the command that fetches a missing model', async () => {
     const bad = await ragask(['stats'], { RAGASK_MAX_HOPS: 'lots', RAGASK_HNSW_M: '0' });
     expect(bad.code).toBe(1);
-    expect(bad.err.trim().split('\n').sort()).toEqual(['ragask: RAGASK_HNSW_M: must be an integer from 4 to 128 (got "0")', 'ragask: RAGASK_MAX_HOPS: must be an integer from 1 to 5 (got "lots")']);
+    expect(bad.err.trim().split('\n').sort()).toEqual([
+      'ragask: RAGASK_HNSW_M: must be an integer from 4 to 128 (got "0")',
+      'ragask: RAGASK_MAX_HOPS: must be an integer from 1 to 5 (got "lots")',
+    ]);
     const noModel = await ragask(['stats'], { RAGASK_MODELS_DIR: path.join(dir, 'no-models') });
     expect(noModel.err).toMatch(/npm run models/);
     expect(noModel.err.trim().split('\n')).toHaveLength(1);
@@ -147,9 +215,15 @@ describe('ragask CLI', () => {
     expect(bare.code).toBe(1);
     expect(bare.err).toMatch(/--all/);
     const all = await ragask(['feedback', '--all']);
-    expect(all.out).toMatch(/2 feedback entries from every channel and DM \(admin listing\) \(1 helpful, 1 not helpful\)/);
+    expect(all.out).toMatch(
+      /2 feedback entries from every channel and DM \(admin listing\) \(1 helpful, 1 not helpful\)/,
+    );
     expect(all.out).toContain('Q: Who leads Falcon?');
-    const json = JSON.parse((await ragask(['feedback', '--all', '--json'])).out) as { value: string; answer: string; evidence: number[] }[];
+    const json = JSON.parse((await ragask(['feedback', '--all', '--json'])).out) as {
+      value: string;
+      answer: string;
+      evidence: number[];
+    }[];
     expect(json.find((r) => r.answer === 'Mirela Ostrowski')).toMatchObject({ value: 'not_helpful', evidence: [3, 4] });
     // a channel sees what was given in it, never a DM's question
     const c1 = await ragask(['feedback', '--channel', 'C1']);
@@ -162,11 +236,17 @@ describe('ragask CLI', () => {
     expect(u1.out).not.toContain('salary');
     expect(u1.out).not.toContain('Who leads Falcon?');
     // listed for a context, an entry whose evidence that context may not see is left out
-    const chunk3Doc = new Database(path.join(dir, 'data', 'ragask.db')).prepare('SELECT doc_id FROM chunks WHERE id = 3').get() as { doc_id: number };
+    const chunk3Doc = new Database(path.join(dir, 'data', 'ragask.db'))
+      .prepare('SELECT doc_id FROM chunks WHERE id = 3')
+      .get() as { doc_id: number };
     await ragask([
       'sources',
       'set',
-      (new Database(path.join(dir, 'data', 'ragask.db')).prepare('SELECT source FROM documents WHERE id = ?').get(chunk3Doc.doc_id) as { source: string }).source,
+      (
+        new Database(path.join(dir, 'data', 'ragask.db'))
+          .prepare('SELECT source FROM documents WHERE id = ?')
+          .get(chunk3Doc.doc_id) as { source: string }
+      ).source,
       '--scope',
       'channel:CFIN',
     ]);
@@ -184,7 +264,9 @@ describe('ragask CLI', () => {
     const bad = await ragask(['serve'], { SLACK_BOT_TOKEN: 'xoxp-user-token-not-a-bot-token-123' });
     // …while the other commands are not stopped by it
     expect((await ragask(['stats'], { SLACK_BOT_TOKEN: 'xoxp-user-token-not-a-bot-token-123' })).code).toBe(0);
-    expect(bad.err).toMatch(/SLACK_BOT_TOKEN: must be a bot token starting with xoxb- \(got a value of \d+ characters\)/);
+    expect(bad.err).toMatch(
+      /SLACK_BOT_TOKEN: must be a bot token starting with xoxb- \(got a value of \d+ characters\)/,
+    );
     expect(bad.err).not.toContain('xoxp-user-token');
   });
 
@@ -199,9 +281,15 @@ describe('ragask CLI', () => {
     expect(inGeneral.out).not.toContain('payroll run happens');
     const inHr = await ragask(['ask', 'When does the payroll run happen?', '--channel', 'CHR', '--json']);
     expect(inHr.out).toContain('payroll run happens');
-    expect((await ragask(['sources', 'set', path.join(docs, '*.md'), '--scope', 'user:UBOSS'])).out).toMatch(/1 source\(s\) now user:UBOSS/);
-    expect((await ragask(['ask', 'When does the payroll run happen?', '--channel', 'CHR', '--json'])).out).not.toContain('payroll run happens');
-    expect((await ragask(['ask', 'When does the payroll run happen?', '--user', 'UBOSS', '--dm', '--json'])).out).toContain('payroll run happens');
+    expect((await ragask(['sources', 'set', path.join(docs, '*.md'), '--scope', 'user:UBOSS'])).out).toMatch(
+      /1 source\(s\) now user:UBOSS/,
+    );
+    expect(
+      (await ragask(['ask', 'When does the payroll run happen?', '--channel', 'CHR', '--json'])).out,
+    ).not.toContain('payroll run happens');
+    expect(
+      (await ragask(['ask', 'When does the payroll run happen?', '--user', 'UBOSS', '--dm', '--json'])).out,
+    ).toContain('payroll run happens');
     // re-ingesting without --scope keeps the scope
     fs.appendFileSync(path.join(docs, 'secret.md'), '\nBonuses are paid in March.\n');
     await ragask(['ingest', docs]);
@@ -209,7 +297,9 @@ describe('ragask CLI', () => {
     expect(again.find((d) => d.source.endsWith('secret.md'))!.scope).toBe('user:UBOSS');
     const bad = await ragask(['sources', 'set', path.join(docs, 'nothing-here.md'), '--scope', 'public']);
     expect(bad.err).toMatch(/no stored source matches/);
-    expect((await ragask(['ingest', docs, '--scope', 'everyone'])).err).toMatch(/--scope: must be public, channel:<id>/);
+    expect((await ragask(['ingest', docs, '--scope', 'everyone'])).err).toMatch(
+      /--scope: must be public, channel:<id>/,
+    );
   });
 
   it('doctor passes on a healthy store and names the fix for a damaged one', async () => {
@@ -222,7 +312,9 @@ describe('ragask CLI', () => {
     // a damaged index: reported, and rebuilt on the next open
     fs.appendFileSync(path.join(dir, 'data', 'index.hnsw'), Buffer.alloc(64, 7));
     const damaged = await ragask(['doctor']);
-    expect(damaged.out).toMatch(/index ↔ store: index file does not match its sidecar.*rebuilt from SQLite on the next start/);
+    expect(damaged.out).toMatch(
+      /index ↔ store: index file does not match its sidecar.*rebuilt from SQLite on the next start/,
+    );
     await ragask(['stats']);
     expect((await ragask(['doctor'])).out).toMatch(/✓ index ↔ store/);
     // a foreign database file: one line with the recovery
@@ -240,6 +332,20 @@ describe('ragask CLI', () => {
   it('runs as the installed binary', () => {
     const out = execFileSync(process.execPath, [path.join(ROOT, 'bin', 'ragask.js'), '--help'], { encoding: 'utf8' });
     expect(out).toMatch(/Usage: ragask/);
-    for (const cmd of ['demo', 'ingest', 'ask', 'stats', 'eval', 'train-reranker', 'reindex', 'bench', 'serve', 'feedback', 'sources', 'doctor']) expect(out).toContain(cmd);
+    for (const cmd of [
+      'demo',
+      'ingest',
+      'ask',
+      'stats',
+      'eval',
+      'train-reranker',
+      'reindex',
+      'bench',
+      'serve',
+      'feedback',
+      'sources',
+      'doctor',
+    ])
+      expect(out).toContain(cmd);
   });
 });

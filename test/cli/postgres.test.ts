@@ -33,8 +33,15 @@ describe.skipIf(!PG_URL)('ragask on PostgreSQL', () => {
     expect(r.out).toMatch(/ingested 15 new/);
     const stats = JSON.parse((await onPg(['stats', '--json'])).out);
     const fromSqlite = JSON.parse((await sqlite(['stats', '--json'])).out);
-    expect(stats).toMatchObject({ backend: 'postgres', documents: fromSqlite.documents, chunks: fromSqlite.chunks, windows: fromSqlite.windows });
-    const ask = JSON.parse((await onPg(['ask', 'How long must the PM-5 warm up before readings are valid?', '--json'])).out);
+    expect(stats).toMatchObject({
+      backend: 'postgres',
+      documents: fromSqlite.documents,
+      chunks: fromSqlite.chunks,
+      windows: fromSqlite.windows,
+    });
+    const ask = JSON.parse(
+      (await onPg(['ask', 'How long must the PM-5 warm up before readings are valid?', '--json'])).out,
+    );
     expect(ask.evidence[0].citation.source).toMatch(/particula-pm5\.md$/);
     expect(fs.existsSync(path.join(dir, 'unused'))).toBe(false);
     const doctor = await onPg(['doctor']);
@@ -42,7 +49,10 @@ describe.skipIf(!PG_URL)('ragask on PostgreSQL', () => {
   });
 
   it('migrates the embedded store into an empty database, scopes and vectors as they were, and again changes nothing', async () => {
-    expect((await sqlite(['sources', 'set', path.join(SAMPLE_DIR, 'projects', 'heron.md'), '--scope', 'channel:CHERON'])).code).toBe(0);
+    expect(
+      (await sqlite(['sources', 'set', path.join(SAMPLE_DIR, 'projects', 'heron.md'), '--scope', 'channel:CHERON']))
+        .code,
+    ).toBe(0);
     const target = await freshSchema('migrate');
     drops.push(target.drop);
     const r = await sqlite(['migrate', '--to', target.url]);
@@ -52,7 +62,9 @@ describe.skipIf(!PG_URL)('ragask on PostgreSQL', () => {
     expect(again.out).toMatch(/copied 0 documents \(0 windows\).*15 already there/);
     const env = { RAGASK_DATABASE_URL: target.url };
     const list = (await runCli(dir, ['sources', 'list', '--json'], env)).out;
-    const heron = (JSON.parse(list) as { source: string; scope: unknown }[]).find((d) => d.source.endsWith('heron.md'))!;
+    const heron = (JSON.parse(list) as { source: string; scope: unknown }[]).find((d) =>
+      d.source.endsWith('heron.md'),
+    )!;
     expect(heron.scope).toBe('channel:CHERON');
     // the copied vectors answer as the originals do: the same evidence, in the same order
     const q = ['ask', 'Which frequency band does the Skylink LR-9 radio of Project Heron use?', '--json'];
@@ -66,21 +78,31 @@ describe.skipIf(!PG_URL)('ragask on PostgreSQL', () => {
   it('evaluates on either backend with the same retrieval figures (BM25 from term statistics, not ts_rank)', async () => {
     const run = async (env: Record<string, string>, name: string) => {
       const file = path.join(dir, `${name}.json`);
-      const r = await runCli(path.join(dir, `eval-${name}`), ['eval', '--dataset', SAMPLE_DIR, '--modes', 'bm25,hybrid', '--k', '5', '--json', file], env);
+      const r = await runCli(
+        path.join(dir, `eval-${name}`),
+        ['eval', '--dataset', SAMPLE_DIR, '--modes', 'bm25,hybrid', '--k', '5', '--json', file],
+        env,
+      );
       expect(r.code, r.err).toBe(0);
       return JSON.parse(fs.readFileSync(file, 'utf8')) as { modes: Record<string, Record<string, number>> };
     };
     const a = await run({ RAGASK_DATABASE_URL: '' }, 'sqlite');
     const b = await run(pgEnv, 'postgres');
     for (const mode of ['bm25', 'hybrid']) {
-      expect(Math.abs(b.modes[mode]!['all_support@5']! - a.modes[mode]!['all_support@5']!), mode).toBeLessThanOrEqual(0.02);
+      expect(Math.abs(b.modes[mode]!['all_support@5']! - a.modes[mode]!['all_support@5']!), mode).toBeLessThanOrEqual(
+        0.02,
+      );
       expect(Math.abs(b.modes[mode]!['recall@5']! - a.modes[mode]!['recall@5']!), mode).toBeLessThanOrEqual(0.02);
     }
     // the dataset's store was a schema of its own, not the team's documents
     const client = new pg.Client({ connectionString: PG_URL });
     await client.connect();
     try {
-      const schemas = (await client.query<{ n: string }>("SELECT nspname AS n FROM pg_namespace WHERE nspname LIKE 'ragask_eval_sample_%'")).rows.map((r) => r.n);
+      const schemas = (
+        await client.query<{ n: string }>(
+          "SELECT nspname AS n FROM pg_namespace WHERE nspname LIKE 'ragask_eval_sample_%'",
+        )
+      ).rows.map((r) => r.n);
       expect(schemas.length).toBeGreaterThan(0);
       for (const s of schemas) await client.query(`DROP SCHEMA IF EXISTS ${s} CASCADE`);
     } finally {

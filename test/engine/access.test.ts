@@ -43,7 +43,13 @@ function docsShown(r: EngineResult): Set<number> {
     if (s.sourceDocId !== null) ids.add(s.sourceDocId);
     if (s.linkDocId !== null) ids.add(s.linkDocId);
   }
-  for (const s of [r.answer.source, ...r.answer.chain, ...r.answer.leads, ...r.answer.alternatives.map((a) => a.snippet), ...r.answer.conflicts.flatMap((c) => c.values.map((v) => v.snippet))])
+  for (const s of [
+    r.answer.source,
+    ...r.answer.chain,
+    ...r.answer.leads,
+    ...r.answer.alternatives.map((a) => a.snippet),
+    ...r.answer.conflicts.flatMap((c) => c.values.map((v) => v.snippet)),
+  ])
     if (s) ids.add(s.docId);
   return ids;
 }
@@ -80,7 +86,8 @@ describe('retrieval filters by who asks, where, inside the engine', () => {
   it("shows a user-private document only in that user's DMs", async () => {
     const question = 'In which office does Tomasz Brenner work?';
     expect(docsShown(await core.engine.run(question, dmOwner)).has(peopleDoc)).toBe(true);
-    for (const ctx of [A, B, dmOther]) expect(docsShown(await core.engine.run(question, ctx)).has(peopleDoc)).toBe(false);
+    for (const ctx of [A, B, dmOther])
+      expect(docsShown(await core.engine.run(question, ctx)).has(peopleDoc)).toBe(false);
   });
 
   it("never serves one context's cached retrieval to another", async () => {
@@ -91,7 +98,11 @@ describe('retrieval filters by who asks, where, inside the engine', () => {
 
   it('carries nothing hidden into a follow-up asked in another context', async () => {
     const fromA = await core.engine.run(q, A);
-    const follow = await core.engine.followUp(JSON.parse(JSON.stringify(fromA)), 'and which office is the field operations engineer in?', B);
+    const follow = await core.engine.followUp(
+      JSON.parse(JSON.stringify(fromA)),
+      'and which office is the field operations engineer in?',
+      B,
+    );
     expect(hidden(follow, incidentDocs)).toEqual([]);
     // the rewritten query may not name what only the hidden evidence said
     expect(follow.hops[0]!.query).not.toMatch(/INC-2024-031|Alta/);
@@ -118,10 +129,21 @@ describe('retrieval filters by who asks, where, inside the engine', () => {
     const last = full.hops.length - 1;
     expect(last).toBeGreaterThan(0);
     // the last hop's bridge is said to lead to a document no snippet of that hop comes from
-    const shown = new Set(full.hops.flatMap((h) => [...h.retrieved.map((x) => x.docId), ...h.snippets.map((s) => s.docId)]));
+    const shown = new Set(
+      full.hops.flatMap((h) => [...h.retrieved.map((x) => x.docId), ...h.snippets.map((s) => s.docId)]),
+    );
     const unseen = Math.max(...(await core.store.listDocuments()).map((d) => d.id).filter((id) => !shown.has(id)));
-    const r: EngineResult = { ...full, hops: full.hops.map((h, i) => (i === last ? { ...h, bridgeFrom: { sourceDocId: h.bridgeFrom?.sourceDocId ?? null, linkDocId: unseen } } : h)) };
-    const access = { ...(await core.access.resolve(LOCAL)), allowedDocs: null, allowDoc: (id: number) => id !== unseen };
+    const r: EngineResult = {
+      ...full,
+      hops: full.hops.map((h, i) =>
+        i === last ? { ...h, bridgeFrom: { sourceDocId: h.bridgeFrom?.sourceDocId ?? null, linkDocId: unseen } } : h,
+      ),
+    };
+    const access = {
+      ...(await core.access.resolve(LOCAL)),
+      allowedDocs: null,
+      allowDoc: (id: number) => id !== unseen,
+    };
     const red = redactResult(r, access);
     expect(red.hops.map((h) => h.query)).toEqual(full.hops.slice(0, last).map((h) => h.query));
     expect(red.hops.at(-1)!.nextQuery).toBeNull();

@@ -14,29 +14,51 @@ describe('the slot of a question', () => {
   };
 
   it('is the noun phrase a relative clause or participle ties to what the evidence covers', () => {
-    expect(slotText('Which calibration offset applies at −20 °C to the temperature sensor used in Project Falcon?', 'Project Falcon uses a sensor')).toBe(
-      'the temperature sensor used in Project Falcon',
-    );
-    expect(slotText('Who leads the project whose drone lost telemetry on 2024-03-14?', 'INC-2024-031 Date: 2024-03-14')).toBe('the project whose drone lost telemetry on 2024-03-14');
+    expect(
+      slotText(
+        'Which calibration offset applies at −20 °C to the temperature sensor used in Project Falcon?',
+        'Project Falcon uses a sensor',
+      ),
+    ).toBe('the temperature sensor used in Project Falcon');
+    expect(
+      slotText('Who leads the project whose drone lost telemetry on 2024-03-14?', 'INC-2024-031 Date: 2024-03-14'),
+    ).toBe('the project whose drone lost telemetry on 2024-03-14');
   });
 
   it('follows a possessive to the noun it owns', () => {
-    expect(slotText("In which city is the manufacturer of Project Osprey's particulate sensor based?", 'Project Osprey towers')).toBe("Project Osprey's particulate sensor");
+    expect(
+      slotText(
+        "In which city is the manufacturer of Project Osprey's particulate sensor based?",
+        'Project Osprey towers',
+      ),
+    ).toBe("Project Osprey's particulate sensor");
   });
 
   it("is absent when the evidence covers none of the question's names", () => {
-    expect(slotText('Which calibration offset applies to the temperature sensor used in Project Falcon?', 'nothing relevant here')).toBeNull();
+    expect(
+      slotText(
+        'Which calibration offset applies to the temperature sensor used in Project Falcon?',
+        'nothing relevant here',
+      ),
+    ).toBeNull();
   });
 
   it('fills the slot with the entity: a question that keeps its other words, the entity once, never inside a word', () => {
     const q = 'What is the range of the sensor used in Project Falcon?';
-    expect(extendQuery(q, 'Vantor TS-40', { start: 21, end: 54 }).query).toBe('What is the range of Vantor TS-40 (the sensor used in Project Falcon)?');
+    expect(extendQuery(q, 'Vantor TS-40', { start: 21, end: 54 }).query).toBe(
+      'What is the range of Vantor TS-40 (the sensor used in Project Falcon)?',
+    );
     const j = 'the film in which Jung Joon-young debuted';
-    expect(extendQuery(j, 'X', { start: 0, end: j.indexOf('-young') }).query).toBe('X (the film in which Jung Joon-young) debuted');
+    expect(extendQuery(j, 'X', { start: 0, end: j.indexOf('-young') }).query).toBe(
+      'X (the film in which Jung Joon-young) debuted',
+    );
   });
 
   it('sets the entity after the question where there is no slot, once, as a question', () => {
-    expect(extendQuery('Who directed it?', 'Maximum Overdrive', null)).toEqual({ query: 'Who directed it — Maximum Overdrive?', formedBy: 'appended' });
+    expect(extendQuery('Who directed it?', 'Maximum Overdrive', null)).toEqual({
+      query: 'Who directed it — Maximum Overdrive?',
+      formedBy: 'appended',
+    });
     // a query that already names the entity is not extended again: no "(Project Falcon) (Falcon)"
     expect(extendQuery('Who leads Project Falcon?', 'Project Falcon', null).query).toBe('Who leads Project Falcon?');
   });
@@ -91,7 +113,10 @@ describe('bridge candidates', () => {
   });
 
   it('never offers a stopword, a bare number or a date as a bridge', async () => {
-    const c = await candidatesFor('Which firmware version fixed the bug behind the Falcon telemetry dropout in March 2024?', false);
+    const c = await candidatesFor(
+      'Which firmware version fixed the bug behind the Falcon telemetry dropout in March 2024?',
+      false,
+    );
     for (const x of c) {
       expect(x.entity).toMatch(/\p{L}/u);
       expect(x.entity.toLowerCase()).not.toMatch(/^(the|of|and|in|on|march( 2024)?|2024)$/);
@@ -113,7 +138,11 @@ describe('bridge candidates', () => {
   it('never proposes what the query or an earlier bridge already names ("Falcon" after "Project Falcon")', async () => {
     const question = 'Who leads the project whose drone lost telemetry on 2024-03-14?';
     const r = await core.retriever.retrieve(question, { k: 5 });
-    const d = new Decomposer({ store: core.store, windowsOfDoc: async (id) => await core.retriever.windowsOfDoc(id), windowsOfChunks: async (ids) => await core.retriever.windowVectors(ids) });
+    const d = new Decomposer({
+      store: core.store,
+      windowsOfDoc: async (id) => await core.retriever.windowsOfDoc(id),
+      windowsOfChunks: async (ids) => await core.retriever.windowVectors(ids),
+    });
     const c = await d.candidates({
       question,
       questionAnalysis: analyze(question),
@@ -128,8 +157,14 @@ describe('bridge candidates', () => {
   });
 
   it('adds fill-mask plausibility in the slot when a masked LM is configured', async () => {
-    const without = await candidatesFor('Which calibration offset applies at −20 °C to the temperature sensor used in Project Falcon?', false);
-    const withMlm = await candidatesFor('Which calibration offset applies at −20 °C to the temperature sensor used in Project Falcon?', true);
+    const without = await candidatesFor(
+      'Which calibration offset applies at −20 °C to the temperature sensor used in Project Falcon?',
+      false,
+    );
+    const withMlm = await candidatesFor(
+      'Which calibration offset applies at −20 °C to the temperature sensor used in Project Falcon?',
+      true,
+    );
     expect(without.every((x) => x.features.mlm === null)).toBe(true);
     expect(withMlm.length).toBeGreaterThan(0);
     expect(withMlm.every((x) => typeof x.features.mlm === 'number' && Number.isFinite(x.features.mlm))).toBe(true);
@@ -138,7 +173,9 @@ describe('bridge candidates', () => {
 
 describe('what may be a bridge', () => {
   it('never a heading number, a section number or a document part; a name with a year still is', () => {
-    for (const e of ['20.4. Resource Consumption', '27.4.1', '3.2 Installing', 'Section', 'the Table', 'See also']) expect(plausibleEntity(e)).toBe(false);
-    for (const e of ['1960 Summer Olympics', 'Vantor TS-40', 'Project Falcon', 'mod_ssl']) expect(plausibleEntity(e)).toBe(true);
+    for (const e of ['20.4. Resource Consumption', '27.4.1', '3.2 Installing', 'Section', 'the Table', 'See also'])
+      expect(plausibleEntity(e)).toBe(false);
+    for (const e of ['1960 Summer Olympics', 'Vantor TS-40', 'Project Falcon', 'mod_ssl'])
+      expect(plausibleEntity(e)).toBe(true);
   });
 });

@@ -20,9 +20,26 @@ beforeAll(async () => {
 afterAll(() => cleanup());
 
 /** An engine on the shared core with other deps (a clock, a query cache). */
-function engineWith(extra: Partial<ConstructorParameters<typeof HopEngine>[0]>, settings = core.engine.settings): HopEngine {
-  const decomposer = new Decomposer({ store: core.store, windowsOfDoc: async (id) => await core.retriever.windowsOfDoc(id), windowsOfChunks: async (ids) => await core.retriever.windowVectors(ids) });
-  return new HopEngine({ retriever: core.retriever, decomposer, encoder: core.encoder, reader: core.reader, access: core.access, ...extra }, settings);
+function engineWith(
+  extra: Partial<ConstructorParameters<typeof HopEngine>[0]>,
+  settings = core.engine.settings,
+): HopEngine {
+  const decomposer = new Decomposer({
+    store: core.store,
+    windowsOfDoc: async (id) => await core.retriever.windowsOfDoc(id),
+    windowsOfChunks: async (ids) => await core.retriever.windowVectors(ids),
+  });
+  return new HopEngine(
+    {
+      retriever: core.retriever,
+      decomposer,
+      encoder: core.encoder,
+      reader: core.reader,
+      access: core.access,
+      ...extra,
+    },
+    settings,
+  );
 }
 
 const topDoc = (r: EngineResult, hop: number) => sampleRel(r.hops[hop]!.snippets[0]!.citation.source);
@@ -46,7 +63,8 @@ async function expectAnswerIsItsSpan(r: EngineResult): Promise<void> {
   expect(a.sentence).toContain(a.value);
   expect(a.source?.chunkId).toBe(a.span!.chunkId);
 }
-const evidenceDocs = (r: EngineResult, k: number) => [...new Set(r.evidence.map((s) => sampleRel(s.citation.source)))].slice(0, k);
+const evidenceDocs = (r: EngineResult, k: number) =>
+  [...new Set(r.evidence.map((s) => sampleRel(s.citation.source)))].slice(0, k);
 
 describe('multi-hop chains on the sample corpus', () => {
   it('reaches the project document through the bridge entity the incident report names', async () => {
@@ -62,7 +80,10 @@ describe('multi-hop chains on the sample corpus', () => {
   });
 
   it('reaches the buoy document through the project the question names when the datasheet comes first', async () => {
-    const r = await core.engine.run('What salinity correction factor applies at 35 PSU to the dissolved oxygen sensor on the Heron buoy?', LOCAL);
+    const r = await core.engine.run(
+      'What salinity correction factor applies at 35 PSU to the dissolved oxygen sensor on the Heron buoy?',
+      LOCAL,
+    );
     expect(topDoc(r, 0)).toBe('datasheets/aqualume-do7.html');
     expect(r.hops[1]!.bridge).toBe('Project Heron');
     expect(topDoc(r, 1)).toBe('projects/heron.md');
@@ -91,7 +112,11 @@ describe('multi-hop chains on the sample corpus', () => {
 
   it('never returns the same evidence twice across hops', async () => {
     // measured, not obeyed, so the chain makes every hop it can
-    const r = await core.engine.run('Which firmware version fixed the bug behind the Falcon telemetry dropout in March 2024?', LOCAL, { coherenceThreshold: 0, gateShadow: true });
+    const r = await core.engine.run(
+      'Which firmware version fixed the bug behind the Falcon telemetry dropout in March 2024?',
+      LOCAL,
+      { coherenceThreshold: 0, gateShadow: true },
+    );
     expect(r.hops.length).toBeGreaterThan(1);
     const ids = r.evidence.map((s) => s.chunkId);
     expect(new Set(ids).size).toBe(ids.length);
@@ -156,7 +181,10 @@ describe('encoding only what decides', () => {
 describe('low coherence, suggestions and resuming', () => {
   let stopped: EngineResult;
   beforeAll(async () => {
-    stopped = await core.engine.run('Who leads the project whose drone lost telemetry on 2024-03-14?', LOCAL, { coherenceThreshold: 0.999, stopForPerson: 'always' });
+    stopped = await core.engine.run('Who leads the project whose drone lost telemetry on 2024-03-14?', LOCAL, {
+      coherenceThreshold: 0.999,
+      stopForPerson: 'always',
+    });
   });
 
   it('stops below the coherence threshold and offers up to three suggested next hops, the likeliest to help first', () => {
@@ -165,7 +193,10 @@ describe('low coherence, suggestions and resuming', () => {
     expect(stopped.suggestions.length).toBeGreaterThan(0);
     expect(stopped.suggestions.length).toBeLessThanOrEqual(3);
     expect(stopped.suggestions.map((s) => s.entity)).toContain('Project Falcon');
-    for (let i = 1; i < stopped.suggestions.length; i++) expect(stopped.suggestions[i - 1]!.coherence.pRight!).toBeGreaterThanOrEqual(stopped.suggestions[i]!.coherence.pRight!);
+    for (let i = 1; i < stopped.suggestions.length; i++)
+      expect(stopped.suggestions[i - 1]!.coherence.pRight!).toBeGreaterThanOrEqual(
+        stopped.suggestions[i]!.coherence.pRight!,
+      );
     for (const s of stopped.suggestions) expect(s.coherence.passed).toBe(false);
     // each fetches something different, and says where it leads
     const targets = stopped.suggestions.map((s) => s.linkDocId);
@@ -183,7 +214,10 @@ describe('low coherence, suggestions and resuming', () => {
 
   it('answers from what it has, without asking, when no suggestion is likely to bring more', async () => {
     // no suggestion reaches a P(useful) above 1: asking would not help
-    const r = await core.engine.run('Who leads the project whose drone lost telemetry on 2024-03-14?', LOCAL, { coherenceThreshold: 0.999, usefulThreshold: 1.01 });
+    const r = await core.engine.run('Who leads the project whose drone lost telemetry on 2024-03-14?', LOCAL, {
+      coherenceThreshold: 0.999,
+      usefulThreshold: 1.01,
+    });
     expect(r.stopReason).toBe('hop_unsure');
     expect(r.suggestions).toEqual([]);
     expect(r.hops).toHaveLength(1);
@@ -198,7 +232,9 @@ describe('low coherence, suggestions and resuming', () => {
       expect(s.query).toMatch(/\?$/);
       expect(s.query.split(s.entity).length - 1).toBe(1);
       // the question's words, in order, around the entity: nothing appended after the question mark
-      expect(s.query.replace(s.entity, '').replace(/[()—]/g, ' ').replace(/\s+/g, ' ').replace(' ?', '?').trim()).toBe(q);
+      expect(s.query.replace(s.entity, '').replace(/[()—]/g, ' ').replace(/\s+/g, ' ').replace(' ?', '?').trim()).toBe(
+        q,
+      );
     }
     // and never a heading number or a document part, nor the title of a document the chain already holds
     const held = new Set(stopped.hops.flatMap((h) => h.snippets.slice(0, 3).map((x) => x.citation.document)));
@@ -233,7 +269,9 @@ describe('low coherence, suggestions and resuming', () => {
 });
 
 describe('when a stop asks a person', () => {
-  const suggestion = (pRight: number) => ({ coherence: { cosine: 0.9, directional: 0.2, drift: 0, pRight, gateThreshold: 0.07, passed: false, threshold: 0.5 } });
+  const suggestion = (pRight: number) => ({
+    coherence: { cosine: 0.9, directional: 0.2, drift: 0, pRight, gateThreshold: 0.07, passed: false, threshold: 0.5 },
+  });
   const settings = { stopForPerson: 'when-useful' as const, usefulThreshold: 0.2 };
   it('asks only when no short answer stands and a suggestion is likely to bring more', () => {
     expect(worthAsking({ value: null }, [suggestion(0.05), suggestion(0.6)], settings)).toBe(true);
@@ -250,7 +288,10 @@ describe('when a stop asks a person', () => {
 describe('time budget', () => {
   it('returns the best-so-far of a hop past its budget, marked incomplete, never an error', async () => {
     let t = 0;
-    const slowClock = engineWith({ now: () => (t += 200) }, { ...core.engine.settings, hopBudgetMs: 300, totalBudgetMs: 1200 });
+    const slowClock = engineWith(
+      { now: () => (t += 200) },
+      { ...core.engine.settings, hopBudgetMs: 300, totalBudgetMs: 1200 },
+    );
     const r = await slowClock.run('Who leads the project whose drone lost telemetry on 2024-03-14?', LOCAL);
     expect(r.stopReason).toBe('budget');
     expect(r.hops.at(-1)!.incomplete).toBe(true);
@@ -262,7 +303,11 @@ describe('time budget', () => {
 describe('budgets that hold', () => {
   /** The real decomposer, made slow on a fake clock: each bridge search takes `ms` of engine time. */
   function slowBridges(clock: { t: number }, ms: number) {
-    const real = new Decomposer({ store: core.store, windowsOfDoc: async (id) => await core.retriever.windowsOfDoc(id), windowsOfChunks: async (ids) => await core.retriever.windowVectors(ids) });
+    const real = new Decomposer({
+      store: core.store,
+      windowsOfDoc: async (id) => await core.retriever.windowsOfDoc(id),
+      windowsOfChunks: async (ids) => await core.retriever.windowVectors(ids),
+    });
     return {
       candidates: async (input: Parameters<Decomposer['candidates']>[0]) => {
         clock.t += ms;
@@ -273,7 +318,10 @@ describe('budgets that hold', () => {
 
   it('stops a hop whose bridge search overruns its budget, right after that step, marked incomplete', async () => {
     const clock = { t: 0 };
-    const engine = engineWith({ now: () => clock.t, decomposer: slowBridges(clock, 700) }, { ...core.engine.settings, hopBudgetMs: 300, totalBudgetMs: 1200 });
+    const engine = engineWith(
+      { now: () => clock.t, decomposer: slowBridges(clock, 700) },
+      { ...core.engine.settings, hopBudgetMs: 300, totalBudgetMs: 1200 },
+    );
     const r = await engine.run('Who leads the project whose drone lost telemetry on 2024-03-14?', LOCAL);
     expect(r.stopReason).toBe('budget');
     expect(r.hops).toHaveLength(1);
@@ -286,11 +334,21 @@ describe('budgets that hold', () => {
 
   it("keeps the reader's reserve within the total: a late chain stops, and the reader reads less", async () => {
     const clock = { t: 0 };
-    const settings = { ...core.engine.settings, maxHops: 5, hopBudgetMs: 1000, totalBudgetMs: 1200, coherenceThreshold: 0 };
+    const settings = {
+      ...core.engine.settings,
+      maxHops: 5,
+      hopBudgetMs: 1000,
+      totalBudgetMs: 1200,
+      coherenceThreshold: 0,
+    };
     // each bridge search takes 600 ms: the first ends well inside the chain's share (1200 − reserve
     // 250 = 950 ms), the second ends past it, so the chain stops there whatever the second hop found
     const engine = engineWith({ now: () => clock.t, decomposer: slowBridges(clock, 600) }, settings);
-    const r = await engine.run('Which firmware version fixed the bug behind the Falcon telemetry dropout in March 2024?', LOCAL, { gateShadow: true });
+    const r = await engine.run(
+      'Which firmware version fixed the bug behind the Falcon telemetry dropout in March 2024?',
+      LOCAL,
+      { gateShadow: true },
+    );
     expect(r.hops.length).toBeGreaterThanOrEqual(2);
     expect(r.stopReason).toBe('budget');
     expect(r.incomplete).toBe(true);
@@ -319,12 +377,19 @@ describe('answers', () => {
   });
 
   it("answers the offset from the datasheet, and sets the field notes' other value beside it as a conflict", async () => {
-    const r = await core.engine.run('Which calibration offset applies at −20 °C to the temperature sensor used in Project Falcon?', LOCAL);
+    const r = await core.engine.run(
+      'Which calibration offset applies at −20 °C to the temperature sensor used in Project Falcon?',
+      LOCAL,
+    );
     // the value is the span, ending at its unit, read from the datasheet's calibration table
     expect(r.answer.reading!.value).toBe('+0.35 °C');
     const at = r.answer.reading!.at!;
-    expect(sampleRel((await core.store.getChunks([at.chunkId])).get(at.chunkId)!.doc.source)).toBe('datasheets/vantor-ts40.pdf');
-    const values = r.answer.conflicts.flatMap((c) => c.values.map((v) => ({ value: v.value, doc: sampleRel(v.snippet.citation.source) })));
+    expect(sampleRel((await core.store.getChunks([at.chunkId])).get(at.chunkId)!.doc.source)).toBe(
+      'datasheets/vantor-ts40.pdf',
+    );
+    const values = r.answer.conflicts.flatMap((c) =>
+      c.values.map((v) => ({ value: v.value, doc: sampleRel(v.snippet.citation.source) })),
+    );
     expect(values).toEqual(
       expect.arrayContaining([
         { value: '+0.35 °C', doc: 'datasheets/vantor-ts40.pdf' },
@@ -338,8 +403,13 @@ describe('answers', () => {
   });
 
   it('reads both sources that state the offset, and any reading that differs is shown with its own source', async () => {
-    const r = await core.engine.run('Which calibration offset applies at −20 °C to the temperature sensor used in Project Falcon?', LOCAL);
-    expect(evidenceDocs(r, 8)).toEqual(expect.arrayContaining(['datasheets/vantor-ts40.pdf', 'notes/falcon-field-notes.txt']));
+    const r = await core.engine.run(
+      'Which calibration offset applies at −20 °C to the temperature sensor used in Project Falcon?',
+      LOCAL,
+    );
+    expect(evidenceDocs(r, 8)).toEqual(
+      expect.arrayContaining(['datasheets/vantor-ts40.pdf', 'notes/falcon-field-notes.txt']),
+    );
     for (const c of r.answer.conflicts) {
       const docs = c.values.map((v) => v.snippet.docId);
       expect(new Set(docs).size).toBe(docs.length);
@@ -361,7 +431,8 @@ describe('answers', () => {
     const at = r.answer.reading!.at!;
     const chunk = (await core.store.getChunks([at.chunkId])).get(at.chunkId)!;
     expect(chunk.text.slice(at.start, at.end)).toBe(r.answer.reading!.value);
-    if (chunk.kind === 'table_row') expect(cellValues(chunk.text).some(([a, b]) => a <= at.start && at.end <= b)).toBe(true);
+    if (chunk.kind === 'table_row')
+      expect(cellValues(chunk.text).some(([a, b]) => a <= at.start && at.end <= b)).toBe(true);
   });
 });
 

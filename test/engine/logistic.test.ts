@@ -64,7 +64,9 @@ describe('fitted constants against the code', () => {
   it('refuses a model fitted on other features, naming the refit command', () => {
     const model = { features: ['a', 'b'], mean: [0, 0], std: [1, 1], weights: [1, 1], bias: 0 };
     expect(predict(model, [0, 0], ['a', 'b'])).toBeCloseTo(0.5, 9);
-    expect(() => predict(model, [0, 0], ['a', 'c'], 'npx ragask calibrate --write')).toThrow(/not the code's \(a, c\): refit it with `npx ragask calibrate --write`/);
+    expect(() => predict(model, [0, 0], ['a', 'c'], 'npx ragask calibrate --write')).toThrow(
+      /not the code's \(a, c\): refit it with `npx ragask calibrate --write`/,
+    );
     expect(() => predict(model, [0, 0, 0], ['a', 'b', 'c'])).toThrow(/refit/);
   });
 });

@@ -4,7 +4,13 @@ import { hop, result, snippet } from '../fixtures/results.js';
 
 describe('a stored engine result', () => {
   it('comes back as it went in, with its version', () => {
-    const r = result({ hops: [hop(1, [snippet(1, 'a')]), hop(2, [snippet(2, 'b')], { bridgeFrom: { sourceDocId: 1, linkDocId: 2 } })], incomplete: true }, { leads: [snippet(3, 'c')] });
+    const r = result(
+      {
+        hops: [hop(1, [snippet(1, 'a')]), hop(2, [snippet(2, 'b')], { bridgeFrom: { sourceDocId: 1, linkDocId: 2 } })],
+        incomplete: true,
+      },
+      { leads: [snippet(3, 'c')] },
+    );
     const text = encodeResult(r);
     expect(JSON.parse(text)).toMatchObject({ version: RESULT_VERSION });
     expect(decodeResult(text)).toEqual(r);
@@ -14,7 +20,9 @@ describe('a stored engine result', () => {
     const r = result();
     expect(decodeResult(JSON.stringify(r))).toBeNull();
     expect(decodeResult(JSON.stringify({ version: RESULT_VERSION + 1, result: r }))).toBeNull();
-    expect(decodeResult(JSON.stringify({ version: RESULT_VERSION, result: { ...r, stopReason: 'gave_up' } }))).toBeNull();
+    expect(
+      decodeResult(JSON.stringify({ version: RESULT_VERSION, result: { ...r, stopReason: 'gave_up' } })),
+    ).toBeNull();
     expect(decodeResult(JSON.stringify({ version: RESULT_VERSION, result: { ...r, hops: [{ hop: 1 }] } }))).toBeNull();
     expect(decodeResult('{"version": 1, "resu')).toBeNull();
   });

@@ -32,7 +32,9 @@ describe('the BM25 query', () => {
     expect(kept.reduce((n, t) => n + count(t), 0)).toBeLessThanOrEqual(budget);
     expect(kept).toEqual(terms.filter((t) => kept.includes(t)));
     // and one term stays even when it alone is over the budget
-    expect((await new Retriever({ store: core.store, encoder: core.encoder, bm25Postings: 0 }).bm25Query(q)).terms).toHaveLength(1);
+    expect(
+      (await new Retriever({ store: core.store, encoder: core.encoder, bm25Postings: 0 }).bm25Query(q)).terms,
+    ).toHaveLength(1);
   });
 });
 
@@ -44,7 +46,8 @@ describe('hybrid retrieval with window rerank', () => {
     expect(top.chunk.text.slice(top.window!.charStart, top.window!.charEnd)).toMatch(/90 seconds/);
     expect(top.dense).not.toBeNull();
     expect(top.bm25).not.toBeNull();
-    for (let i = 1; i < r.candidates.length; i++) expect(r.candidates[i - 1]!.score).toBeGreaterThanOrEqual(r.candidates[i]!.score);
+    for (let i = 1; i < r.candidates.length; i++)
+      expect(r.candidates[i - 1]!.score).toBeGreaterThanOrEqual(r.candidates[i]!.score);
   });
 
   it('scores a chunk as its best window', async () => {
@@ -65,13 +68,21 @@ describe('hybrid retrieval with window rerank', () => {
     const allowed = new Set((await core.store.listDocuments()).map((d) => d.id).filter((id) => id !== falconDoc));
     const filtered = await core.retriever.retrieve('Project Falcon airframe', {
       k: 10,
-      access: { context: { kind: 'slack', channel: 'C', user: 'U', isDM: false }, scopeKey: 't', allowedDocs: allowed, allowDoc: (id) => allowed.has(id) },
+      access: {
+        context: { kind: 'slack', channel: 'C', user: 'U', isDM: false },
+        scopeKey: 't',
+        allowedDocs: allowed,
+        allowDoc: (id) => allowed.has(id),
+      },
     });
     expect(filtered.candidates.some((c) => c.chunk.docId === falconDoc)).toBe(false);
   });
 
   it("puts the focus entity's own document first", async () => {
-    const r = await core.retriever.retrieve('What is the operating temperature range (Corvid FC-3)?', { k: 3, focus: 'Corvid FC-3' });
+    const r = await core.retriever.retrieve('What is the operating temperature range (Corvid FC-3)?', {
+      k: 3,
+      focus: 'Corvid FC-3',
+    });
     expect(sampleRel(r.candidates[0]!.chunk.doc.source)).toBe('datasheets/corvid-fc3.md');
   });
 

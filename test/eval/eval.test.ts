@@ -40,7 +40,11 @@ describe('eval harness on a tiny dataset made here', () => {
     const ds = path.join(dir, 'tiny');
     fs.mkdirSync(ds);
     const corpus = [
-      { id: 'p1', title: 'Zorblat Corporation', text: 'Zorblat Corporation is a toy maker founded by Ilse Varga in 1961.' },
+      {
+        id: 'p1',
+        title: 'Zorblat Corporation',
+        text: 'Zorblat Corporation is a toy maker founded by Ilse Varga in 1961.',
+      },
       { id: 'p2', title: 'Ilse Varga', text: 'Ilse Varga was a Hungarian engineer born in the town of Kecskemét.' },
       { id: 'p3', title: 'Kecskemét', text: 'Kecskemét is a city in central Hungary known for its apricot brandy.' },
       { id: 'p4', title: 'Apricot brandy', text: 'Apricot brandy is distilled from fermented apricots.' },
@@ -49,8 +53,20 @@ describe('eval harness on a tiny dataset made here', () => {
     ];
     fs.writeFileSync(path.join(ds, 'corpus.jsonl'), corpus.map((c) => JSON.stringify(c)).join('\n'));
     const questions = [
-      { id: 'q1', question: 'In which town was the founder of Zorblat Corporation born?', answers: ['Kecskemét'], supporting: ['p1', 'p2'], hops: 2 },
-      { id: 'q2', question: 'What is the largest lake in Central Europe?', answers: ['Lake Balaton'], supporting: ['p5'], hops: 1 },
+      {
+        id: 'q1',
+        question: 'In which town was the founder of Zorblat Corporation born?',
+        answers: ['Kecskemét'],
+        supporting: ['p1', 'p2'],
+        hops: 2,
+      },
+      {
+        id: 'q2',
+        question: 'What is the largest lake in Central Europe?',
+        answers: ['Lake Balaton'],
+        supporting: ['p5'],
+        hops: 1,
+      },
     ];
     fs.writeFileSync(path.join(ds, 'questions.jsonl'), questions.map((q) => JSON.stringify(q)).join('\n'));
     const config = testConfig(path.join(dir, 'store'), { RAGASK_QUERY_CACHE_TTL_S: 0 });
@@ -74,7 +90,14 @@ describe('eval harness on a tiny dataset made here', () => {
     expect(r).toMatchObject({ dataset: 'tiny', questions: 2 });
     for (const mode of ['bm25', 'hybrid', 'multihop']) {
       const m = r.modes[mode]!;
-      for (const key of ['recall@1', 'all_support@1', 'recall@3', 'all_support@3', 'answer_in_evidence@3', 'mean_hops']) {
+      for (const key of [
+        'recall@1',
+        'all_support@1',
+        'recall@3',
+        'all_support@3',
+        'answer_in_evidence@3',
+        'mean_hops',
+      ]) {
         expect(typeof m[key]).toBe('number');
       }
       expect((m['recall@3'] as number) >= (m['recall@1'] as number)).toBe(true);
@@ -94,13 +117,35 @@ describe('eval harness on a tiny dataset made here', () => {
   });
 
   it('counts coherence checks, their failures by kind, and the questions that stopped for a person', () => {
-    const check = (cosine: number, directional: number, passed: boolean) => ({ cosine, directional, passed, threshold: 0.75 });
+    const check = (cosine: number, directional: number, passed: boolean) => ({
+      cosine,
+      directional,
+      passed,
+      threshold: 0.75,
+    });
     const stats = coherenceStats([
-      { passages: [], snippets: [], hops: 3, coherence: { checks: [check(0.9, 0.3, true), check(0.6, 0.2, false)], stoppedForPerson: true } },
-      { passages: [], snippets: [], hops: 2, coherence: { checks: [check(0.95, -0.1, false)], stoppedForPerson: true } },
+      {
+        passages: [],
+        snippets: [],
+        hops: 3,
+        coherence: { checks: [check(0.9, 0.3, true), check(0.6, 0.2, false)], stoppedForPerson: true },
+      },
+      {
+        passages: [],
+        snippets: [],
+        hops: 2,
+        coherence: { checks: [check(0.95, -0.1, false)], stoppedForPerson: true },
+      },
       { passages: [], snippets: [], hops: 1, coherence: { checks: [], stoppedForPerson: false } },
     ])!;
-    expect(stats).toEqual({ checks: 3, pass_rate: 1 / 3, cosine_failures: 1, gate_failures: 1, median_cosine: 0.9, stopped_questions: 2 });
+    expect(stats).toEqual({
+      checks: 3,
+      pass_rate: 1 / 3,
+      cosine_failures: 1,
+      gate_failures: 1,
+      median_cosine: 0.9,
+      stopped_questions: 2,
+    });
     expect(coherenceStats([{ passages: [], snippets: [], hops: 1 }])).toBeUndefined();
   });
 
@@ -127,16 +172,30 @@ describe('eval harness on a tiny dataset made here', () => {
     fs.copyFileSync(path.join(dir, 'tiny', 'corpus.jsonl'), path.join(typed, 'corpus.jsonl'));
     const qs = [
       { id: 'a', question: 'Where was Ilse Varga born?', answers: ['Kecskemét'], supporting: ['p2'], type: 'factoid' },
-      { id: 'b', question: 'What is the largest lake?', answers: ['Lake Balaton'], supporting: ['p5'], type: 'factoid' },
+      {
+        id: 'b',
+        question: 'What is the largest lake?',
+        answers: ['Lake Balaton'],
+        supporting: ['p5'],
+        type: 'factoid',
+      },
       { id: 'c', question: 'Who founded Zorblat?', answers: ['Ilse Varga'], supporting: ['p1'], type: 'bridge' },
       { id: 'd', question: 'When was Zorblat founded?', answers: ['1961'], supporting: ['p1'], type: 'bridge' },
     ];
     fs.writeFileSync(path.join(typed, 'questions.jsonl'), qs.map((q) => JSON.stringify(q)).join('\n'));
     const shown: Record<string, ShownReply> = {
       // right short answer, a little longer than the gold
-      a: { value: 'the town of Kecskemét', lines: ['Ilse Varga was born in the town of Kecskemét.'], stoppedForPerson: false },
+      a: {
+        value: 'the town of Kecskemét',
+        lines: ['Ilse Varga was born in the town of Kecskemét.'],
+        stoppedForPerson: false,
+      },
       // no short answer; the gold stands in the second line only
-      b: { value: null, lines: ['Toy trains were popular.', 'Lake Balaton is the largest lake in Central Europe.'], stoppedForPerson: true },
+      b: {
+        value: null,
+        lines: ['Toy trains were popular.', 'Lake Balaton is the largest lake in Central Europe.'],
+        stoppedForPerson: true,
+      },
       // a wrong short answer, the gold in the third line
       c: { value: 'Kecskemét', lines: ['x', 'y', 'Zorblat was founded by Ilse Varga.'], stoppedForPerson: false },
       // a number inside a longer number is not the answer
@@ -151,25 +210,61 @@ describe('eval harness on a tiny dataset made here', () => {
     expect(m.wrong_answers).toBe(0.5);
     expect(m.wrong_of_given).toBeCloseTo(2 / 3, 9);
     expect(m.stopped_for_person).toBe(0.5);
-    expect(m.by_type!.factoid).toMatchObject({ questions: 2, 'visible@1': 0.5, 'visible@3': 1, answered_right: 0.5, wrong_answers: 0, stopped_for_person: 0.5 });
-    expect(m.by_type!.bridge).toMatchObject({ questions: 2, 'visible@1': 0, 'visible@3': 0.5, answered_right: 0, wrong_answers: 1, stopped_for_person: 0.5 });
+    expect(m.by_type!.factoid).toMatchObject({
+      questions: 2,
+      'visible@1': 0.5,
+      'visible@3': 1,
+      answered_right: 0.5,
+      wrong_answers: 0,
+      stopped_for_person: 0.5,
+    });
+    expect(m.by_type!.bridge).toMatchObject({
+      questions: 2,
+      'visible@1': 0,
+      'visible@3': 0.5,
+      answered_right: 0,
+      wrong_answers: 1,
+      stopped_for_person: 0.5,
+    });
     expect(formatReport(r, [1])).toMatch(/factoid \(2\)\s+0\.500\s+1\.000/);
   });
 
   it('measures hops worth a click: useful stops, right bridges, and what each useful threshold would do', () => {
-    const stop = (answerGiven: boolean, p: number[], useful: boolean[]): StopCheck => ({ answerGiven, p, useful, missing: 1 });
+    const stop = (answerGiven: boolean, p: number[], useful: boolean[]): StopCheck => ({
+      answerGiven,
+      p,
+      useful,
+      missing: 1,
+    });
     const rows: { clicks: ClickLabels }[] = [
       // asked, and its first suggestion brings the missing passage
-      { clicks: { bridgesRight: 1, bridges: 3, offeredUseful: [true, false, false], stop: stop(false, [0.4, 0.1, 0.05], [true, false, false]) } },
+      {
+        clicks: {
+          bridgesRight: 1,
+          bridges: 3,
+          offeredUseful: [true, false, false],
+          stop: stop(false, [0.4, 0.1, 0.05], [true, false, false]),
+        },
+      },
       // asked, only its second suggestion helps
-      { clicks: { bridgesRight: 1, bridges: 2, offeredUseful: [false, true], stop: stop(false, [0.3, 0.2], [false, true]) } },
+      {
+        clicks: {
+          bridgesRight: 1,
+          bridges: 2,
+          offeredUseful: [false, true],
+          stop: stop(false, [0.3, 0.2], [false, true]),
+        },
+      },
       // answered at the stop (a short answer stood): not asked, labelled for the sweep
       { clicks: { bridgesRight: 0, bridges: 0, offeredUseful: null, stop: stop(true, [0.9], [true]) } },
       // no stop at all; one bridge taken, wrong
       { clicks: { bridgesRight: 0, bridges: 1, offeredUseful: null, stop: null } },
     ];
     expect(clickStats(rows)).toEqual({ useful_stops: 0.5, any_useful_stops: 1, right_bridges: 2 / 6, bridges: 6 });
-    expect(clickStats([{ clicks: { bridgesRight: 0, bridges: 0, offeredUseful: null, stop: null } }])).toMatchObject({ useful_stops: null, right_bridges: null });
+    expect(clickStats([{ clicks: { bridgesRight: 0, bridges: 0, offeredUseful: null, stop: null } }])).toMatchObject({
+      useful_stops: null,
+      right_bridges: null,
+    });
     const sweep = usefulSweep(
       rows.flatMap((r) => (r.clicks.stop ? [r.clicks.stop] : [])),
       rows.length,
@@ -191,7 +286,10 @@ describe('eval harness on a tiny dataset made here', () => {
   it('names the file and line of a bad questions.jsonl', () => {
     const bad = path.join(dir, 'bad');
     fs.mkdirSync(bad);
-    fs.writeFileSync(path.join(bad, 'questions.jsonl'), '{"id": "a", "question": "ok?", "supporting": ["x"]}\n{"id": "b"}\n');
+    fs.writeFileSync(
+      path.join(bad, 'questions.jsonl'),
+      '{"id": "a", "question": "ok?", "supporting": ["x"]}\n{"id": "b"}\n',
+    );
     expect(() => loadDataset(bad)).toThrow(/questions\.jsonl:2: missing "question"/);
   });
 });

@@ -12,7 +12,10 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 function readerSet(name: string, contexts: { title: string; text: string }[][]): void {
   fs.mkdirSync(path.join(dir, name), { recursive: true });
-  fs.writeFileSync(path.join(dir, name, 'reader.jsonl'), `${contexts.map((c, i) => JSON.stringify({ id: `${name}-${i}`, question: 'q?', answers: ['a'], contexts: c })).join('\n')}\n`);
+  fs.writeFileSync(
+    path.join(dir, name, 'reader.jsonl'),
+    `${contexts.map((c, i) => JSON.stringify({ id: `${name}-${i}`, question: 'q?', answers: ['a'], contexts: c })).join('\n')}\n`,
+  );
 }
 
 const sentence = (i: number, topic: string) => `${topic} fact number ${i} was recorded in the year ${1900 + i}.`;

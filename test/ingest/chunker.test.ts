@@ -32,7 +32,10 @@ describe('semantic chunking', () => {
       ],
       { maxTokens: 100, countTokens },
     );
-    expect(chunks.map((c) => c.text)).toEqual(['Temperature: -20 °C; Offset: +0.35 °C', 'Temperature: 0 °C; Offset: +0.18 °C']);
+    expect(chunks.map((c) => c.text)).toEqual([
+      'Temperature: -20 °C; Offset: +0.35 °C',
+      'Temperature: 0 °C; Offset: +0.18 °C',
+    ]);
     expect(chunks.every((c) => c.kind === 'table_row')).toBe(true);
   });
 

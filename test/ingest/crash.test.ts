@@ -13,7 +13,11 @@ const DOCS = 40;
 beforeAll(() => {
   fs.mkdirSync(corpus);
   for (let i = 0; i < DOCS; i++) {
-    const sections = Array.from({ length: 4 }, (_, s) => `## Section ${s}\n\n${`Unit ${i}-${s} runs at ${i + s} V and reports every ${s + 1} minutes to station ${i}. `.repeat(12)}\n`).join('\n');
+    const sections = Array.from(
+      { length: 4 },
+      (_, s) =>
+        `## Section ${s}\n\n${`Unit ${i}-${s} runs at ${i + s} V and reports every ${s + 1} minutes to station ${i}. `.repeat(12)}\n`,
+    ).join('\n');
     fs.writeFileSync(path.join(corpus, `doc${String(i).padStart(3, '0')}.md`), `# Document ${i}\n\n${sections}`);
   }
 });
@@ -42,7 +46,13 @@ function committed(dataDir: string): number {
 function ingestProcess(dataDir: string, killAfterMs: number | null): Promise<{ killed: boolean; out: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'ragask.js'), 'ingest', corpus], {
-      env: { ...process.env, RAGASK_DATA_DIR: dataDir, RAGASK_MODELS_DIR: path.join(ROOT, 'models'), RAGASK_THREADS: '1', RAGASK_LOG_LEVEL: 'warn' },
+      env: {
+        ...process.env,
+        RAGASK_DATA_DIR: dataDir,
+        RAGASK_MODELS_DIR: path.join(ROOT, 'models'),
+        RAGASK_THREADS: '1',
+        RAGASK_LOG_LEVEL: 'warn',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -70,7 +80,9 @@ function ingestProcess(dataDir: string, killAfterMs: number | null): Promise<{ k
 function chunksPerDoc(dbFile: string): Map<string, number> {
   const db = new Database(dbFile, { readonly: true });
   try {
-    const rows = db.prepare('SELECT d.source, count(c.id) AS n FROM documents d LEFT JOIN chunks c ON c.doc_id = d.id GROUP BY d.id').all() as { source: string; n: number }[];
+    const rows = db
+      .prepare('SELECT d.source, count(c.id) AS n FROM documents d LEFT JOIN chunks c ON c.doc_id = d.id GROUP BY d.id')
+      .all() as { source: string; n: number }[];
     return new Map(rows.map((r) => [r.source, r.n]));
   } finally {
     db.close();
@@ -94,8 +106,20 @@ describe('ingest killed with SIGKILL at random points', () => {
       const db = new Database(dbFile, { readonly: true });
       try {
         expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
-        const windowsMissing = (db.prepare('SELECT count(*) AS n FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM windows w WHERE w.chunk_id = c.id)').get() as { n: number }).n;
-        const ftsMissing = (db.prepare('SELECT count(*) AS n FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM chunks_fts f WHERE f.rowid = c.id)').get() as { n: number }).n;
+        const windowsMissing = (
+          db
+            .prepare(
+              'SELECT count(*) AS n FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM windows w WHERE w.chunk_id = c.id)',
+            )
+            .get() as { n: number }
+        ).n;
+        const ftsMissing = (
+          db
+            .prepare(
+              'SELECT count(*) AS n FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM chunks_fts f WHERE f.rowid = c.id)',
+            )
+            .get() as { n: number }
+        ).n;
         expect(windowsMissing).toBe(0);
         expect(ftsMissing).toBe(0);
       } finally {
@@ -106,7 +130,12 @@ describe('ingest killed with SIGKILL at random points', () => {
       for (const [source, n] of seen) expect(n).toBe(full.get(source));
       if (seen.size > 0 && seen.size < DOCS) partials++;
       // and the index, replayed from the log, holds exactly the stored windows
-      const store = SqliteStore.open({ dataDir: data, model: 'all-MiniLM-L6-v2/int8', dimension: 384, hnsw: { m: 16, efConstruction: 200, efSearch: 128 } });
+      const store = SqliteStore.open({
+        dataDir: data,
+        model: 'all-MiniLM-L6-v2/int8',
+        dimension: 384,
+        hnsw: { m: 16, efConstruction: 200, efSearch: 128 },
+      });
       try {
         expect(await store.index.size()).toBe((await store.counts()).windows);
       } finally {

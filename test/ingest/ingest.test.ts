@@ -15,7 +15,12 @@ let dir: string;
 let docs: string;
 
 function openStore(): Store {
-  return SqliteStore.open({ dataDir: config.dataDir, model: encoder.id, dimension: encoder.dimension, hnsw: config.hnsw });
+  return SqliteStore.open({
+    dataDir: config.dataDir,
+    model: encoder.id,
+    dimension: encoder.dimension,
+    hnsw: config.hnsw,
+  });
 }
 
 beforeAll(async () => {
@@ -23,7 +28,12 @@ beforeAll(async () => {
   docs = path.join(dir, 'docs');
   fs.mkdirSync(docs);
   config = testConfig(path.join(dir, 'data'));
-  encoder = await Encoder.load({ modelsDir: config.modelsDir, model: config.model, variant: config.modelVariant, threads: 1 });
+  encoder = await Encoder.load({
+    modelsDir: config.modelsDir,
+    model: config.model,
+    variant: config.modelVariant,
+    threads: 1,
+  });
   store = openStore();
 });
 afterAll(async () => {
@@ -55,7 +65,9 @@ describe('ingesting the sample corpus', () => {
 
   it('stores heading paths, pages and evidence density for citations', async () => {
     const pdf = (await store.getDocumentBySource(path.join(SAMPLE_DIR, 'datasheets', 'vantor-ts40.pdf')))!;
-    const rows = (await store.chunksOfDocument(pdf.id)).filter((c) => c.kind === 'table_row' && c.text.startsWith('Temperature: -20'));
+    const rows = (await store.chunksOfDocument(pdf.id)).filter(
+      (c) => c.kind === 'table_row' && c.text.startsWith('Temperature: -20'),
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ headingPath: ['Calibration'], page: 2 });
     expect(rows[0]!.density).toBeGreaterThan(0.2);
@@ -138,13 +150,27 @@ describe('interrupted ingest', () => {
   it('stops between batches when aborted, leaves whole documents only, and the next run resumes', async () => {
     const many = path.join(dir, 'many');
     fs.mkdirSync(many);
-    for (let i = 0; i < 40; i++) fs.writeFileSync(path.join(many, `doc${i}.md`), `# Doc ${i}\n\n${`Paragraph ${i} about the unit number ${i}. `.repeat(90)}\n`);
+    for (let i = 0; i < 40; i++)
+      fs.writeFileSync(
+        path.join(many, `doc${i}.md`),
+        `# Doc ${i}\n\n${`Paragraph ${i} about the unit number ${i}. `.repeat(90)}\n`,
+      );
     const controller = new AbortController();
-    const r1 = await ingest({ store, encoder, config, progress: { start() {}, update: (done) => done >= 5 && controller.abort(), stop() {} } }, [many], { signal: controller.signal });
+    const r1 = await ingest(
+      {
+        store,
+        encoder,
+        config,
+        progress: { start() {}, update: (done) => done >= 5 && controller.abort(), stop() {} },
+      },
+      [many],
+      { signal: controller.signal },
+    );
     expect(r1.interrupted).toBe(true);
     const partial = (await store.sourcesUnder(many + path.sep)).length;
     expect(partial).toBeLessThan(40);
-    for (const d of await store.sourcesUnder(many + path.sep)) expect((await store.chunksOfDocument(d.id)).length).toBeGreaterThan(0);
+    for (const d of await store.sourcesUnder(many + path.sep))
+      expect((await store.chunksOfDocument(d.id)).length).toBeGreaterThan(0);
     const r2 = await run([many]);
     expect(r2.unchanged).toBe(partial);
     expect(r2.added).toBe(40 - partial);

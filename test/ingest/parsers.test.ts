@@ -12,7 +12,9 @@ const FIXTURES = path.join(import.meta.dirname, '..', 'fixtures');
 
 describe('Markdown', () => {
   it('reads front matter (title, url), headings, list items and GFM tables', () => {
-    const doc = parseMarkdown('---\ntitle: Falcon\nurl: https://wiki.example/falcon\n---\n# Project\n\n- **Lead**: Mirela\n- Ops\n\n| A | B |\n|---|---|\n| 1 | 2 |\n');
+    const doc = parseMarkdown(
+      '---\ntitle: Falcon\nurl: https://wiki.example/falcon\n---\n# Project\n\n- **Lead**: Mirela\n- Ops\n\n| A | B |\n|---|---|\n| 1 | 2 |\n',
+    );
     expect(doc.title).toBe('Falcon');
     expect(doc.url).toBe('https://wiki.example/falcon');
     expect(doc.blocks.map((b) => b.kind)).toEqual(['heading', 'list_item', 'list_item', 'table']);
@@ -53,14 +55,24 @@ describe('HTML', () => {
   });
 
   it('files a term entry under its term, and the text after the list under the heading again', () => {
-    const blocks = chunkBlocks(sphinx.blocks, { maxTokens: 200, countTokens: (t) => t.split(/\s+/).length, title: sphinx.title });
+    const blocks = chunkBlocks(sphinx.blocks, {
+      maxTokens: 200,
+      countTokens: (t) => t.split(/\s+/).length,
+      title: sphinx.title,
+    });
     const rename = blocks.find((c) => c.text.startsWith('Rename the file'));
-    expect(rename?.headingPath).toEqual(['Files and Directories', 'os.replace(src, dst, *, src_dir_fd=None, dst_dir_fd=None)']);
-    expect(blocks.find((c) => c.text.startsWith('Text after the list'))?.headingPath).toEqual(['Files and Directories']);
+    expect(rename?.headingPath).toEqual([
+      'Files and Directories',
+      'os.replace(src, dst, *, src_dir_fd=None, dst_dir_fd=None)',
+    ]);
+    expect(blocks.find((c) => c.text.startsWith('Text after the list'))?.headingPath).toEqual([
+      'Files and Directories',
+    ]);
   });
 
   it('reads a key/value table (a header cell, then its value) as "key: value" rows', () => {
-    const doc = parseHtml(`<h2><span id="KeepAliveTimeout">KeepAliveTimeout</span> Directive <a class="permalink" href="#k">&para;</a></h2>
+    const doc =
+      parseHtml(`<h2><span id="KeepAliveTimeout">KeepAliveTimeout</span> Directive <a class="permalink" href="#k">&para;</a></h2>
 <table class="directive">
 <tr><th><a href="d.html#Description">Description:</a></th><td>Amount of time the server will wait for subsequent
 requests on a persistent connection</td></tr>
@@ -78,14 +90,18 @@ requests on a persistent connection</td></tr>
   });
 
   it('keeps a code example written with <br> as code: its # comments are not headings', () => {
-    const doc = parseHtml('<h2>Options</h2><div class="example"><p><code>\n  # Unknown HTTP method<br>\n  WOW / HTTP/1.0<br>\n</code></p></div><p>After the <code>example</code>\ntext.</p>');
+    const doc = parseHtml(
+      '<h2>Options</h2><div class="example"><p><code>\n  # Unknown HTTP method<br>\n  WOW / HTTP/1.0<br>\n</code></p></div><p>After the <code>example</code>\ntext.</p>',
+    );
     expect(doc.blocks.filter((b) => b.kind === 'heading').map((b) => b.text)).toEqual(['Options']);
     expect(doc.blocks[1]).toEqual({ kind: 'code', text: '# Unknown HTTP method\nWOW / HTTP/1.0' });
     expect(doc.blocks[2]).toEqual({ kind: 'paragraph', text: 'After the example text.' });
   });
 
   it('keeps preformatted text line by line, highlighting markup and all', () => {
-    const doc = parseHtml('<pre><span class="k">def</span> <span class="nf">f</span>():\n    <span class="k">return</span> 1\n</pre>');
+    const doc = parseHtml(
+      '<pre><span class="k">def</span> <span class="nf">f</span>():\n    <span class="k">return</span> 1\n</pre>',
+    );
     expect(doc.blocks).toEqual([{ kind: 'code', text: 'def f():\n    return 1' }]);
   });
 });

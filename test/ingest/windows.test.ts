@@ -5,7 +5,10 @@ import { BertTokenizer } from '../../src/models/tokenizer.js';
 import { ROOT } from '../helpers.js';
 
 const tok = BertTokenizer.load(path.join(ROOT, 'models', 'all-MiniLM-L6-v2'));
-const text = Array.from({ length: 40 }, (_, i) => `Sentence ${i} says the Vantor TS-40 offset at −20 °C is +0.35 °C.`).join(' ');
+const text = Array.from(
+  { length: 40 },
+  (_, i) => `Sentence ${i} says the Vantor TS-40 offset at −20 °C is +0.35 °C.`,
+).join(' ');
 
 describe('rerank windows', () => {
   const windows = makeWindows(text, tok, 50, 10);
@@ -39,6 +42,8 @@ describe('rerank windows', () => {
   });
 
   it('embeds a window under its document title and heading path', () => {
-    expect(windowEmbeddingText('Vantor TS-40', ['Calibration'], 'Add the offset.')).toBe('Vantor TS-40 › Calibration: Add the offset.');
+    expect(windowEmbeddingText('Vantor TS-40', ['Calibration'], 'Add the offset.')).toBe(
+      'Vantor TS-40 › Calibration: Add the offset.',
+    );
   });
 });

@@ -24,8 +24,14 @@ const leaks = (text: string) => /INC-2024-0|north of Alta|SEV-[23]|eleven smoke 
 async function mention(channel: string, ts: string, user = 'U1'): Promise<ApiCall> {
   const { body } = eventBody({ type: 'app_mention', user, text: `<@UBOT> ${q}`, ts, channel, event_ts: ts });
   await deliver(h.port, SECRET, body, 'application/json');
-  const post = await h.fake.waitFor(() => h.fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === ts && c.result));
-  return h.fake.waitFor(() => h.fake.callsOf('chat.update').find((c) => c.args.ts === post.result!.ts && blocksText(c.args.blocks).includes('Confidence')));
+  const post = await h.fake.waitFor(() =>
+    h.fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === ts && c.result),
+  );
+  return h.fake.waitFor(() =>
+    h.fake
+      .callsOf('chat.update')
+      .find((c) => c.args.ts === post.result!.ts && blocksText(c.args.blocks).includes('Confidence')),
+  );
 }
 
 describe('per-channel access to sources, through Slack', () => {
@@ -38,7 +44,13 @@ describe('per-channel access to sources, through Slack', () => {
       leaks(
         JSON.stringify(
           (await h.slack.store.getState(
-            (JSON.parse((inB.args.blocks as { type: string; elements?: { value: string }[] }[]).find((b) => b.type === 'actions')!.elements![0]!.value) as { k: string }).k,
+            (
+              JSON.parse(
+                (inB.args.blocks as { type: string; elements?: { value: string }[] }[]).find(
+                  (b) => b.type === 'actions',
+                )!.elements![0]!.value,
+              ) as { k: string }
+            ).k,
           ))!.result,
         ),
       ),
@@ -46,19 +58,46 @@ describe('per-channel access to sources, through Slack', () => {
   });
 
   it('keeps it out of /ragask in another channel and out of DMs', async () => {
-    await deliver(h.port, SECRET, commandBody({ text: q, user_id: 'U2', channel_id: 'CB', response_url: h.fake.responseUrl('acc-cmd') }), 'application/x-www-form-urlencoded');
-    const update = await h.fake.waitFor(() => h.fake.callsOf('chat.update').find((c) => c.args.channel === 'CB' && blocksText(c.args.blocks).includes('asked')));
+    await deliver(
+      h.port,
+      SECRET,
+      commandBody({ text: q, user_id: 'U2', channel_id: 'CB', response_url: h.fake.responseUrl('acc-cmd') }),
+      'application/x-www-form-urlencoded',
+    );
+    const update = await h.fake.waitFor(() =>
+      h.fake.callsOf('chat.update').find((c) => c.args.channel === 'CB' && blocksText(c.args.blocks).includes('asked')),
+    );
     expect(leaks(blocksText(update.args.blocks))).toBe(false);
-    const dm = eventBody({ type: 'message', channel_type: 'im', user: 'U2', text: q, ts: '5000.0003', channel: 'D9', event_ts: '5000.0003' });
+    const dm = eventBody({
+      type: 'message',
+      channel_type: 'im',
+      user: 'U2',
+      text: q,
+      ts: '5000.0003',
+      channel: 'D9',
+      event_ts: '5000.0003',
+    });
     await deliver(h.port, SECRET, dm.body, 'application/json');
-    const answer = await h.fake.waitFor(() => h.fake.callsOf('chat.postMessage').find((c) => c.args.channel === 'D9' && blocksText(c.args.blocks).includes('Confidence')));
+    const answer = await h.fake.waitFor(() =>
+      h.fake
+        .callsOf('chat.postMessage')
+        .find((c) => c.args.channel === 'D9' && blocksText(c.args.blocks).includes('Confidence')),
+    );
     expect(leaks(blocksText(answer.args.blocks))).toBe(false);
   });
 
   it('does not treat a message in channel B as a follow-up of a thread in channel A', async () => {
     await mention('CA', '5000.0004');
     const n = h.fake.callsOf('chat.postMessage').length;
-    const cross = eventBody({ type: 'message', channel_type: 'channel', user: 'U2', text: 'and who is on call?', ts: '5000.0005', thread_ts: '5000.0004', channel: 'CB' });
+    const cross = eventBody({
+      type: 'message',
+      channel_type: 'channel',
+      user: 'U2',
+      text: 'and who is on call?',
+      ts: '5000.0005',
+      thread_ts: '5000.0004',
+      channel: 'CB',
+    });
     await deliver(h.port, SECRET, cross.body, 'application/json');
     await h.slack.idle();
     expect(h.fake.callsOf('chat.postMessage').length).toBe(n);
@@ -84,8 +123,18 @@ describe('per-channel access to sources, through Slack', () => {
   });
 
   it('/ragask sources lists what the current channel can see', async () => {
-    await deliver(h.port, SECRET, commandBody({ text: 'sources', user_id: 'U2', channel_id: 'CB', response_url: h.fake.responseUrl('src-b') }), 'application/x-www-form-urlencoded');
-    await deliver(h.port, SECRET, commandBody({ text: 'sources', user_id: 'U1', channel_id: 'CA', response_url: h.fake.responseUrl('src-a') }), 'application/x-www-form-urlencoded');
+    await deliver(
+      h.port,
+      SECRET,
+      commandBody({ text: 'sources', user_id: 'U2', channel_id: 'CB', response_url: h.fake.responseUrl('src-b') }),
+      'application/x-www-form-urlencoded',
+    );
+    await deliver(
+      h.port,
+      SECRET,
+      commandBody({ text: 'sources', user_id: 'U1', channel_id: 'CA', response_url: h.fake.responseUrl('src-a') }),
+      'application/x-www-form-urlencoded',
+    );
     const b = await h.fake.waitFor(() => h.fake.responses.find((r) => r.id === 'src-b'));
     const a = await h.fake.waitFor(() => h.fake.responses.find((r) => r.id === 'src-a'));
     expect(incidentCount).toBeGreaterThan(0);

@@ -37,10 +37,18 @@ describe('rate-limited Web API calls', () => {
   });
 
   it('honours Retry-After on HTTP 429 and drops nothing', async () => {
-    const api = new SlackApi({ token: 'xoxb-1-t', apiUrl: fake.apiUrl, tiers: { postMessagePerChannelMs: 10, tier3PerMinute: 1000, tier4PerMinute: 1000 } });
+    const api = new SlackApi({
+      token: 'xoxb-1-t',
+      apiUrl: fake.apiUrl,
+      tiers: { postMessagePerChannelMs: 10, tier3PerMinute: 1000, tier4PerMinute: 1000 },
+    });
     fake.rateLimit('chat.update', 2, 1);
     const t0 = Date.now();
-    await Promise.all([api.update({ channel: 'CC', ts: '1.1', text: 'a' }), api.update({ channel: 'CC', ts: '1.2', text: 'b' }), api.update({ channel: 'CC', ts: '1.3', text: 'c' })]);
+    await Promise.all([
+      api.update({ channel: 'CC', ts: '1.1', text: 'a' }),
+      api.update({ channel: 'CC', ts: '1.2', text: 'b' }),
+      api.update({ channel: 'CC', ts: '1.3', text: 'c' }),
+    ]);
     const ok = fake.callsOf('chat.update').filter((c) => c.args.channel === 'CC' && c.result);
     expect(new Set(ok.map((c) => c.args.ts))).toEqual(new Set(['1.1', '1.2', '1.3']));
     expect(api.rateLimited).toBe(2);

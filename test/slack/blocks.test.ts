@@ -6,8 +6,16 @@ import { LIMITS, escapeMrkdwn, humanDuration, link, safeText } from '../../src/s
 
 /** What each block shows, as text: mrkdwn as written, rich text with its marks (see richTextOf). */
 function sections(blocks: unknown[]): string[] {
-  return (blocks as { type: string; text?: { text: string }; elements?: { text?: string | { text: string } }[] }[]).flatMap((b) =>
-    b.type === 'section' ? [b.text!.text] : b.type === 'context' ? (b.elements ?? []).map((e) => String(e.text)) : b.type === 'rich_text' ? [richTextOf(b)] : [],
+  return (
+    blocks as { type: string; text?: { text: string }; elements?: { text?: string | { text: string } }[] }[]
+  ).flatMap((b) =>
+    b.type === 'section'
+      ? [b.text!.text]
+      : b.type === 'context'
+        ? (b.elements ?? []).map((e) => String(e.text))
+        : b.type === 'rich_text'
+          ? [richTextOf(b)]
+          : [],
   );
 }
 
@@ -28,18 +36,54 @@ describe('Block Kit builders', () => {
   });
 
   it('turns suggestions into "Continue with" buttons carrying the state key, plus "Stop here"', () => {
-    const coherence = { cosine: 0.6, directional: 0.1, drift: 0.1, pRight: 0.2, gateThreshold: 0.5, passed: false, threshold: 0.75 };
+    const coherence = {
+      cosine: 0.6,
+      directional: 0.1,
+      drift: 0.1,
+      pRight: 0.2,
+      gateThreshold: 0.5,
+      passed: false,
+      threshold: 0.75,
+    };
     const m = answerMessage(
-      result({ stopReason: 'low_coherence', suggestions: [{ entity: 'Corvid FC-3', chunkId: 1, sourceDocId: 1, linkDocId: 2, query: 'q', score: 2, confidence: 0.5, coherence }] }),
+      result({
+        stopReason: 'low_coherence',
+        suggestions: [
+          {
+            entity: 'Corvid FC-3',
+            chunkId: 1,
+            sourceDocId: 1,
+            linkDocId: 2,
+            query: 'q',
+            score: 2,
+            confidence: 0.5,
+            coherence,
+          },
+        ],
+      }),
       { stateKey: 'key-9' },
     );
-    const buttons = m.blocks.filter((b) => b.type === 'actions').flatMap((b) => (b as { elements: { text: { text: string }; value: string; action_id: string }[] }).elements);
+    const buttons = m.blocks
+      .filter((b) => b.type === 'actions')
+      .flatMap((b) => (b as { elements: { text: { text: string }; value: string; action_id: string }[] }).elements);
     expect(buttons[0]!.text.text).toBe('Continue with: Corvid FC-3');
     // with the document it leads to, the label says so
     const led = answerMessage(
       result({
         stopReason: 'low_coherence',
-        suggestions: [{ entity: 'Corvid FC-3', leadsTo: 'Corvid FC-3 datasheet', chunkId: 1, sourceDocId: 1, linkDocId: 2, query: 'q', score: 2, confidence: 0.5, coherence }],
+        suggestions: [
+          {
+            entity: 'Corvid FC-3',
+            leadsTo: 'Corvid FC-3 datasheet',
+            chunkId: 1,
+            sourceDocId: 1,
+            linkDocId: 2,
+            query: 'q',
+            score: 2,
+            confidence: 0.5,
+            coherence,
+          },
+        ],
       }),
       { stateKey: 'k' },
     );
@@ -50,7 +94,21 @@ describe('Block Kit builders', () => {
   });
 
   it('says plainly when there is no definite answer, and shows disagreeing sources side by side', () => {
-    const missing = answerMessage(result({}, { status: 'insufficient', kind: null, sentence: null, value: null, source: null, span: null, leads: [snippet(3, 'a lead')] }), { stateKey: null });
+    const missing = answerMessage(
+      result(
+        {},
+        {
+          status: 'insufficient',
+          kind: null,
+          sentence: null,
+          value: null,
+          source: null,
+          span: null,
+          leads: [snippet(3, 'a lead')],
+        },
+      ),
+      { stateKey: null },
+    );
     const m = sections(missing.blocks).join('\n');
     expect(m).toMatch(/could not find a definite answer/);
     expect(m).toContain('> a lead');
@@ -59,7 +117,10 @@ describe('Block Kit builders', () => {
       { value: '+0.35 °C', snippet: snippet(5, 'datasheet says +0.35') },
     ];
     // a confident reading that another source contradicts: the answer, a warning, both sources
-    const conflict = answerMessage(result({}, { status: 'conflicting', conflicts: [{ attribute: 'the answer', values }] }), { stateKey: null });
+    const conflict = answerMessage(
+      result({}, { status: 'conflicting', conflicts: [{ attribute: 'the answer', values }] }),
+      { stateKey: null },
+    );
     const t = sections(conflict.blocks).join('\n');
     expect(t).toContain('*+0.35 °C*');
     expect(t).toMatch(/Another source reads this differently/);
@@ -67,7 +128,20 @@ describe('Block Kit builders', () => {
     expect(t).toContain('Doc 4');
     expect(t).toContain('Doc 5');
     // and one below the threshold: no short answer, the sources side by side
-    const declined = answerMessage(result({}, { status: 'conflicting', kind: null, value: null, sentence: null, source: null, conflicts: [{ attribute: 'the answer', values }] }), { stateKey: null });
+    const declined = answerMessage(
+      result(
+        {},
+        {
+          status: 'conflicting',
+          kind: null,
+          value: null,
+          sentence: null,
+          source: null,
+          conflicts: [{ attribute: 'the answer', values }],
+        },
+      ),
+      { stateKey: null },
+    );
     const d = sections(declined.blocks).join('\n');
     expect(d).toMatch(/could not find a definite answer: the sources read this differently/);
     expect(d).toContain('• *+0.30 °C*\n> notes say +0.30');
@@ -101,7 +175,10 @@ describe('Block Kit builders', () => {
 
   it('never lets echoed text ping or link: mentions and links are escaped', () => {
     const hostile = 'Hi <!channel> and <@U123> see <https://evil.example|click> & more';
-    const m = answerMessage(result({ question: `${hostile} *bold* https://bare.example` }, { value: hostile }), { stateKey: null, echoQuestion: true });
+    const m = answerMessage(result({ question: `${hostile} *bold* https://bare.example` }, { value: hostile }), {
+      stateKey: null,
+      echoQuestion: true,
+    });
     // what Slack parses (mrkdwn) holds none of it, and is verbatim: no bare URL is linked
     const { mrkdwn, plain } = textObjects(m.blocks);
     const parsed = JSON.stringify(mrkdwn);
@@ -111,27 +188,39 @@ describe('Block Kit builders', () => {
     for (const t of mrkdwn) expect(t.verbatim).toBe(true);
     // the question itself is echoed as plain text, literally
     expect(plain).toContain(`${hostile} *bold* https://bare.example`);
-    expect(escapeMrkdwn(hostile)).toBe('Hi &lt;!channel&gt; and &lt;@U123&gt; see &lt;https://evil.example|click&gt; &amp; more');
+    expect(escapeMrkdwn(hostile)).toBe(
+      'Hi &lt;!channel&gt; and &lt;@U123&gt; see &lt;https://evil.example|click&gt; &amp; more',
+    );
     expect(link('javascript:alert(1)', 'x')).toBe('x');
   });
 
   it('shows document text literally: markup, mentions and bare URLs in a document stay as written', () => {
     const doc = 'Set *MODE* to _fast_ ~now~ and see https://bare.example or <!here> & <@U9>';
     const s = snippet(3, doc);
-    const m = answerMessage(result({ hops: [hop(1, [s])], evidence: [s] }, { value: '*MODE*', sentence: doc, source: s, alternatives: [{ value: '_fast_', p: 0.3, snippet: s }] as never }), {
-      stateKey: null,
-    });
+    const m = answerMessage(
+      result(
+        { hops: [hop(1, [s])], evidence: [s] },
+        { value: '*MODE*', sentence: doc, source: s, alternatives: [{ value: '_fast_', p: 0.3, snippet: s }] as never },
+      ),
+      {
+        stateKey: null,
+      },
+    );
     const t = traceMessage(result({ hops: [hop(1, [s], { bridge: '*Bold* bridge' })] }));
     for (const blocks of [m.blocks, t.blocks]) {
       // no mrkdwn object carries the document's text: Slack would render or link it
-      expect(JSON.stringify(textObjects(blocks).mrkdwn)).not.toMatch(/MODE|fast|bare\.example|<!here>|<@U9>|Bold\* bridge/);
+      expect(JSON.stringify(textObjects(blocks).mrkdwn)).not.toMatch(
+        /MODE|fast|bare\.example|<!here>|<@U9>|Bold\* bridge/,
+      );
       // it is in rich text, as text elements (no link, mention or broadcast element made of it)
       const shown = (blocks as { type: string }[])
         .filter((b) => b.type === 'rich_text')
         .map((b) => richTextOf(b as never))
         .join('\n');
       expect(shown).toContain('https://bare.example or <!here> & <@U9>');
-      expect([...richTextKinds(blocks)].filter((k) => !/^(rich_text_(section|quote|list)|text|link)$/.test(k))).toEqual([]);
+      expect([...richTextKinds(blocks)].filter((k) => !/^(rich_text_(section|quote|list)|text|link)$/.test(k))).toEqual(
+        [],
+      );
       expect(JSON.stringify(blocks)).not.toContain('"url":"https://bare.example');
     }
     expect(sections(m.blocks).join('\n')).toContain('**MODE**');
@@ -140,7 +229,10 @@ describe('Block Kit builders', () => {
   it('keeps every section within 3,000 characters and a huge answer within 50 blocks and the size budget', () => {
     const long = 'word '.repeat(5000);
     const many = Array.from({ length: 80 }, (_, i) => hop(i + 1, [snippet(i, long)]));
-    const m = answerMessage(result({ hops: many, question: long }, { value: long, sentence: long, reasons: [] } as never), { stateKey: 'k', echoQuestion: true });
+    const m = answerMessage(
+      result({ hops: many, question: long }, { value: long, sentence: long, reasons: [] } as never),
+      { stateKey: 'k', echoQuestion: true },
+    );
     expect(m.blocks.length).toBeLessThanOrEqual(LIMITS.blocks);
     expect(JSON.stringify(m.blocks).length).toBeLessThanOrEqual(LIMITS.messageChars);
     for (const s of sections(m.blocks)) expect([...s].length).toBeLessThanOrEqual(LIMITS.sectionText);
@@ -150,7 +242,15 @@ describe('Block Kit builders', () => {
   });
 
   it('renders the trace of every hop within the limits', () => {
-    const coherence = { cosine: 0.91, directional: 0.3, drift: 0.05, pRight: 0.83, gateThreshold: 0.5, passed: true, threshold: 0.75 };
+    const coherence = {
+      cosine: 0.91,
+      directional: 0.3,
+      drift: 0.05,
+      pRight: 0.83,
+      gateThreshold: 0.5,
+      passed: true,
+      threshold: 0.75,
+    };
     const r = result({
       hops: [
         hop(1, [snippet(1, 'x')], {

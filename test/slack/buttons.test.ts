@@ -25,11 +25,24 @@ function buttonsOf(call: ApiCall): Button[] {
 }
 
 async function ask(question: string, ts: string, user = 'U1'): Promise<{ messageTs: string; update: ApiCall }> {
-  const { body } = eventBody({ type: 'app_mention', user, text: `<@UBOT> ${question}`, ts, channel: 'C1', event_ts: ts });
+  const { body } = eventBody({
+    type: 'app_mention',
+    user,
+    text: `<@UBOT> ${question}`,
+    ts,
+    channel: 'C1',
+    event_ts: ts,
+  });
   await deliver(h.port, SECRET, body, 'application/json');
-  const post = await h.fake.waitFor(() => h.fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === ts && c.result));
+  const post = await h.fake.waitFor(() =>
+    h.fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === ts && c.result),
+  );
   const messageTs = String(post.result!.ts);
-  const update = await h.fake.waitFor(() => h.fake.callsOf('chat.update').find((c) => c.args.ts === messageTs && blocksText(c.args.blocks).includes('Confidence')));
+  const update = await h.fake.waitFor(() =>
+    h.fake
+      .callsOf('chat.update')
+      .find((c) => c.args.ts === messageTs && blocksText(c.args.blocks).includes('Confidence')),
+  );
   return { messageTs, update };
 }
 
@@ -37,12 +50,21 @@ async function click(user: string, messageTs: string, threadTs: string, b: Butto
   return deliver(
     h.port,
     SECRET,
-    actionBody({ user, channel: 'C1', messageTs, threadTs, actionId: b.action_id, value: b.value, responseUrl: h.fake.responseUrl(responseId) }),
+    actionBody({
+      user,
+      channel: 'C1',
+      messageTs,
+      threadTs,
+      actionId: b.action_id,
+      value: b.value,
+      responseUrl: h.fake.responseUrl(responseId),
+    }),
     'application/x-www-form-urlencoded',
   );
 }
 
-const ephemeralTo = (user: string, pattern: RegExp) => () => h.fake.callsOf('chat.postEphemeral').find((c) => c.args.user === user && pattern.test(blocksText(c.args.blocks)));
+const ephemeralTo = (user: string, pattern: RegExp) => () =>
+  h.fake.callsOf('chat.postEphemeral').find((c) => c.args.user === user && pattern.test(blocksText(c.args.blocks)));
 
 describe('suggested-hop buttons', () => {
   let messageTs: string;
@@ -76,12 +98,22 @@ describe('suggested-hop buttons', () => {
     const kestrel = buttons.find((b) => b.text.text.startsWith('Continue with: Kestrel Labs'))!;
     await click('U1', messageTs, '2000.0001', kestrel);
     const final = await h.fake.waitFor(() =>
-      h.fake.callsOf('chat.update').find((c) => c.args.ts === messageTs && blocksText(c.args.blocks).includes('Hop 2') && blocksText(c.args.blocks).includes('Confidence')),
+      h.fake
+        .callsOf('chat.update')
+        .find(
+          (c) =>
+            c.args.ts === messageTs &&
+            blocksText(c.args.blocks).includes('Hop 2') &&
+            blocksText(c.args.blocks).includes('Confidence'),
+        ),
     );
     // the engine resumed the stored result with the clicked suggestion, and the message shows its answer
     const resumed = engine.calls.filter((c) => c.kind === 'resume');
     expect(resumed).toHaveLength(1);
-    expect(resumed[0]).toMatchObject({ question: 'Who leads the project whose drone lost telemetry on 2024-03-14?', choice: 1 });
+    expect(resumed[0]).toMatchObject({
+      question: 'Who leads the project whose drone lost telemetry on 2024-03-14?',
+      choice: 1,
+    });
     const stored = stopped(resumed[0]!.question);
     expect(final.args.text).toBe(headlineOf(await new FakeEngine().resume(stored, 1, resumed[0]!.access)));
     expect(blocksText(final.args.blocks)).toContain('via _Kestrel Labs_');
@@ -101,7 +133,9 @@ describe('suggested-hop buttons', () => {
     const r = await ask('Who leads the project whose drone lost telemetry on 2024-03-14?', '2000.0002');
     const b = buttonsOf(r.update)[0]!;
     // the state expires (through the SQLite backend, the one the harness runs)
-    (h.slack.store as SqliteSlackState).db.prepare('UPDATE slack_states SET expires_at = 0 WHERE key = ?').run((JSON.parse(b.value) as { k: string }).k);
+    (h.slack.store as SqliteSlackState).db
+      .prepare('UPDATE slack_states SET expires_at = 0 WHERE key = ?')
+      .run((JSON.parse(b.value) as { k: string }).k);
     await click('U1', r.messageTs, '2000.0002', b);
     await h.fake.waitFor(ephemeralTo('U1', /expired/));
   });
@@ -110,7 +144,11 @@ describe('suggested-hop buttons', () => {
     const r = await ask('Who leads the project whose drone lost telemetry on 2024-03-14?', '2000.0003');
     const stop = buttonsOf(r.update).find((b) => b.text.text === 'Stop here')!;
     await click('U1', r.messageTs, '2000.0003', stop);
-    const final = await h.fake.waitFor(() => h.fake.callsOf('chat.update').find((c) => c.args.ts === r.messageTs && blocksText(c.args.blocks).includes('Stopped here by')));
+    const final = await h.fake.waitFor(() =>
+      h.fake
+        .callsOf('chat.update')
+        .find((c) => c.args.ts === r.messageTs && blocksText(c.args.blocks).includes('Stopped here by')),
+    );
     expect(buttonsOf(final).some((b) => b.action_id.startsWith('ragask_continue'))).toBe(false);
   });
 
@@ -129,7 +167,11 @@ describe('suggested-hop buttons', () => {
     await click('U5', messageTs, '2000.0001', helpful);
     await h.fake.waitFor(ephemeralTo('U5', /Thanks/));
     const f = (await h.slack.store.listFeedback()).find((x) => x.user === 'U5')!;
-    expect(f).toMatchObject({ value: 'helpful', channel: 'C1', question: 'Who leads the project whose drone lost telemetry on 2024-03-14?' });
+    expect(f).toMatchObject({
+      value: 'helpful',
+      channel: 'C1',
+      question: 'Who leads the project whose drone lost telemetry on 2024-03-14?',
+    });
     expect(f.evidence.length).toBeGreaterThan(0);
   });
 });

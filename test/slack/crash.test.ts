@@ -16,7 +16,13 @@ const output = new Map<ChildProcess, string>();
 function serve(port: number): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'ragask.js'), 'serve'], {
-      env: { ...process.env, ...fake.serveEnv({ dataDir: dir, port, signingSecret: SECRET }), RAGASK_MODELS_DIR: path.join(ROOT, 'models'), RAGASK_THREADS: '1', RAGASK_LOG_LEVEL: 'info' },
+      env: {
+        ...process.env,
+        ...fake.serveEnv({ dataDir: dir, port, signingSecret: SECRET }),
+        RAGASK_MODELS_DIR: path.join(ROOT, 'models'),
+        RAGASK_THREADS: '1',
+        RAGASK_LOG_LEVEL: 'info',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(child);
@@ -29,7 +35,10 @@ function serve(port: number): Promise<ChildProcess> {
       err += String(d);
       if (err.includes('ragask: serving Slack')) resolve(child);
     });
-    child.on('exit', (code, signal) => signal !== 'SIGKILL' && code !== 0 && reject(new Error(`serve exited ${code}: ${err}`)));
+    child.on(
+      'exit',
+      (code, signal) => signal !== 'SIGKILL' && code !== 0 && reject(new Error(`serve exited ${code}: ${err}`)),
+    );
   });
 }
 
@@ -47,7 +56,17 @@ afterAll(async () => {
 describe('killed while answering', () => {
   it('answers the redelivered event once after a restart, in the message it had already posted', async () => {
     const port = await freePort();
-    const { body } = eventBody({ type: 'app_mention', user: 'U1', text: '<@UBOT> How long must the PM-5 warm up?', ts: '6000.0001', channel: 'C1', event_ts: '6000.0001' }, 'EvCrash1');
+    const { body } = eventBody(
+      {
+        type: 'app_mention',
+        user: 'U1',
+        text: '<@UBOT> How long must the PM-5 warm up?',
+        ts: '6000.0001',
+        channel: 'C1',
+        event_ts: '6000.0001',
+      },
+      'EvCrash1',
+    );
     // the answer's update hangs at "Slack", so the process is caught in the middle of answering
     fake.hold('chat.update', (args) => blocksText(args.blocks).includes('Confidence'));
     const first = await serve(port);
@@ -57,10 +76,18 @@ describe('killed while answering', () => {
     await new Promise((r) => first.once('exit', r));
 
     const second = await serve(port);
-    await deliver(port, SECRET, body, 'application/json', { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_error' });
+    await deliver(port, SECRET, body, 'application/json', {
+      'x-slack-retry-num': '1',
+      'x-slack-retry-reason': 'http_error',
+    });
     const placeholder = fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === '6000.0001')!;
     const answered = await fake.waitFor(
-      () => fake.callsOf('chat.update').find((c) => c.result && c.args.ts === placeholder.result!.ts && blocksText(c.args.blocks).includes('Confidence')),
+      () =>
+        fake
+          .callsOf('chat.update')
+          .find(
+            (c) => c.result && c.args.ts === placeholder.result!.ts && blocksText(c.args.blocks).includes('Confidence'),
+          ),
       30_000,
       'answer after restart',
     );
@@ -69,15 +96,30 @@ describe('killed while answering', () => {
     // once: one placeholder, one delivered answer, and a third delivery changes nothing
     const duplicates = () => output.get(second)!.split('duplicate delivery ignored').length - 1;
     const before = duplicates();
-    await deliver(port, SECRET, body, 'application/json', { 'x-slack-retry-num': '2', 'x-slack-retry-reason': 'http_error' });
+    await deliver(port, SECRET, body, 'application/json', {
+      'x-slack-retry-num': '2',
+      'x-slack-retry-reason': 'http_error',
+    });
     await fake.waitFor(() => (duplicates() > before ? true : null), 10_000, 'the third delivery taken as a duplicate');
     expect(fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '6000.0001')).toHaveLength(1);
-    expect(fake.callsOf('chat.update').filter((c) => c.result && blocksText(c.args.blocks).includes('Confidence'))).toHaveLength(1);
+    expect(
+      fake.callsOf('chat.update').filter((c) => c.result && blocksText(c.args.blocks).includes('Confidence')),
+    ).toHaveLength(1);
   }, 90_000);
 
   it('answers an event on the next start even when Slack never delivers it again', async () => {
     const port = await freePort();
-    const { body } = eventBody({ type: 'app_mention', user: 'U2', text: '<@UBOT> How long must the PM-5 warm up?', ts: '6000.0002', channel: 'C2', event_ts: '6000.0002' }, 'EvCrash2');
+    const { body } = eventBody(
+      {
+        type: 'app_mention',
+        user: 'U2',
+        text: '<@UBOT> How long must the PM-5 warm up?',
+        ts: '6000.0002',
+        channel: 'C2',
+        event_ts: '6000.0002',
+      },
+      'EvCrash2',
+    );
     fake.hold('chat.update', (args) => args.channel === 'C2' && blocksText(args.blocks).includes('Confidence'));
     const heldBefore = fake.held.length;
     const first = await serve(port);
@@ -90,7 +132,12 @@ describe('killed while answering', () => {
     await serve(port);
     const placeholder = fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === '6000.0002')!;
     const answered = await fake.waitFor(
-      () => fake.callsOf('chat.update').find((c) => c.result && c.args.ts === placeholder.result!.ts && blocksText(c.args.blocks).includes('Confidence')),
+      () =>
+        fake
+          .callsOf('chat.update')
+          .find(
+            (c) => c.result && c.args.ts === placeholder.result!.ts && blocksText(c.args.blocks).includes('Confidence'),
+          ),
       30_000,
       'answer recovered at start',
     );

@@ -10,12 +10,48 @@ const body = (event: Record<string, unknown>) => JSON.parse(eventBody(event, 'Ev
 
 describe('which deliveries are persisted before the ack', () => {
   it('an @-mention, a DM and a reply in a thread may be questions; the bot, edits and channel chatter are not', () => {
-    expect(questionDelivery(body({ type: 'app_mention', user: 'U1', text: '<@UBOT> hi', channel: 'C1', ts: '1' }))).toEqual({ eventId: 'EvX', channel: 'C1' });
-    expect(questionDelivery(body({ type: 'message', channel_type: 'im', user: 'U1', text: 'hi', channel: 'D1', ts: '1' }))).not.toBeNull();
-    expect(questionDelivery(body({ type: 'message', channel_type: 'channel', user: 'U1', text: 'and -40?', channel: 'C1', ts: '2', thread_ts: '1' }))).not.toBeNull();
-    expect(questionDelivery(body({ type: 'message', channel_type: 'channel', user: 'U1', text: 'lunch?', channel: 'C1', ts: '2' }))).toBeNull();
-    expect(questionDelivery(body({ type: 'message', channel_type: 'im', bot_id: 'B1', user: 'UBOT', text: 'answer', channel: 'D1', ts: '1' }))).toBeNull();
-    expect(questionDelivery(body({ type: 'message', subtype: 'message_changed', channel_type: 'im', channel: 'D1', ts: '1' }))).toBeNull();
+    expect(
+      questionDelivery(body({ type: 'app_mention', user: 'U1', text: '<@UBOT> hi', channel: 'C1', ts: '1' })),
+    ).toEqual({ eventId: 'EvX', channel: 'C1' });
+    expect(
+      questionDelivery(body({ type: 'message', channel_type: 'im', user: 'U1', text: 'hi', channel: 'D1', ts: '1' })),
+    ).not.toBeNull();
+    expect(
+      questionDelivery(
+        body({
+          type: 'message',
+          channel_type: 'channel',
+          user: 'U1',
+          text: 'and -40?',
+          channel: 'C1',
+          ts: '2',
+          thread_ts: '1',
+        }),
+      ),
+    ).not.toBeNull();
+    expect(
+      questionDelivery(
+        body({ type: 'message', channel_type: 'channel', user: 'U1', text: 'lunch?', channel: 'C1', ts: '2' }),
+      ),
+    ).toBeNull();
+    expect(
+      questionDelivery(
+        body({
+          type: 'message',
+          channel_type: 'im',
+          bot_id: 'B1',
+          user: 'UBOT',
+          text: 'answer',
+          channel: 'D1',
+          ts: '1',
+        }),
+      ),
+    ).toBeNull();
+    expect(
+      questionDelivery(
+        body({ type: 'message', subtype: 'message_changed', channel_type: 'im', channel: 'D1', ts: '1' }),
+      ),
+    ).toBeNull();
     expect(questionDelivery({ type: 'block_actions' })).toBeNull();
   });
 });
@@ -36,7 +72,14 @@ describe('nothing acknowledged is lost (real Bolt over loopback)', () => {
     // the process "dies" between the ack and the work: the listener's work never starts
     first.slack.service.handleQuestion = () => new Promise<void>(() => undefined);
     const q = 'How long must the PM-5 warm up?';
-    const { body: b, eventId } = eventBody({ type: 'app_mention', user: 'U1', text: `<@UBOT> ${q}`, ts: '7000.0001', channel: 'C1', event_ts: '7000.0001' });
+    const { body: b, eventId } = eventBody({
+      type: 'app_mention',
+      user: 'U1',
+      text: `<@UBOT> ${q}`,
+      ts: '7000.0001',
+      channel: 'C1',
+      event_ts: '7000.0001',
+    });
     const res = await deliver(first.port, SECRET, b, 'application/json');
     expect(res.status).toBe(200);
     expect(await first.slack.store.eventStatus(eventId)).toBe('received');
@@ -47,9 +90,16 @@ describe('nothing acknowledged is lost (real Bolt over loopback)', () => {
     // the next start, on the same store, answers it although Slack never sends it again
     const second = await startHarness({ engine: new FakeEngine(), dir, ingestSample: false });
     open.push(second);
-    const post = await second.fake.waitFor(() => second.fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === '7000.0001' && c.result), 30_000, 'placeholder after restart');
+    const post = await second.fake.waitFor(
+      () => second.fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === '7000.0001' && c.result),
+      30_000,
+      'placeholder after restart',
+    );
     const answer = await second.fake.waitFor(
-      () => second.fake.callsOf('chat.update').find((c) => c.args.ts === post.result!.ts && blocksText(c.args.blocks).includes('Confidence')),
+      () =>
+        second.fake
+          .callsOf('chat.update')
+          .find((c) => c.args.ts === post.result!.ts && blocksText(c.args.blocks).includes('Confidence')),
       30_000,
       'answer after restart',
     );
@@ -63,7 +113,14 @@ describe('nothing acknowledged is lost (real Bolt over loopback)', () => {
     const h = await startHarness({ engine: new FakeEngine(), orphanSweep: { everyMs: 200, idleMs: 0 } });
     open.push(h);
     h.fake.fail('chat.postMessage', 'internal_error');
-    const { body: b, eventId } = eventBody({ type: 'app_mention', user: 'U1', text: '<@UBOT> How long must the PM-5 warm up?', ts: '7000.0002', channel: 'C1', event_ts: '7000.0002' });
+    const { body: b, eventId } = eventBody({
+      type: 'app_mention',
+      user: 'U1',
+      text: '<@UBOT> How long must the PM-5 warm up?',
+      ts: '7000.0002',
+      channel: 'C1',
+      event_ts: '7000.0002',
+    });
     await deliver(h.port, SECRET, b, 'application/json');
     const posts = await h.fake.waitFor(
       async () => {
@@ -74,17 +131,31 @@ describe('nothing acknowledged is lost (real Bolt over loopback)', () => {
       'a placeholder posted on the retry',
     );
     expect(posts.filter((c) => c.result)).toHaveLength(1);
-    await h.fake.waitFor(async () => ((await h.slack.store.eventStatus(eventId)) === 'answered' ? true : null), 30_000, 'answered');
+    await h.fake.waitFor(
+      async () => ((await h.slack.store.eventStatus(eventId)) === 'answered' ? true : null),
+      30_000,
+      'answered',
+    );
   }, 60_000);
 
   it('retries with backoff, then tells the asker privately and stops when nothing can ever be posted', async () => {
     const h = await startHarness({ engine: new FakeEngine(), orphanSweep: { everyMs: 50, idleMs: 20 } });
     open.push(h);
     h.fake.fail('chat.postMessage', 'internal_error', 1000);
-    const { body: b, eventId } = eventBody({ type: 'app_mention', user: 'U3', text: '<@UBOT> How long must the PM-5 warm up?', ts: '7000.0003', channel: 'C3', event_ts: '7000.0003' });
+    const { body: b, eventId } = eventBody({
+      type: 'app_mention',
+      user: 'U3',
+      text: '<@UBOT> How long must the PM-5 warm up?',
+      ts: '7000.0003',
+      channel: 'C3',
+      event_ts: '7000.0003',
+    });
     await deliver(h.port, SECRET, b, 'application/json');
     const told = await h.fake.waitFor(
-      () => h.fake.callsOf('chat.postEphemeral').find((c) => c.args.user === 'U3' && /could not post an answer/.test(blocksText(c.args.blocks))),
+      () =>
+        h.fake
+          .callsOf('chat.postEphemeral')
+          .find((c) => c.args.user === 'U3' && /could not post an answer/.test(blocksText(c.args.blocks))),
       30_000,
       'the asker told',
     );
@@ -107,9 +178,21 @@ describe('nothing acknowledged is lost (real Bolt over loopback)', () => {
 
   it('does not replay what the listeners leave alone', async () => {
     const h = open.at(-1)!;
-    const { body: b, eventId } = eventBody({ type: 'message', channel_type: 'channel', user: 'U2', text: 'thanks all', ts: '7000.0004', thread_ts: '6999.0001', channel: 'C1' });
+    const { body: b, eventId } = eventBody({
+      type: 'message',
+      channel_type: 'channel',
+      user: 'U2',
+      text: 'thanks all',
+      ts: '7000.0004',
+      thread_ts: '6999.0001',
+      channel: 'C1',
+    });
     await deliver(h.port, SECRET, b, 'application/json');
-    await h.fake.waitFor(async () => ((await h.slack.store.eventStatus(eventId)) === 'ignored' ? true : null), 10_000, 'ignored');
+    await h.fake.waitFor(
+      async () => ((await h.slack.store.eventStatus(eventId)) === 'ignored' ? true : null),
+      10_000,
+      'ignored',
+    );
     await h.slack.idle();
     expect(h.fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '6999.0001')).toHaveLength(0);
   }, 30_000);

@@ -27,7 +27,15 @@ function suggestion(entity: string, doc: number, title: string): Suggestion {
     query: `Which offset applies (${entity})?`,
     score: 0.6,
     confidence: 0.6,
-    coherence: { cosine: 0.5, directional: 0.1, drift: 0.1, pRight: 0.6, gateThreshold: 0.5, passed: false, threshold: 0.5 },
+    coherence: {
+      cosine: 0.5,
+      directional: 0.1,
+      drift: 0.1,
+      pRight: 0.6,
+      gateThreshold: 0.5,
+      passed: false,
+      threshold: 0.5,
+    },
   };
 }
 
@@ -39,7 +47,10 @@ function answered(question: string): EngineResult {
 /** A reply that stops for a person after its first hop, with two suggestions to click and their trace. */
 export function stopped(question: string): EngineResult {
   const first = snippet(1, 'Project Falcon uses the Vantor TS-40.');
-  const suggestions = [suggestion('Vantor TS-40', 3, 'Vantor TS-40 Datasheet'), suggestion('Kestrel Labs', 4, 'Kestrel Labs')];
+  const suggestions = [
+    suggestion('Vantor TS-40', 3, 'Vantor TS-40 Datasheet'),
+    suggestion('Kestrel Labs', 4, 'Kestrel Labs'),
+  ];
   const candidates = suggestions.map((x) => ({
     entity: x.entity,
     origin: 'evidence' as const,
@@ -53,7 +64,9 @@ export function stopped(question: string): EngineResult {
     query: x.query,
     formedBy: 'slot-fill' as const,
   }));
-  const hops = [hop(1, [first], { candidates, nextQuery: suggestions[0]!.query, coherence: suggestions[0]!.coherence })];
+  const hops = [
+    hop(1, [first], { candidates, nextQuery: suggestions[0]!.query, coherence: suggestions[0]!.coherence }),
+  ];
   return result(
     { question, hops, evidence: [first], stopReason: 'low_coherence', suggestions },
     {
@@ -98,7 +111,11 @@ export class FakeEngine implements EngineApi {
     await this.held;
     const picked = typeof choice === 'number' ? previous.suggestions[choice] : undefined;
     const query = picked?.query ?? String(choice);
-    const next = hop(previous.hops.length + 1, [snippet(9, `Continued with ${picked?.entity ?? query}.`)], { query, formedBy: 'suggestion', bridge: picked?.entity ?? null });
+    const next = hop(previous.hops.length + 1, [snippet(9, `Continued with ${picked?.entity ?? query}.`)], {
+      query,
+      formedBy: 'suggestion',
+      bridge: picked?.entity ?? null,
+    });
     return { ...answered(previous.question), hops: [...previous.hops, next] };
   }
 
@@ -124,7 +141,15 @@ export async function seedFixtureDocuments(store: Store, dimension: number): Pro
     const i = k + 1;
     const text = `Fixture passage of Doc ${i}.`;
     return {
-      doc: { source: `/d/${i}.md`, path: `/d/${i}.md`, title: `Doc ${i}`, kind: 'markdown' as const, url: null, contentHash: `fixture-${i}`, bytes: text.length },
+      doc: {
+        source: `/d/${i}.md`,
+        path: `/d/${i}.md`,
+        title: `Doc ${i}`,
+        kind: 'markdown' as const,
+        url: null,
+        contentHash: `fixture-${i}`,
+        bytes: text.length,
+      },
       chunks: [
         {
           ord: 0,
@@ -141,5 +166,6 @@ export async function seedFixtureDocuments(store: Store, dimension: number): Pro
     };
   });
   const ids = await store.replaceDocuments(batch);
-  if (ids.join() !== batch.map((_, k) => k + 1).join()) throw new Error(`the fixture documents need an empty store (got ids ${ids.join(', ')})`);
+  if (ids.join() !== batch.map((_, k) => k + 1).join())
+    throw new Error(`the fixture documents need an empty store (got ids ${ids.join(', ')})`);
 }

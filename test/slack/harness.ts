@@ -42,7 +42,11 @@ async function sampleCore(config: Config, withSample: boolean): Promise<Core> {
 /** The store alone (no model) with the documents the fixture results cite, and a fake engine. */
 async function fakeCore(config: Config, engine: EngineApi, seed: boolean): Promise<Harness['core']> {
   const core = await openStoreCore(config);
-  if (seed) await seedFixtureDocuments(core.store, resolveModel(config.modelsDir, config.model, config.modelVariant).manifest.dimension ?? 384);
+  if (seed)
+    await seedFixtureDocuments(
+      core.store,
+      resolveModel(config.modelsDir, config.model, config.modelVariant).manifest.dimension ?? 384,
+    );
   return { ...core, engine };
 }
 
@@ -77,11 +81,18 @@ export async function startHarness(
     RAGASK_SLACK_API_URL: fake.apiUrl,
     ...opts.overrides,
   });
-  const core = opts.engine ? await fakeCore(config, opts.engine, opts.ingestSample !== false) : await sampleCore(config, opts.ingestSample !== false);
+  const core = opts.engine
+    ? await fakeCore(config, opts.engine, opts.ingestSample !== false)
+    : await sampleCore(config, opts.ingestSample !== false);
   const logs: string[] = [];
-  const log = createLogger({ level: 'debug', destination: { write: (l: string) => logs.push(l) } as unknown as NodeJS.WritableStream, secrets: [BOT, SECRET, APP_TOKEN] });
+  const log = createLogger({
+    level: 'debug',
+    destination: { write: (l: string) => logs.push(l) } as unknown as NodeJS.WritableStream,
+    secrets: [BOT, SECRET, APP_TOKEN],
+  });
   // Real Slack tiers would make each test wait a second per message; one test checks the real spacing.
-  const fastTiers = opts.fast !== false ? { tiers: { postMessagePerChannelMs: 20, tier3PerMinute: 1000, tier4PerMinute: 1000 } } : {};
+  const fastTiers =
+    opts.fast !== false ? { tiers: { postMessagePerChannelMs: 20, tier3PerMinute: 1000, tier4PerMinute: 1000 } } : {};
   const state = await openSlackState(storeSettingsOf(config), config.slack.stateTtlMs);
   const slack = createSlackApp(core, state, config, log, {
     ...(opts.engine ? { engine: opts.engine } : {}),

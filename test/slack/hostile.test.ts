@@ -18,9 +18,22 @@ async function mentionAndAnswer(text: string, channel = 'CH'): Promise<ApiCall> 
   const { body } = eventBody({ type: 'app_mention', user: 'U1', text: `<@UBOT> ${text}`, ts, channel, event_ts: ts });
   const r = await deliver(h.port, SECRET, body, 'application/json');
   expect(r.status).toBe(200);
-  const post = await h.fake.waitFor(() => h.fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === ts && c.result), 20_000, `reply to ${ts}`);
+  const post = await h.fake.waitFor(
+    () => h.fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === ts && c.result),
+    20_000,
+    `reply to ${ts}`,
+  );
   if (!/Looking through/.test(String(post.args.text))) return post;
-  return h.fake.waitFor(() => h.fake.callsOf('chat.update').find((c) => c.args.ts === post.result!.ts && c.result && /Confidence|evidence/.test(blocksText(c.args.blocks))), 20_000, `answer to ${ts}`);
+  return h.fake.waitFor(
+    () =>
+      h.fake
+        .callsOf('chat.update')
+        .find(
+          (c) => c.args.ts === post.result!.ts && c.result && /Confidence|evidence/.test(blocksText(c.args.blocks)),
+        ),
+    20_000,
+    `answer to ${ts}`,
+  );
 }
 
 /** The mrkdwn of the blocks (what Slack parses), with our own, deliberate syntax (citation links, the asker's mention) taken out. */
@@ -44,7 +57,11 @@ describe('hostile and odd questions', () => {
   });
 
   it('survives control characters and text from every Unicode plane', async () => {
-    const planes = ['\u0000\u0007\u001b[31m\u200f\u202e\ufeff', 'Ünïcödé ÅÆØ Ελληνικά кириллица עברית العربية हिन्दी 中文 日本語 한국어', '𝔘𝔫𝔦𝔠𝔬𝔡𝔢 😀🚀 𓀀 𠀀𠀁 𰀀 \u{E0041}\u{F0000}\u{10FFFD}'];
+    const planes = [
+      '\u0000\u0007\u001b[31m\u200f\u202e\ufeff',
+      'Ünïcödé ÅÆØ Ελληνικά кириллица עברית العربية हिन्दी 中文 日本語 한국어',
+      '𝔘𝔫𝔦𝔠𝔬𝔡𝔢 😀🚀 𓀀 𠀀𠀁 𰀀 \u{E0041}\u{F0000}\u{10FFFD}',
+    ];
     for (const text of planes) {
       const reply = await mentionAndAnswer(`How long must the PM-5 warm up? ${text}`);
       expect(blocksText(reply.args.blocks)).toMatch(/Confidence/);
@@ -52,7 +69,9 @@ describe('hostile and odd questions', () => {
   });
 
   it('never echoes mention or link syntax that could ping or link', async () => {
-    const reply = await mentionAndAnswer('<!channel> <!here> <!everyone> <@U999> <#C123|general> <https://evil.example|click me> *bold* `code` who leads Project Falcon?');
+    const reply = await mentionAndAnswer(
+      '<!channel> <!here> <!everyone> <@U999> <#C123|general> <https://evil.example|click me> *bold* `code` who leads Project Falcon?',
+    );
     const echo = userEcho(reply);
     expect(echo).not.toMatch(/<!channel>|<!here>|<!everyone>|<@U999>|<#C123|<https:\/\/evil/);
     // the question shown back while working is plain text, shown literally ("*bold*" stays so);
@@ -83,8 +102,13 @@ describe('under a burst beyond the queue limit', () => {
     // the engine holds every answer until the waiting askers have been told
     const release = engine.hold();
     const answers = Promise.all(questions.map((q, i) => mentionAndAnswer(q, `CQ${i}`)));
-    const busy = () => h.fake.callsOf('chat.postEphemeral').filter((c) => /queued and will be answered/.test(blocksText(c.args.blocks)));
-    await h.fake.waitFor(() => (busy().length >= questions.length - 2 ? true : null), 20_000, 'the askers beyond the running and the queued one told');
+    const busy = () =>
+      h.fake.callsOf('chat.postEphemeral').filter((c) => /queued and will be answered/.test(blocksText(c.args.blocks)));
+    await h.fake.waitFor(
+      () => (busy().length >= questions.length - 2 ? true : null),
+      20_000,
+      'the askers beyond the running and the queued one told',
+    );
     release();
     expect(await answers).toHaveLength(5);
     // one running, one queued: the other three were told they wait, and no one twice

@@ -8,11 +8,19 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const mention = (text: string, ts: string, extra: Record<string, unknown> = {}) => eventBody({ type: 'app_mention', user: 'U1', text: `<@UBOT> ${text}`, ts, channel: 'C1', event_ts: ts, ...extra });
+const mention = (text: string, ts: string, extra: Record<string, unknown> = {}) =>
+  eventBody({ type: 'app_mention', user: 'U1', text: `<@UBOT> ${text}`, ts, channel: 'C1', event_ts: ts, ...extra });
 
 /** The answer for a question: the last chat.update, with the answer in it, of the placeholder posted in `thread`. */
 async function answerIn(thread: string, channel = 'C1') {
-  const post = await h.fake.waitFor(() => h.fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === thread && c.args.channel === channel && c.result), 20_000, `placeholder in ${thread}`);
+  const post = await h.fake.waitFor(
+    () =>
+      h.fake
+        .callsOf('chat.postMessage')
+        .find((c) => c.args.thread_ts === thread && c.args.channel === channel && c.result),
+    20_000,
+    `placeholder in ${thread}`,
+  );
   const ts = post.result!.ts;
   return h.fake.waitFor(
     () =>
@@ -30,11 +38,15 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
     const { body } = mention('Who leads the project whose drone lost telemetry on 2024-03-14?', '1000.0001');
     const r = await deliver(h.port, SECRET, body, 'application/json');
     expect(r.status).toBe(200);
-    const placeholder = await h.fake.waitFor(() => h.fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === '1000.0001'));
+    const placeholder = await h.fake.waitFor(() =>
+      h.fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === '1000.0001'),
+    );
     expect(String(placeholder.args.text)).toMatch(/Looking through the documents/);
     const update = await answerIn('1000.0001');
     const text = blocksText(update.args.blocks);
-    expect(update.args.text).toBe(await expectedHeadline(h, 'Who leads the project whose drone lost telemetry on 2024-03-14?'));
+    expect(update.args.text).toBe(
+      await expectedHeadline(h, 'Who leads the project whose drone lost telemetry on 2024-03-14?'),
+    );
     expect(text).toContain('Chain of evidence');
     expect(text).toContain('<https://wiki.kestrel.example/projects/falcon|Project Falcon › Team>');
     expect(text).toContain('INC-2024-031');
@@ -45,9 +57,15 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
   it('answers a duplicated delivery (Slack retry) exactly once', async () => {
     const { body } = mention('How long must the PM-5 warm up?', '1000.0002');
     await deliver(h.port, SECRET, body, 'application/json');
-    await deliver(h.port, SECRET, body, 'application/json', { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' });
+    await deliver(h.port, SECRET, body, 'application/json', {
+      'x-slack-retry-num': '1',
+      'x-slack-retry-reason': 'http_timeout',
+    });
     await answerIn('1000.0002');
-    await deliver(h.port, SECRET, body, 'application/json', { 'x-slack-retry-num': '2', 'x-slack-retry-reason': 'http_timeout' });
+    await deliver(h.port, SECRET, body, 'application/json', {
+      'x-slack-retry-num': '2',
+      'x-slack-retry-reason': 'http_timeout',
+    });
     await h.slack.idle();
     expect(h.fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '1000.0002')).toHaveLength(1);
   });
@@ -88,11 +106,20 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
       event_ts: '1000.0005',
     });
     await deliver(h.port, SECRET, body, 'application/json');
-    const status = await h.fake.waitFor(() => h.fake.callsOf('assistant.threads.setStatus').find((c) => c.args.thread_ts === '1000.0005'));
+    const status = await h.fake.waitFor(() =>
+      h.fake.callsOf('assistant.threads.setStatus').find((c) => c.args.thread_ts === '1000.0005'),
+    );
     expect(status.args.channel_id).toBe('D1');
     // the status stands in for a placeholder: the answer is posted once, after it
-    const answer = await h.fake.waitFor(() => h.fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === '1000.0005' && c.result));
-    expect(answer.args.text).toBe(await expectedHeadline(h, 'What salinity correction factor applies at 35 PSU to the dissolved oxygen sensor on the Heron buoy?'));
+    const answer = await h.fake.waitFor(() =>
+      h.fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === '1000.0005' && c.result),
+    );
+    expect(answer.args.text).toBe(
+      await expectedHeadline(
+        h,
+        'What salinity correction factor applies at 35 PSU to the dissolved oxygen sensor on the Heron buoy?',
+      ),
+    );
     expect(blocksText(answer.args.blocks)).toContain('ragask_trace');
     expect(answer.at).toBeGreaterThanOrEqual(status.at);
     expect(h.fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '1000.0005')).toHaveLength(1);
@@ -102,11 +129,25 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
     const h2 = await startHarness();
     try {
       h2.fake.fail('assistant.threads.setStatus', 'not_allowed_token_type', 5);
-      const { body } = eventBody({ type: 'message', channel_type: 'im', user: 'U8', text: 'How long must the PM-5 warm up?', ts: '1100.0001', channel: 'D2', event_ts: '1100.0001' });
+      const { body } = eventBody({
+        type: 'message',
+        channel_type: 'im',
+        user: 'U8',
+        text: 'How long must the PM-5 warm up?',
+        ts: '1100.0001',
+        channel: 'D2',
+        event_ts: '1100.0001',
+      });
       await deliver(h2.port, SECRET, body, 'application/json');
-      const placeholder = await h2.fake.waitFor(() => h2.fake.callsOf('chat.postMessage').find((c) => c.args.channel === 'D2' && c.result));
+      const placeholder = await h2.fake.waitFor(() =>
+        h2.fake.callsOf('chat.postMessage').find((c) => c.args.channel === 'D2' && c.result),
+      );
       expect(String(placeholder.args.text)).toMatch(/Looking through/);
-      const update = await h2.fake.waitFor(() => h2.fake.callsOf('chat.update').find((c) => c.args.ts === placeholder.result!.ts && blocksText(c.args.blocks).includes('Confidence')));
+      const update = await h2.fake.waitFor(() =>
+        h2.fake
+          .callsOf('chat.update')
+          .find((c) => c.args.ts === placeholder.result!.ts && blocksText(c.args.blocks).includes('Confidence')),
+      );
       expect(update.args.text).toBe(await expectedHeadline(h2, 'How long must the PM-5 warm up?'));
     } finally {
       await h2.close();
@@ -114,7 +155,10 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
   });
 
   it('treats a reply in an answered thread as a follow-up, conditioned on the earlier question', async () => {
-    const first = mention('Which calibration offset applies at −20 °C to the temperature sensor used in Project Falcon?', '1000.0006');
+    const first = mention(
+      'Which calibration offset applies at −20 °C to the temperature sensor used in Project Falcon?',
+      '1000.0006',
+    );
     await deliver(h.port, SECRET, first.body, 'application/json');
     await answerIn('1000.0006');
     // a plain message in the thread, no mention
@@ -147,7 +191,13 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
   });
 
   it("acknowledges Slack's app_rate_limited notice at once, and logs it", async () => {
-    const notice = JSON.stringify({ token: 'x', type: 'app_rate_limited', team_id: 'T1', minute_rate_limited: Math.floor(Date.now() / 60_000) * 60, api_app_id: 'A1' });
+    const notice = JSON.stringify({
+      token: 'x',
+      type: 'app_rate_limited',
+      team_id: 'T1',
+      minute_rate_limited: Math.floor(Date.now() / 60_000) * 60,
+      api_app_id: 'A1',
+    });
     const t0 = Date.now();
     const r = await deliver(h.port, SECRET, notice, 'application/json');
     expect(r.status).toBe(200);
@@ -156,13 +206,34 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
   });
 
   it('answers in a group DM as in a private channel of its members: a mention, then a follow-up in its thread', async () => {
-    const asked = eventBody({ type: 'app_mention', user: 'U1', text: '<@UBOT> How long must the PM-5 warm up?', ts: '1000.0030', channel: 'G9', channel_type: 'mpim', event_ts: '1000.0030' });
+    const asked = eventBody({
+      type: 'app_mention',
+      user: 'U1',
+      text: '<@UBOT> How long must the PM-5 warm up?',
+      ts: '1000.0030',
+      channel: 'G9',
+      channel_type: 'mpim',
+      event_ts: '1000.0030',
+    });
     await deliver(h.port, SECRET, asked.body, 'application/json');
     await answerIn('1000.0030', 'G9');
-    const follow = eventBody({ type: 'message', channel_type: 'mpim', user: 'U1', text: 'and how long for the PM-7?', ts: '1000.0031', thread_ts: '1000.0030', channel: 'G9', event_ts: '1000.0031' });
+    const follow = eventBody({
+      type: 'message',
+      channel_type: 'mpim',
+      user: 'U1',
+      text: 'and how long for the PM-7?',
+      ts: '1000.0031',
+      thread_ts: '1000.0030',
+      channel: 'G9',
+      event_ts: '1000.0031',
+    });
     await deliver(h.port, SECRET, follow.body, 'application/json');
     await h.fake.waitFor(
-      () => (h.fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '1000.0030' && c.args.channel === 'G9').length === 2 ? true : null),
+      () =>
+        h.fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '1000.0030' && c.args.channel === 'G9')
+          .length === 2
+          ? true
+          : null,
       20_000,
       'follow-up in the group DM',
     );
@@ -173,22 +244,71 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
     await deliver(h.port, SECRET, first.body, 'application/json');
     await answerIn('1000.0020');
     const before = h.fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '1000.0020').length;
-    const other = eventBody({ type: 'message', channel_type: 'channel', user: 'U5', text: 'what about the PM-7?', ts: '1000.0021', thread_ts: '1000.0020', channel: 'C1', event_ts: '1000.0021' });
-    const thanks = eventBody({ type: 'message', channel_type: 'channel', user: 'U1', text: 'thanks, that helps', ts: '1000.0022', thread_ts: '1000.0020', channel: 'C1', event_ts: '1000.0022' });
+    const other = eventBody({
+      type: 'message',
+      channel_type: 'channel',
+      user: 'U5',
+      text: 'what about the PM-7?',
+      ts: '1000.0021',
+      thread_ts: '1000.0020',
+      channel: 'C1',
+      event_ts: '1000.0021',
+    });
+    const thanks = eventBody({
+      type: 'message',
+      channel_type: 'channel',
+      user: 'U1',
+      text: 'thanks, that helps',
+      ts: '1000.0022',
+      thread_ts: '1000.0020',
+      channel: 'C1',
+      event_ts: '1000.0022',
+    });
     await deliver(h.port, SECRET, other.body, 'application/json');
     await deliver(h.port, SECRET, thanks.body, 'application/json');
     await h.slack.idle();
     expect(h.fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '1000.0020')).toHaveLength(before);
     // a mention pulls ragask back in, from anyone
-    const pulled = eventBody({ type: 'app_mention', user: 'U5', text: '<@UBOT> and the PM-7?', ts: '1000.0023', thread_ts: '1000.0020', channel: 'C1', event_ts: '1000.0023' });
+    const pulled = eventBody({
+      type: 'app_mention',
+      user: 'U5',
+      text: '<@UBOT> and the PM-7?',
+      ts: '1000.0023',
+      thread_ts: '1000.0020',
+      channel: 'C1',
+      event_ts: '1000.0023',
+    });
     await deliver(h.port, SECRET, pulled.body, 'application/json');
-    await h.fake.waitFor(() => (h.fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '1000.0020').length === before + 1 ? true : null), 20_000, 'answer to the mention');
+    await h.fake.waitFor(
+      () =>
+        h.fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '1000.0020').length === before + 1
+          ? true
+          : null,
+      20_000,
+      'answer to the mention',
+    );
   });
 
   it("ignores channel messages outside answered threads, and the bot's own messages", async () => {
     const n = h.fake.callsOf('chat.postMessage').length;
-    const chatter = eventBody({ type: 'message', channel_type: 'channel', user: 'U2', text: 'lunch?', ts: '1000.0008', channel: 'C1' });
-    const own = eventBody({ type: 'message', channel_type: 'channel', bot_id: 'BBOT', user: 'UBOT', text: 'answer', ts: '1000.0009', thread_ts: '1000.0006', channel: 'C1' });
+    const chatter = eventBody({
+      type: 'message',
+      channel_type: 'channel',
+      user: 'U2',
+      text: 'lunch?',
+      ts: '1000.0008',
+      channel: 'C1',
+    });
+    const own = eventBody({
+      type: 'message',
+      channel_type: 'channel',
+      bot_id: 'BBOT',
+      user: 'UBOT',
+      text: 'answer',
+      ts: '1000.0009',
+      thread_ts: '1000.0006',
+      channel: 'C1',
+    });
     await deliver(h.port, SECRET, chatter.body, 'application/json');
     await deliver(h.port, SECRET, own.body, 'application/json');
     await h.slack.idle();
@@ -206,11 +326,18 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
       ['-p \u0000\u0007', 'empty4'],
       ['-c  ', 'empty5'],
     ] as const) {
-      const r = await deliver(h.port, SECRET, commandBody({ text, user_id: 'U1', channel_id: 'C1', response_url: h.fake.responseUrl(id) }), 'application/x-www-form-urlencoded');
+      const r = await deliver(
+        h.port,
+        SECRET,
+        commandBody({ text, user_id: 'U1', channel_id: 'C1', response_url: h.fake.responseUrl(id) }),
+        'application/x-www-form-urlencoded',
+      );
       expect(r.status).toBe(200);
       const resp = await h.fake.waitFor(() => h.fake.responses.find((x) => x.id === id));
       expect(resp.body.response_type).toBe('ephemeral');
-      expect(JSON.stringify(resp.body.blocks)).toContain('/ragask &lt;question&gt;'.replace('&lt;', '<').replace('&gt;', '>'));
+      expect(JSON.stringify(resp.body.blocks)).toContain(
+        '/ragask &lt;question&gt;'.replace('&lt;', '<').replace('&gt;', '>'),
+      );
     }
     // nothing of it went to the channel
     expect(h.fake.callsOf('chat.postMessage').length).toBe(channelPosts);
@@ -220,13 +347,22 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
     const r = await deliver(
       h.port,
       SECRET,
-      commandBody({ text: 'How long must the PM-5 warm up?', user_id: 'U3', channel_id: 'C9', response_url: h.fake.responseUrl('cmd1') }),
+      commandBody({
+        text: 'How long must the PM-5 warm up?',
+        user_id: 'U3',
+        channel_id: 'C9',
+        response_url: h.fake.responseUrl('cmd1'),
+      }),
       'application/x-www-form-urlencoded',
     );
     expect(r.status).toBe(200);
     const post = await h.fake.waitFor(() => h.fake.callsOf('chat.postMessage').find((c) => c.args.channel === 'C9'));
     expect(post.args.thread_ts).toBeUndefined();
-    const update = await h.fake.waitFor(() => h.fake.callsOf('chat.update').find((c) => c.args.channel === 'C9' && blocksText(c.args.blocks).includes('Confidence')));
+    const update = await h.fake.waitFor(() =>
+      h.fake
+        .callsOf('chat.update')
+        .find((c) => c.args.channel === 'C9' && blocksText(c.args.blocks).includes('Confidence')),
+    );
     expect(update.args.text).toBe(await expectedHeadline(h, 'How long must the PM-5 warm up?'));
     expect(blocksText(update.args.blocks)).toContain('<@U3> asked');
   });
@@ -235,10 +371,17 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
     await deliver(
       h.port,
       SECRET,
-      commandBody({ text: '-p How long must the PM-5 warm up?', user_id: 'U3', channel_id: 'C10', response_url: h.fake.responseUrl('cmd2') }),
+      commandBody({
+        text: '-p How long must the PM-5 warm up?',
+        user_id: 'U3',
+        channel_id: 'C10',
+        response_url: h.fake.responseUrl('cmd2'),
+      }),
       'application/x-www-form-urlencoded',
     );
-    const final = await h.fake.waitFor(() => h.fake.responses.find((x) => x.id === 'cmd2' && x.body.replace_original === true));
+    const final = await h.fake.waitFor(() =>
+      h.fake.responses.find((x) => x.id === 'cmd2' && x.body.replace_original === true),
+    );
     expect(final.body.response_type).toBe('ephemeral');
     expect(final.body.text).toBe(await expectedHeadline(h, 'How long must the PM-5 warm up?'));
     expect(h.fake.callsOf('chat.postMessage').some((c) => c.args.channel === 'C10')).toBe(false);

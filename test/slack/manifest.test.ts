@@ -6,9 +6,17 @@ import { ROOT } from '../helpers.js';
 
 interface Manifest {
   display_information: { name: string };
-  features: { bot_user: { display_name: string }; slash_commands: { command: string }[]; app_home: { messages_tab_enabled: boolean } };
+  features: {
+    bot_user: { display_name: string };
+    slash_commands: { command: string }[];
+    app_home: { messages_tab_enabled: boolean };
+  };
   oauth_config: { scopes: { bot: string[] } };
-  settings: { event_subscriptions: { bot_events: string[] }; interactivity: { is_enabled: boolean }; socket_mode_enabled: boolean };
+  settings: {
+    event_subscriptions: { bot_events: string[] };
+    interactivity: { is_enabled: boolean };
+    socket_mode_enabled: boolean;
+  };
 }
 
 const manifest = parse(fs.readFileSync(path.join(ROOT, 'manifest.yml'), 'utf8')) as Manifest;
@@ -24,9 +32,20 @@ describe('manifest.yml', () => {
   });
 
   it('subscribes to the events the listeners handle, and asks only for the scopes they need', () => {
-    expect(new Set(manifest.settings.event_subscriptions.bot_events)).toEqual(new Set(['app_mention', 'message.channels', 'message.groups', 'message.im', 'message.mpim']));
+    expect(new Set(manifest.settings.event_subscriptions.bot_events)).toEqual(
+      new Set(['app_mention', 'message.channels', 'message.groups', 'message.im', 'message.mpim']),
+    );
     expect(new Set(manifest.oauth_config.scopes.bot)).toEqual(
-      new Set(['app_mentions:read', 'channels:history', 'groups:history', 'im:history', 'mpim:history', 'chat:write', 'chat:write.public', 'commands']),
+      new Set([
+        'app_mentions:read',
+        'channels:history',
+        'groups:history',
+        'im:history',
+        'mpim:history',
+        'chat:write',
+        'chat:write.public',
+        'commands',
+      ]),
     );
   });
 });

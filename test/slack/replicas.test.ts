@@ -56,7 +56,11 @@ function replica(port: number, redis: boolean): Promise<ChildProcess> {
       logs[me] = (logs[me] + String(d)).slice(-3000);
       if (err.includes('ragask: serving Slack')) resolve(child);
     });
-    child.on('exit', (code, signal) => signal !== 'SIGKILL' && signal !== 'SIGTERM' && code !== 0 && reject(new Error(`serve exited ${code}: ${err}`)));
+    child.on(
+      'exit',
+      (code, signal) =>
+        signal !== 'SIGKILL' && signal !== 'SIGTERM' && code !== 0 && reject(new Error(`serve exited ${code}: ${err}`)),
+    );
   });
 }
 
@@ -68,7 +72,14 @@ const ports: number[] = [];
 function cli(args: string[]): Promise<{ code: number | null; err: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'ragask.js'), ...args], {
-      env: { ...process.env, RAGASK_DATA_DIR: dir, ...storeEnv, RAGASK_MODELS_DIR: path.join(ROOT, 'models'), RAGASK_THREADS: '1', RAGASK_LOG_LEVEL: 'warn' },
+      env: {
+        ...process.env,
+        RAGASK_DATA_DIR: dir,
+        ...storeEnv,
+        RAGASK_MODELS_DIR: path.join(ROOT, 'models'),
+        RAGASK_THREADS: '1',
+        RAGASK_LOG_LEVEL: 'warn',
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let err = '';
@@ -125,14 +136,27 @@ describe.each(BACKENDS)('several replicas on one store (%s)', (backend) => {
       fake.hold('chat.update', (args) => args.channel === 'CR0' && blocksText(args.blocks).includes('Confidence'));
       const threads = questions.map((q, i) => {
         const ts = `7000.${String(i + 1).padStart(4, '0')}`;
-        const { body } = eventBody({ type: 'app_mention', user: 'U1', text: `<@UBOT> ${q}`, ts, channel: `CR${i}`, event_ts: ts }, `EvReplica${i}`);
-        return { ts, channel: `CR${i}`, body, to: i === 0 ? 0 : rand() < 0.5 ? 0 : 1, redeliver: i > 0 && rand() < 0.4 };
+        const { body } = eventBody(
+          { type: 'app_mention', user: 'U1', text: `<@UBOT> ${q}`, ts, channel: `CR${i}`, event_ts: ts },
+          `EvReplica${i}`,
+        );
+        return {
+          ts,
+          channel: `CR${i}`,
+          body,
+          to: i === 0 ? 0 : rand() < 0.5 ? 0 : 1,
+          redeliver: i > 0 && rand() < 0.4,
+        };
       });
       await Promise.all(
         threads.map(async (t) => {
           await deliver(ports[t.to]!, SECRET, t.body, 'application/json');
           // Slack's retry of the same event, to the other replica
-          if (t.redeliver) await deliver(ports[1 - t.to]!, SECRET, t.body, 'application/json', { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' });
+          if (t.redeliver)
+            await deliver(ports[1 - t.to]!, SECRET, t.body, 'application/json', {
+              'x-slack-retry-num': '1',
+              'x-slack-retry-reason': 'http_timeout',
+            });
         }),
       );
       await fake.waitFor(() => fake.held.length > 0, 60_000, 'replica a in the middle of an answer');
@@ -141,9 +165,15 @@ describe.each(BACKENDS)('several replicas on one store (%s)', (backend) => {
 
       // the other replica answers what a left, in the message a had posted
       const answersIn = (t: (typeof threads)[number]) => {
-        const placeholders = fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === t.ts && c.result && !isAnswer(c));
-        const updates = fake.callsOf('chat.update').filter((c) => c.result && isAnswer(c) && placeholders.some((p) => p.result!.ts === c.args.ts));
-        const posted = fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === t.ts && c.result && isAnswer(c));
+        const placeholders = fake
+          .callsOf('chat.postMessage')
+          .filter((c) => c.args.thread_ts === t.ts && c.result && !isAnswer(c));
+        const updates = fake
+          .callsOf('chat.update')
+          .filter((c) => c.result && isAnswer(c) && placeholders.some((p) => p.result!.ts === c.args.ts));
+        const posted = fake
+          .callsOf('chat.postMessage')
+          .filter((c) => c.args.thread_ts === t.ts && c.result && isAnswer(c));
         return { placeholders: placeholders.length, answers: updates.length + posted.length };
       };
       await fake
@@ -160,7 +190,11 @@ describe.each(BACKENDS)('several replicas on one store (%s)', (backend) => {
       const ledger = await openSlackState({ dataDir: dir, databaseUrl: storeEnv.RAGASK_DATABASE_URL ?? null }, 60_000);
       try {
         const statuses = () => Promise.all(threads.map((_, i) => ledger.eventStatus(`EvReplica${i}`)));
-        await fake.waitFor(async () => ((await statuses()).every((s) => s === 'answered') ? true : null), 30_000, 'every event answered in the ledger');
+        await fake.waitFor(
+          async () => ((await statuses()).every((s) => s === 'answered') ? true : null),
+          30_000,
+          'every event answered in the ledger',
+        );
       } finally {
         await ledger.close();
       }
@@ -176,13 +210,17 @@ describe.each(BACKENDS)('several replicas on one store (%s)', (backend) => {
         .filter((u) => u.result && isAnswer(u))
         .map((u) => ({
           u,
-          b: (u.args.blocks as { type: string; elements?: { action_id: string; value: string }[] }[]).flatMap((x) => x.elements ?? []).find((e) => e.action_id === 'ragask_continue_0'),
+          b: (u.args.blocks as { type: string; elements?: { action_id: string; value: string }[] }[])
+            .flatMap((x) => x.elements ?? [])
+            .find((e) => e.action_id === 'ragask_continue_0'),
         }))
         .find((x) => x.b);
       expect(withButton, 'an answer that stopped for a person').toBeDefined();
       const { u, b } = withButton!;
       const thread = threads.find((t) => t.channel === u.args.channel)!;
-      const before = fake.callsOf('chat.update').filter((x) => x.args.ts === u.args.ts && x.result && isAnswer(x)).length;
+      const before = fake
+        .callsOf('chat.update')
+        .filter((x) => x.args.ts === u.args.ts && x.result && isAnswer(x)).length;
       const clickBody = actionBody({
         user: 'U1',
         channel: thread.channel,
@@ -192,11 +230,27 @@ describe.each(BACKENDS)('several replicas on one store (%s)', (backend) => {
         value: b!.value,
         responseUrl: fake.responseUrl(`click-${Date.now()}`),
       });
-      await Promise.all([ports[1]!, ports[2]!].map((p) => deliver(p, SECRET, clickBody, 'application/x-www-form-urlencoded')));
-      await fake.waitFor(() => fake.callsOf('chat.update').filter((x) => x.args.ts === u.args.ts && x.result && isAnswer(x)).length > before, 60_000, 'the resumed answer');
+      await Promise.all(
+        [ports[1]!, ports[2]!].map((p) => deliver(p, SECRET, clickBody, 'application/x-www-form-urlencoded')),
+      );
+      await fake.waitFor(
+        () =>
+          fake.callsOf('chat.update').filter((x) => x.args.ts === u.args.ts && x.result && isAnswer(x)).length > before,
+        60_000,
+        'the resumed answer',
+      );
       // the other replica's click was handled too: it found the button used, and said so
-      await fake.waitFor(() => fake.callsOf('chat.postEphemeral').find((c) => c.args.user === 'U1' && /already continued/.test(blocksText(c.args.blocks))), 30_000, 'the second click told');
-      expect(fake.callsOf('chat.update').filter((x) => x.args.ts === u.args.ts && x.result && isAnswer(x)).length).toBe(before + 1);
+      await fake.waitFor(
+        () =>
+          fake
+            .callsOf('chat.postEphemeral')
+            .find((c) => c.args.user === 'U1' && /already continued/.test(blocksText(c.args.blocks))),
+        30_000,
+        'the second click told',
+      );
+      expect(fake.callsOf('chat.update').filter((x) => x.args.ts === u.args.ts && x.result && isAnswer(x)).length).toBe(
+        before + 1,
+      );
     },
     300_000,
   );
@@ -206,17 +260,38 @@ describe.each(BACKENDS)('several replicas on one store (%s)', (backend) => {
     async () => {
       const docs = tempDir('ragask-replica-docs-');
       const file = path.join(docs, 'kestrel-radio.md');
-      fs.writeFileSync(file, '# Project Kestrel radio\n\nThe Project Kestrel telemetry radio transmits on channel 42 of the Orbion band.\n');
+      fs.writeFileSync(
+        file,
+        '# Project Kestrel radio\n\nThe Project Kestrel telemetry radio transmits on channel 42 of the Orbion band.\n',
+      );
       try {
         expect((await cli(['ingest', docs])).code).toBe(0);
         const askBoth = async (channel: string, n: number) => {
           const answers: string[] = [];
           for (const port of [ports[1]!, ports[2]!]) {
             const ts = `7100.${String(n++).padStart(4, '0')}`;
-            const { body } = eventBody({ type: 'app_mention', user: 'U1', text: '<@UBOT> Which channel does the Project Kestrel telemetry radio transmit on?', ts, channel, event_ts: ts });
+            const { body } = eventBody({
+              type: 'app_mention',
+              user: 'U1',
+              text: '<@UBOT> Which channel does the Project Kestrel telemetry radio transmit on?',
+              ts,
+              channel,
+              event_ts: ts,
+            });
             await deliver(port, SECRET, body, 'application/json');
-            const placeholder = await fake.waitFor(() => fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === ts && c.result), 60_000, 'placeholder');
-            const answer = await fake.waitFor(() => fake.callsOf('chat.update').find((c) => c.result && c.args.ts === placeholder.result!.ts && isAnswer(c)), 60_000, 'answer');
+            const placeholder = await fake.waitFor(
+              () => fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === ts && c.result),
+              60_000,
+              'placeholder',
+            );
+            const answer = await fake.waitFor(
+              () =>
+                fake
+                  .callsOf('chat.update')
+                  .find((c) => c.result && c.args.ts === placeholder.result!.ts && isAnswer(c)),
+              60_000,
+              'answer',
+            );
             answers.push(blocksText(answer.args.blocks));
           }
           return answers;

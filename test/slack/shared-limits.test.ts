@@ -14,7 +14,8 @@ import { TEST_REDIS_URL, redisAnswers } from './harness.js';
 const REDIS_URL = TEST_REDIS_URL;
 
 const available = await redisAnswers(REDIS_URL);
-if (!available) console.warn(`shared Slack limits: skipped, no Redis answers at ${REDIS_URL} (set RAGASK_TEST_REDIS_URL)`);
+if (!available)
+  console.warn(`shared Slack limits: skipped, no Redis answers at ${REDIS_URL} (set RAGASK_TEST_REDIS_URL)`);
 
 const SPACING_MS = 400;
 const tiers: TierLimits = { postMessagePerChannelMs: SPACING_MS, tier3PerMinute: 1000, tier4PerMinute: 1000 };
@@ -37,13 +38,17 @@ function gaps(channel: string): number[] {
 }
 
 async function burst(replicas: SlackApi[], channel: string): Promise<void> {
-  await Promise.all(replicas.flatMap((api, r) => [0, 1, 2].map((i) => api.postMessage({ channel, text: `replica ${r} message ${i}` }))));
+  await Promise.all(
+    replicas.flatMap((api, r) => [0, 1, 2].map((i) => api.postMessage({ channel, text: `replica ${r} message ${i}` }))),
+  );
 }
 
 describe.skipIf(!available)('Slack rate limits shared by replicas (Redis)', () => {
   it('spaces one channel across two replicas as one process would', async () => {
     const scope = `test-${process.pid}-${Date.now()}`;
-    const replicas = [0, 1].map(() => new SlackApi({ token: 'xoxb-1-t', apiUrl: fake.apiUrl, tiers, shared: { redisUrl: REDIS_URL, scope } }));
+    const replicas = [0, 1].map(
+      () => new SlackApi({ token: 'xoxb-1-t', apiUrl: fake.apiUrl, tiers, shared: { redisUrl: REDIS_URL, scope } }),
+    );
     await Promise.all(replicas.map((r) => r.ready()));
     await burst(replicas, 'CSHARED');
     const shared = gaps('CSHARED');
@@ -70,7 +75,11 @@ describe.skipIf(!available)('Slack rate limits shared by replicas (Redis)', () =
       for (let i = 0; i < 4; i++) void api.update({ channel: 'CDEAD', ts: '1.' + i, text: 'held' }).catch(() => {});
       setInterval(() => {}, 1000);`;
     const dying = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' });
-    await fake.waitFor(() => fake.held.filter((c) => c.args.channel === 'CDEAD').length === 4, 20_000, 'the dying replica holding every slot');
+    await fake.waitFor(
+      () => fake.held.filter((c) => c.args.channel === 'CDEAD').length === 4,
+      20_000,
+      'the dying replica holding every slot',
+    );
     dying.kill('SIGKILL');
     // the survivor's update goes through once the dead replica's calls expire
     const survivor = new SlackApi({ token: 'xoxb-1-t', apiUrl: fake.apiUrl, shared: { redisUrl: REDIS_URL, scope } });
@@ -81,7 +90,12 @@ describe.skipIf(!available)('Slack rate limits shared by replicas (Redis)', () =
   }, 60_000);
 
   it('refuses to start, naming the setting, when the shared Redis does not answer', async () => {
-    const api = new SlackApi({ token: 'xoxb-1-t', apiUrl: fake.apiUrl, tiers, shared: { redisUrl: 'redis://:secret@127.0.0.1:1', scope: 'unreachable' } });
+    const api = new SlackApi({
+      token: 'xoxb-1-t',
+      apiUrl: fake.apiUrl,
+      tiers,
+      shared: { redisUrl: 'redis://:secret@127.0.0.1:1', scope: 'unreachable' },
+    });
     const err = await api.ready().then(
       () => null,
       (e: unknown) => e,

@@ -28,13 +28,28 @@ describe('Slack over Socket Mode (real Bolt SocketModeReceiver, local WebSocket 
         event_id: 'EvSocket1',
         event_time: Math.floor(Date.now() / 1000),
         authorizations: [{ team_id: 'T1', user_id: 'UBOT', is_bot: true }],
-        event: { type: 'app_mention', user: 'U1', text: '<@UBOT> Which frequency band does the telemetry radio of Project Heron use?', ts: '3000.0001', channel: 'C2', event_ts: '3000.0001' },
+        event: {
+          type: 'app_mention',
+          user: 'U1',
+          text: '<@UBOT> Which frequency band does the telemetry radio of Project Heron use?',
+          ts: '3000.0001',
+          channel: 'C2',
+          event_ts: '3000.0001',
+        },
       },
     });
     await h.fake.waitFor(() => h.fake.socketAcks.find((a) => a.envelope_id === 'env-1'), 10_000, 'ack');
-    const post = await h.fake.waitFor(() => h.fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === '3000.0001' && c.result));
-    const update = await h.fake.waitFor(() => h.fake.callsOf('chat.update').find((c) => c.args.ts === post.result!.ts && blocksText(c.args.blocks).includes('Confidence')));
-    expect(update.args.text).toBe(await expectedHeadline(h, 'Which frequency band does the telemetry radio of Project Heron use?'));
+    const post = await h.fake.waitFor(() =>
+      h.fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === '3000.0001' && c.result),
+    );
+    const update = await h.fake.waitFor(() =>
+      h.fake
+        .callsOf('chat.update')
+        .find((c) => c.args.ts === post.result!.ts && blocksText(c.args.blocks).includes('Confidence')),
+    );
+    expect(update.args.text).toBe(
+      await expectedHeadline(h, 'Which frequency band does the telemetry radio of Project Heron use?'),
+    );
   });
 
   it('acks a slash command envelope at once and answers through the response URL', async () => {

@@ -28,7 +28,10 @@ interface Run {
 }
 
 /** Runs `ragask serve` with these settings; SIGTERM once `signalWhen` resolves, if given. */
-function serve(env: Record<string, string>, signalWhen?: Promise<unknown>): Promise<Run & { signalledAtMs: number | null }> {
+function serve(
+  env: Record<string, string>,
+  signalWhen?: Promise<unknown>,
+): Promise<Run & { signalledAtMs: number | null }> {
   return new Promise((resolve) => {
     const t0 = Date.now();
     const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'ragask.js'), 'serve'], {
@@ -45,7 +48,12 @@ function serve(env: Record<string, string>, signalWhen?: Promise<unknown>): Prom
     });
     child.on('exit', (code) => {
       clearTimeout(kill);
-      resolve({ code, err, ms: Date.now() - t0, signalledAtMs: signalledAt === null ? null : Date.now() - signalledAt });
+      resolve({
+        code,
+        err,
+        ms: Date.now() - t0,
+        signalledAtMs: signalledAt === null ? null : Date.now() - signalledAt,
+      });
     });
   });
 }
@@ -66,7 +74,11 @@ describe('start-up with credentials Slack does not accept', () => {
 
   it('Socket Mode: a bad app token is one line naming SLACK_APP_TOKEN, exit 78', async () => {
     fake.fail('apps.connections.open', 'invalid_auth', 50);
-    const env = { ...fake.serveEnv({ dataDir: dir, port: 0, signingSecret: SECRET }), RAGASK_SLACK_MODE: 'socket', SLACK_APP_TOKEN: APP_TOKEN };
+    const env = {
+      ...fake.serveEnv({ dataDir: dir, port: 0, signingSecret: SECRET }),
+      RAGASK_SLACK_MODE: 'socket',
+      SLACK_APP_TOKEN: APP_TOKEN,
+    };
     const r = await serve(env);
     expect(r.code).toBe(78);
     const lines = ownLines(r.err);
@@ -78,11 +90,16 @@ describe('start-up with credentials Slack does not accept', () => {
 describe('start-up with a shared Redis that does not answer', () => {
   it('is one line naming RAGASK_REDIS_URL, without its password, exit 78', async () => {
     const port = await freePort();
-    const r = await serve({ ...fake.serveEnv({ dataDir: dir, port: await freePort(), signingSecret: SECRET }), RAGASK_REDIS_URL: `redis://:hunter2@127.0.0.1:${port}` });
+    const r = await serve({
+      ...fake.serveEnv({ dataDir: dir, port: await freePort(), signingSecret: SECRET }),
+      RAGASK_REDIS_URL: `redis://:hunter2@127.0.0.1:${port}`,
+    });
     expect(r.code).toBe(78);
     const lines = ownLines(r.err);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(new RegExp(`^ragask: RAGASK_REDIS_URL: cannot reach Redis at redis://127\\.0\\.0\\.1:${port} `));
+    expect(lines[0]).toMatch(
+      new RegExp(`^ragask: RAGASK_REDIS_URL: cannot reach Redis at redis://127\\.0\\.0\\.1:${port} `),
+    );
     expect(r.err).not.toContain('hunter2');
   }, 70_000);
 });
@@ -101,7 +118,13 @@ describe('shutdown', () => {
     const url = `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}/api/`;
     try {
       // the signal comes while serve waits for Slack's first answer (auth.test)
-      const r = await serve({ ...fake.serveEnv({ dataDir: dir, port: await freePort(), signingSecret: SECRET }), RAGASK_SLACK_API_URL: url }, firstCall);
+      const r = await serve(
+        {
+          ...fake.serveEnv({ dataDir: dir, port: await freePort(), signingSecret: SECRET }),
+          RAGASK_SLACK_API_URL: url,
+        },
+        firstCall,
+      );
       expect(r.signalledAtMs).not.toBeNull();
       // gone within the 10 s drain time (and a little for the process to end)
       expect(r.signalledAtMs!).toBeLessThan(12_000);

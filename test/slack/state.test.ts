@@ -44,26 +44,40 @@ describe('SqliteSlackState', () => {
     await store.addFeedback(feedback('C1:1.1:1.2:b', 'U1', 'helpful'));
     const rows = await store.listFeedback();
     expect(rows).toHaveLength(3);
-    expect(rows.filter((r) => r.stateKey === 'C1:1.1:1.2:a' && r.user === 'U1').map((r) => r.value)).toEqual(['not_helpful']);
+    expect(rows.filter((r) => r.stateKey === 'C1:1.1:1.2:a' && r.user === 'U1').map((r) => r.value)).toEqual([
+      'not_helpful',
+    ]);
     expect(rows.find((r) => r.stateKey === 'C1:1.1:1.2:b')!.value).toBe('helpful');
   });
 
   it('reads back the results it stored, and treats one stored by code of another result version as expired, never cast', async () => {
     const store = new SqliteSlackState(freshDb(), 3600_000);
     const stored = result();
-    const key = await store.saveState({ channel: 'C1', threadTs: '1.1', messageTs: '1.2', owner: 'U1', result: stored });
+    const key = await store.saveState({
+      channel: 'C1',
+      threadTs: '1.1',
+      messageTs: '1.2',
+      owner: 'U1',
+      result: stored,
+    });
     const back = await store.getState(key);
     expect(back?.expired).toBe(false);
     expect(back?.result).toEqual(stored);
     await store.addTurn('C1', '1.1', { user: 'U1', question: stored.question, messageTs: '1.2', result: stored });
     expect((await store.getThread('C1', '1.1'))?.turns.map((t) => t.result)).toEqual([stored]);
     // a replica on other code wrote these: a bare result (the old form), a newer version, a result missing its answer
-    const foreign = [JSON.stringify(stored), JSON.stringify({ version: 99, result: stored }), JSON.stringify({ version: 1, result: { ...stored, answer: undefined } })];
+    const foreign = [
+      JSON.stringify(stored),
+      JSON.stringify({ version: 99, result: stored }),
+      JSON.stringify({ version: 1, result: { ...stored, answer: undefined } }),
+    ];
     for (const text of foreign) {
       store.db.prepare('UPDATE slack_states SET result = ? WHERE key = ?').run(text, key);
       const read = await store.getState(key);
       expect(read).toMatchObject({ key, channel: 'C1', expired: true, result: null });
-      store.db.prepare('UPDATE slack_threads SET turns = ?').run(JSON.stringify([{ user: 'U2', question: 'q', messageTs: '1.3', at: 1, result: text }]));
+      store.db
+        .prepare('UPDATE slack_threads SET turns = ?')
+        .run(JSON.stringify([{ user: 'U2', question: 'q', messageTs: '1.3', at: 1, result: text }]));
       expect((await store.getThread('C1', '1.1'))?.turns).toEqual([]);
     }
   });
@@ -72,15 +86,25 @@ describe('SqliteSlackState', () => {
     const db = freshDb();
     db.exec(SLACK_MIGRATIONS[0]!);
     setMeta(db, 'slack_schema_version', '1');
-    db.prepare("INSERT INTO feedback (channel, thread_ts, message_ts, user, value, question, answer, evidence, created_at) VALUES ('C9', '9.1', '9.2', 'U9', 'helpful', 'q?', 'a', '[7]', 5)").run();
-    db.prepare("INSERT INTO slack_events (event_id, status, channel, owner, created_at, updated_at) VALUES ('EvOld', 'answered', 'C9', NULL, 1, 1)").run();
+    db.prepare(
+      "INSERT INTO feedback (channel, thread_ts, message_ts, user, value, question, answer, evidence, created_at) VALUES ('C9', '9.1', '9.2', 'U9', 'helpful', 'q?', 'a', '[7]', 5)",
+    ).run();
+    db.prepare(
+      "INSERT INTO slack_events (event_id, status, channel, owner, created_at, updated_at) VALUES ('EvOld', 'answered', 'C9', NULL, 1, 1)",
+    ).run();
     const store = new SqliteSlackState(db, 3600_000);
-    expect(await store.listFeedback()).toMatchObject([{ channel: 'C9', messageTs: '9.2', user: 'U9', value: 'helpful', evidence: [7] }]);
+    expect(await store.listFeedback()).toMatchObject([
+      { channel: 'C9', messageTs: '9.2', user: 'U9', value: 'helpful', evidence: [7] },
+    ]);
     expect(await store.eventStatus('EvOld')).toBe('answered');
     // and the upgraded tables take the new kinds of rows
     await store.addFeedback(feedback('C1:1.1:1.2:a', 'U9', 'helpful'));
     expect(await store.listFeedback()).toHaveLength(2);
-    expect(await store.claimEvent('EvNew', 'C1', { text: 'hi' })).toEqual({ status: 'new', messageTs: null, attempts: 1 });
+    expect(await store.claimEvent('EvNew', 'C1', { text: 'hi' })).toEqual({
+      status: 'new',
+      messageTs: null,
+      attempts: 1,
+    });
   });
 
   it('lists as orphaned only the unanswered events of processes that are gone', async () => {
@@ -96,7 +120,9 @@ describe('SqliteSlackState', () => {
     expect(await store.orphanedEvents()).toEqual([]);
     // a store started afresh sees the dead process's event only: EvAlive's owner runs, EvMine is
     // this (live) process's, EvDone was answered
-    expect(await new SqliteSlackState(db, 3600_000).orphanedEvents()).toEqual([{ eventId: 'EvDead', payload: payload('EvDead') }]);
+    expect(await new SqliteSlackState(db, 3600_000).orphanedEvents()).toEqual([
+      { eventId: 'EvDead', payload: payload('EvDead') },
+    ]);
     // hours later it is no longer answered, and a week later it is pruned
     const later = (ms: number) => new SqliteSlackState(db, 3600_000, () => Date.now() + ms);
     expect(await later(2 * 3600_000).orphanedEvents()).toEqual([]);
@@ -214,7 +240,9 @@ describe.each(BACKENDS)('event claims across processes (%s)', (backend) => {
       const children: ReturnType<typeof spawn>[] = [];
       const run = () =>
         new Promise<string[]>((resolve, reject) => {
-          const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'pipe'] });
+          const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+            stdio: ['pipe', 'pipe', 'pipe'],
+          });
           children.push(child);
           let out = '';
           let err = '';

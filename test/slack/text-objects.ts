@@ -9,7 +9,8 @@ export function textObjects(blocks: unknown): { mrkdwn: { text: string; verbatim
     }
     if (!x || typeof x !== 'object') return;
     const o = x as Record<string, unknown>;
-    if (o.type === 'mrkdwn' && typeof o.text === 'string') mrkdwn.push({ text: o.text, ...(typeof o.verbatim === 'boolean' ? { verbatim: o.verbatim } : {}) });
+    if (o.type === 'mrkdwn' && typeof o.text === 'string')
+      mrkdwn.push({ text: o.text, ...(typeof o.verbatim === 'boolean' ? { verbatim: o.verbatim } : {}) });
     else if (o.type === 'plain_text' && typeof o.text === 'string') plain.push(o.text);
     else for (const v of Object.values(o)) walk(v);
   };
@@ -17,7 +18,14 @@ export function textObjects(blocks: unknown): { mrkdwn: { text: string; verbatim
   return { mrkdwn, plain };
 }
 
-type RichElement = { type: string; text?: string; url?: string; style?: { bold?: boolean; italic?: boolean }; elements?: RichElement[]; style_?: string };
+type RichElement = {
+  type: string;
+  text?: string;
+  url?: string;
+  style?: { bold?: boolean; italic?: boolean };
+  elements?: RichElement[];
+  style_?: string;
+};
 
 /**
  * A rich_text block read back as the marks a person would see: bold as *x*, italic as _x_, a quote

@@ -11,7 +11,9 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 /** Runs the save loop and SIGKILLs it `afterMs` after it is ready; returns its output. */
 function runAndKill(afterMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'test', 'fixtures', 'save-loop.mjs'), dir, '20000'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(ROOT, 'test', 'fixtures', 'save-loop.mjs'), dir, '20000'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => {
@@ -22,7 +24,9 @@ function runAndKill(afterMs: number): Promise<string> {
       }
     });
     child.stderr.on('data', (d) => (err += String(d)));
-    child.on('exit', (code, signal) => (signal === 'SIGKILL' ? resolve(out) : reject(new Error(`save loop exited ${code}: ${err}`))));
+    child.on('exit', (code, signal) =>
+      signal === 'SIGKILL' ? resolve(out) : reject(new Error(`save loop exited ${code}: ${err}`)),
+    );
   });
 }
 
@@ -33,7 +37,12 @@ describe('killed while saving the index', () => {
       const out = await runAndKill(afterMs);
       const lines = out.trim().split('\n');
       if (lines.at(-1)!.startsWith('saving')) midSave++;
-      const store = SqliteStore.open({ dataDir: dir, model: 'crash/fp32', dimension: 64, hnsw: { m: 16, efConstruction: 64, efSearch: 32 } });
+      const store = SqliteStore.open({
+        dataDir: dir,
+        model: 'crash/fp32',
+        dimension: 64,
+        hnsw: { m: 16, efConstruction: 64, efSearch: 32 },
+      });
       try {
         expect(await store.index.size()).toBe((await store.counts()).windows);
         expect((await store.counts()).windows).toBe(20000);

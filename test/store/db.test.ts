@@ -20,8 +20,11 @@ describe('SQLite store and migrations', () => {
     const db = openDatabase(fresh());
     expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type IN ('table')").all() as { name: string }[]).map((r) => r.name);
-    for (const t of ['documents', 'chunks', 'windows', 'chunks_fts', 'index_log', 'meta', 'query_cache']) expect(tables).toContain(t);
+    const tables = (
+      db.prepare("SELECT name FROM sqlite_master WHERE type IN ('table')").all() as { name: string }[]
+    ).map((r) => r.name);
+    for (const t of ['documents', 'chunks', 'windows', 'chunks_fts', 'index_log', 'meta', 'query_cache'])
+      expect(tables).toContain(t);
     db.close();
   });
 
@@ -30,7 +33,11 @@ describe('SQLite store and migrations', () => {
     const raw = new Database(file);
     raw.exec(MIGRATIONS[0]!.sql);
     raw.pragma('user_version = 1');
-    raw.prepare("INSERT INTO documents (source, path, title, kind, content_hash, bytes, ingested_at) VALUES ('s', 'p', 'T', 'text', 'h', 1, 'now')").run();
+    raw
+      .prepare(
+        "INSERT INTO documents (source, path, title, kind, content_hash, bytes, ingested_at) VALUES ('s', 'p', 'T', 'text', 'h', 1, 'now')",
+      )
+      .run();
     raw.close();
     const db = openDatabase(file);
     expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);

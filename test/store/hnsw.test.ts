@@ -38,7 +38,12 @@ function open(dir: string): SqliteStore {
 }
 
 async function addDoc(store: Store, name: string, seeds: number[]): Promise<number> {
-  const [id] = await store.replaceDocuments([{ doc: { source: name, path: name, title: name, kind: 'text', url: null, contentHash: name, bytes: 1 }, chunks: [chunk(0, seeds)] }]);
+  const [id] = await store.replaceDocuments([
+    {
+      doc: { source: name, path: name, title: name, kind: 'text', url: null, contentHash: name, bytes: 1 },
+      chunks: [chunk(0, seeds)],
+    },
+  ]);
   return id!;
 }
 
@@ -94,7 +99,10 @@ describe('HNSW index beside SQLite', () => {
   it.each([
     ['missing', (dir: string) => fs.rmSync(path.join(dir, 'index.hnsw'))],
     ['corrupt', (dir: string) => fs.writeFileSync(path.join(dir, 'index.hnsw'), 'garbage')],
-    ['torn (index newer than its sidecar)', (dir: string) => fs.appendFileSync(path.join(dir, 'index.hnsw'), Buffer.alloc(16))],
+    [
+      'torn (index newer than its sidecar)',
+      (dir: string) => fs.appendFileSync(path.join(dir, 'index.hnsw'), Buffer.alloc(16)),
+    ],
     ['without sidecar', (dir: string) => fs.rmSync(path.join(dir, 'index.hnsw.meta.json'))],
   ])('rebuilds a %s index from the vectors in SQLite', async (_name, damage) => {
     const dir = tempDir();
@@ -116,6 +124,8 @@ describe('HNSW index beside SQLite', () => {
     const store = open(dir);
     await addDoc(store, 'a', [1]);
     await store.close();
-    expect(() => SqliteStore.open({ dataDir: dir, model: 'other-model/int8', dimension: 8, hnsw: params })).toThrow(/ragask reindex/);
+    expect(() => SqliteStore.open({ dataDir: dir, model: 'other-model/int8', dimension: 8, hnsw: params })).toThrow(
+      /ragask reindex/,
+    );
   });
 });

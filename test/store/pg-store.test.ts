@@ -46,7 +46,18 @@ function unit(v: number[]): Float32Array {
 const randomVector = () => unit(Array.from({ length: DIM }, rand));
 
 function doc(name: string, chunks: ChunkInput[]) {
-  return { doc: { source: `/d/${name}`, path: `/d/${name}`, title: name, kind: 'markdown' as const, url: null, contentHash: name, bytes: 1 }, chunks };
+  return {
+    doc: {
+      source: `/d/${name}`,
+      path: `/d/${name}`,
+      title: name,
+      kind: 'markdown' as const,
+      url: null,
+      contentHash: name,
+      bytes: 1,
+    },
+    chunks,
+  };
 }
 describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
   it('applies the access filter inside the k-NN search: k results of the allowed documents, the exact nearest ones', async () => {
@@ -100,7 +111,12 @@ describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
       ['Camera', 'A camera with a 12 MP sensor and a wide lens.', []],
       ['Server', 'The server stores readings and sends alerts when a buoy goes quiet.', ['Alerts']],
     ] as const;
-    const batch = texts.map(([title, text, headings], i) => doc(title, [chunk(0, text, [randomVector()], [...headings]), chunk(1, `Note ${i} on ${title.toLowerCase()}.`, [randomVector()])]));
+    const batch = texts.map(([title, text, headings], i) =>
+      doc(title, [
+        chunk(0, text, [randomVector()], [...headings]),
+        chunk(1, `Note ${i} on ${title.toLowerCase()}.`, [randomVector()]),
+      ]),
+    );
     await store.replaceDocuments(batch);
     await sqlite.replaceDocuments(batch);
     await store.syncIndex();
@@ -117,7 +133,11 @@ describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
       expect(fromPg.length, JSON.stringify(query)).toBeGreaterThan(0);
       // chunk ids agree between the two fresh stores (both number from 1 in write order)
       expect(fromPg.map((r) => r.chunkId).sort(), JSON.stringify(query)).toEqual(fromFts5.map((r) => r.chunkId).sort());
-      for (const r of fromPg) expect(r.score, `${JSON.stringify(query)} chunk ${r.chunkId}`).toBeCloseTo(fromFts5.find((x) => x.chunkId === r.chunkId)!.score, 6);
+      for (const r of fromPg)
+        expect(r.score, `${JSON.stringify(query)} chunk ${r.chunkId}`).toBeCloseTo(
+          fromFts5.find((x) => x.chunkId === r.chunkId)!.score,
+          6,
+        );
     }
   });
 
@@ -125,7 +145,9 @@ describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
     const { store } = await pgStore();
     const [kept] = await store.replaceDocuments([doc('kept', [chunk(0, 'kept text', [randomVector()])])]);
     const bad = chunk(0, 'bad vector', [new Float32Array(DIM + 1).fill(0.1)]);
-    await expect(store.replaceDocuments([doc('first', [chunk(0, 'first text', [randomVector()])]), doc('kept', [bad])])).rejects.toThrow();
+    await expect(
+      store.replaceDocuments([doc('first', [chunk(0, 'first text', [randomVector()])]), doc('kept', [bad])]),
+    ).rejects.toThrow();
     expect(await store.getDocumentBySource('/d/first')).toBeUndefined();
     expect((await store.getDocumentBySource('/d/kept'))?.id).toBe(kept);
     expect(await store.counts()).toEqual({ documents: 1, chunks: 1, windows: 1 });
@@ -137,7 +159,9 @@ describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
     await b.syncIndex();
     const before = b.index.appliedSeq;
     expect(await b.countTextMatches({ terms: ['kestrel'], match: 'any' }, 100)).toBe(0);
-    const [id] = await a.replaceDocuments([doc('kestrel', [chunk(0, 'The Kestrel radio uses channel 42.', [randomVector()])])]);
+    const [id] = await a.replaceDocuments([
+      doc('kestrel', [chunk(0, 'The Kestrel radio uses channel 42.', [randomVector()])]),
+    ]);
     expect(await b.syncIndex()).toBeGreaterThan(0);
     expect(b.index.appliedSeq).toBeGreaterThan(before);
     expect(await b.countTextMatches({ terms: ['kestrel'], match: 'any' }, 100)).toBe(1);
@@ -150,12 +174,16 @@ describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
   it('migrates a new database once when replicas open it together, and refuses a newer schema', async () => {
     const { url, drop } = await freshSchema('migrate');
     cleanups.push(drop);
-    const opened = await Promise.all([0, 1, 2].map(() => PgStore.open({ url, model: 'test/8', dimension: DIM, hnsw: HNSW })));
+    const opened = await Promise.all(
+      [0, 1, 2].map(() => PgStore.open({ url, model: 'test/8', dimension: DIM, hnsw: HNSW })),
+    );
     for (const s of opened) cleanups.push(() => s.close());
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
-      expect((await client.query("SELECT version FROM ragask_schema WHERE component = 'store'")).rows).toEqual([{ version: 1 }]);
+      expect((await client.query("SELECT version FROM ragask_schema WHERE component = 'store'")).rows).toEqual([
+        { version: 1 },
+      ]);
       await client.query("UPDATE ragask_schema SET version = 99 WHERE component = 'store'");
     } finally {
       await client.end();
@@ -174,9 +202,16 @@ describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
   });
 
   it('names the setting when the database cannot be reached', async () => {
-    const refused = await PgStore.open({ url: 'postgres://nobody@127.0.0.1:1/none', model: 'test/8', dimension: DIM, hnsw: HNSW }).catch((e: unknown) => e);
+    const refused = await PgStore.open({
+      url: 'postgres://nobody@127.0.0.1:1/none',
+      model: 'test/8',
+      dimension: DIM,
+      hnsw: HNSW,
+    }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(UserError);
-    expect((refused as UserError).message).toMatch(/^RAGASK_DATABASE_URL \(postgres:\/\/nobody@127\.0\.0\.1:1\/none\): cannot connect/);
+    expect((refused as UserError).message).toMatch(
+      /^RAGASK_DATABASE_URL \(postgres:\/\/nobody@127\.0\.0\.1:1\/none\): cannot connect/,
+    );
   });
 });
 

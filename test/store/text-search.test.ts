@@ -36,10 +36,24 @@ async function openStore(backend: Backend): Promise<Store> {
   return PgStore.open({ url, model: 'test/4', dimension: 4, hnsw: HNSW });
 }
 
-const chunk = (ord: number, text: string, headingPath: string[] = []): ChunkInput => chunkInput(ord, text, [new Float32Array([1, 0, 0, 0])], headingPath);
+const chunk = (ord: number, text: string, headingPath: string[] = []): ChunkInput =>
+  chunkInput(ord, text, [new Float32Array([1, 0, 0, 0])], headingPath);
 
 async function add(store: Store, title: string, chunks: ChunkInput[]): Promise<number> {
-  const [id] = await store.replaceDocuments([{ doc: { source: `/d/${title}.md`, path: `/d/${title}.md`, title, kind: 'markdown', url: null, contentHash: title, bytes: 1 }, chunks }]);
+  const [id] = await store.replaceDocuments([
+    {
+      doc: {
+        source: `/d/${title}.md`,
+        path: `/d/${title}.md`,
+        title,
+        kind: 'markdown',
+        url: null,
+        contentHash: title,
+        bytes: 1,
+      },
+      chunks,
+    },
+  ]);
   return id!;
 }
 
@@ -48,8 +62,12 @@ describe.each(BACKENDS)('bounded full-text search (%s)', (backend) => {
   it_('finds the chunks an entity titles or heads, best first, apart from those that merely mention it', async () => {
     const store = await openStore(backend);
     const own = await add(store, 'Vantor TS-40', [chunk(0, 'A temperature sensor.')]);
-    const headed = await add(store, 'Sensors', [chunk(0, 'Intro.'), chunk(1, 'Accurate to 0.1 degrees.', ['Vantor TS-40'])]);
-    for (let i = 0; i < 30; i++) await add(store, `Mission ${i}`, [chunk(0, `Mission ${i} flew with the Vantor TS-40 on board.`)]);
+    const headed = await add(store, 'Sensors', [
+      chunk(0, 'Intro.'),
+      chunk(1, 'Accurate to 0.1 degrees.', ['Vantor TS-40']),
+    ]);
+    for (let i = 0; i < 30; i++)
+      await add(store, `Mission ${i}`, [chunk(0, `Mission ${i} flew with the Vantor TS-40 on board.`)]);
     const m = await store.entityMentions({ terms: ['vantor', 'ts 40'], match: 'all' }, { labelled: 10, mentioned: 5 });
     expect(m.labelled.map((h) => h.docId).sort()).toEqual([own, headed].sort());
     // the document titled exactly by the entity ranks first among those its labels name
@@ -60,14 +78,19 @@ describe.each(BACKENDS)('bounded full-text search (%s)', (backend) => {
     expect(m.mentioned.some((h) => h.docId === own || h.docId === headed)).toBe(false);
     // an access filter applies inside both searches
     const only = new Set([headed]);
-    const filtered = await store.entityMentions({ terms: ['vantor', 'ts 40'], match: 'all' }, { labelled: 10, mentioned: 5 }, only);
+    const filtered = await store.entityMentions(
+      { terms: ['vantor', 'ts 40'], match: 'all' },
+      { labelled: 10, mentioned: 5 },
+      only,
+    );
     expect([...filtered.labelled, ...filtered.mentioned].every((h) => h.docId === headed)).toBe(true);
     await store.close();
   });
 
   it_('counts matches up to a cap, and counts afresh once the store changes', async () => {
     const store = await openStore(backend);
-    for (let i = 0; i < 12; i++) await add(store, `Doc ${i}`, [chunk(0, `The radio uses the 868 MHz band, note ${i}.`)]);
+    for (let i = 0; i < 12; i++)
+      await add(store, `Doc ${i}`, [chunk(0, `The radio uses the 868 MHz band, note ${i}.`)]);
     expect(await store.countTextMatches({ terms: ['868'], match: 'any' }, 100)).toBe(12);
     expect(await store.countTextMatches({ terms: ['868'], match: 'any' }, 5)).toBe(5);
     await add(store, 'Doc 12', [chunk(0, 'Another 868 MHz radio.')]);
@@ -79,9 +102,15 @@ describe.each(BACKENDS)('bounded full-text search (%s)', (backend) => {
   it_('keeps titles and headings searchable through document removal and replacement', async () => {
     const store = await openStore(backend);
     const id = await add(store, 'Heron buoy', [chunk(0, 'Moored at the harbour.')]);
-    expect((await store.entityMentions({ terms: ['heron'], match: 'all' }, { labelled: 5, mentioned: 5 })).labelled.map((h) => h.docId)).toEqual([id]);
+    expect(
+      (await store.entityMentions({ terms: ['heron'], match: 'all' }, { labelled: 5, mentioned: 5 })).labelled.map(
+        (h) => h.docId,
+      ),
+    ).toEqual([id]);
     await store.deleteDocument(id);
-    expect((await store.entityMentions({ terms: ['heron'], match: 'all' }, { labelled: 5, mentioned: 5 })).labelled).toEqual([]);
+    expect(
+      (await store.entityMentions({ terms: ['heron'], match: 'all' }, { labelled: 5, mentioned: 5 })).labelled,
+    ).toEqual([]);
     await store.close();
   });
 });
@@ -94,14 +123,26 @@ describe('the SQLite store', () => {
     const raw = new Database(file);
     for (const m of MIGRATIONS.filter((x) => x.version <= 3)) raw.exec(m.sql);
     raw.pragma('user_version = 3');
-    raw.prepare("INSERT INTO documents (id, source, path, title, kind, content_hash, bytes, ingested_at) VALUES (1, 's', 'p', 'Project Falcon', 'markdown', 'h', 1, 'now')").run();
     raw
-      .prepare("INSERT INTO chunks (id, doc_id, ord, kind, heading_path, page, text, token_count, density, entities) VALUES (7, 1, 0, 'paragraph', '[\"Team\"]', NULL, 'Lead: Mirela', 3, 0, '[]')")
+      .prepare(
+        "INSERT INTO documents (id, source, path, title, kind, content_hash, bytes, ingested_at) VALUES (1, 's', 'p', 'Project Falcon', 'markdown', 'h', 1, 'now')",
+      )
       .run();
-    raw.prepare("INSERT INTO chunks_fts (rowid, title, headings, body) VALUES (7, 'Project Falcon', 'Team', 'Lead: Mirela')").run();
+    raw
+      .prepare(
+        "INSERT INTO chunks (id, doc_id, ord, kind, heading_path, page, text, token_count, density, entities) VALUES (7, 1, 0, 'paragraph', '[\"Team\"]', NULL, 'Lead: Mirela', 3, 0, '[]')",
+      )
+      .run();
+    raw
+      .prepare(
+        "INSERT INTO chunks_fts (rowid, title, headings, body) VALUES (7, 'Project Falcon', 'Team', 'Lead: Mirela')",
+      )
+      .run();
     raw.close();
     const db = openDatabase(file);
-    expect(db.prepare('SELECT rowid FROM chunk_labels_fts WHERE chunk_labels_fts MATCH \'"falcon"\'').all()).toEqual([{ rowid: 7 }]);
+    expect(db.prepare('SELECT rowid FROM chunk_labels_fts WHERE chunk_labels_fts MATCH \'"falcon"\'').all()).toEqual([
+      { rowid: 7 },
+    ]);
     db.close();
   });
 });

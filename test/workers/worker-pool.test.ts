@@ -72,7 +72,11 @@ describe('EnginePool', () => {
   }, 120_000);
 
   it('answers questions in parallel on its workers', async () => {
-    const asked = [QUESTION, 'Who leads the project whose drone lost telemetry on 2024-03-14?', 'Which frequency band does the telemetry radio of Project Heron use?'].map((q) => pool.run(q, LOCAL));
+    const asked = [
+      QUESTION,
+      'Who leads the project whose drone lost telemetry on 2024-03-14?',
+      'Which frequency band does the telemetry radio of Project Heron use?',
+    ].map((q) => pool.run(q, LOCAL));
     // three at once on two workers: both hold some, none all (sent before any answer comes back)
     expect(pool.load.sort()).toEqual([1, 2]);
     const results = await Promise.all(asked);
@@ -90,7 +94,9 @@ describe('EnginePool', () => {
   }, 120_000);
 
   it('answers a question whose worker dies mid-answer on another, once, and replaces the worker', async () => {
-    const slots = (pool as unknown as { slots: { worker: { postMessage(m: unknown): void }; pending: Map<number, unknown> }[] }).slots;
+    const slots = (
+      pool as unknown as { slots: { worker: { postMessage(m: unknown): void }; pending: Map<number, unknown> }[] }
+    ).slots;
     const busy = (besides?: unknown) => slots.find((s) => s !== besides && s.pending.size > 0);
     const crash = (besides?: unknown) => {
       const slot = busy(besides);
@@ -117,7 +123,9 @@ describe('EnginePool', () => {
     const dataDir = tempDir();
     fs.writeFileSync(path.join(dataDir, 'ragask.db'), 'not a database, but long enough to have a header of its own');
     try {
-      await expect(EnginePool.start({ config: { ...core.config, dataDir }, size: 1, log: silentLogger })).rejects.toThrow(UserError);
+      await expect(
+        EnginePool.start({ config: { ...core.config, dataDir }, size: 1, log: silentLogger }),
+      ).rejects.toThrow(UserError);
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });
     }

@@ -20,7 +20,12 @@ export function retrievalJson(question: string, r: RetrieveResult) {
     results: r.candidates.map((c, i) => ({
       rank: i + 1,
       score: round(c.score),
-      scores: { rerank: round(c.rerank), dense: c.dense === null ? null : round(c.dense), bm25: c.bm25 === null ? null : round(c.bm25), fused: round(c.fused) },
+      scores: {
+        rerank: round(c.rerank),
+        dense: c.dense === null ? null : round(c.dense),
+        bm25: c.bm25 === null ? null : round(c.bm25),
+        fused: round(c.fused),
+      },
       snippet: snippetFrom(c).text,
       chunk_id: c.chunk.id,
       citation: citationOf(c.chunk),
@@ -31,7 +36,8 @@ export function retrievalJson(question: string, r: RetrieveResult) {
 
 function parseThreshold(value: string): number {
   const x = Number(value);
-  if (!Number.isFinite(x) || x < 0 || x > 1) throw new InvalidArgumentError(`--threshold must be a number from 0 to 1 (got ${JSON.stringify(value)})`);
+  if (!Number.isFinite(x) || x < 0 || x > 1)
+    throw new InvalidArgumentError(`--threshold must be a number from 0 to 1 (got ${JSON.stringify(value)})`);
   return x;
 }
 
@@ -62,9 +68,16 @@ export function register(program: Command, ctx: CliContext): void {
     .argument('<question>', 'the question, in quotes')
     .option('--k <n>', 'how many evidence snippets to show', parsePositiveInt('--k', 100), 5)
     .option('--json', 'machine-readable output (stable shape)')
-    .option('--trace', 'print every hop: query, snippets with scores, bridge candidates, next query, coherence, timings')
+    .option(
+      '--trace',
+      'print every hop: query, snippets with scores, bridge candidates, next query, coherence, timings',
+    )
     .option('--max-hops <n>', 'most hops (RAGASK_MAX_HOPS)', parsePositiveInt('--max-hops', 5))
-    .option('--threshold <x>', 'coherence threshold (RAGASK_COHERENCE_THRESHOLD); a threshold you set stops for you at every check it fails (RAGASK_STOP_FOR_PERSON=always)', parseThreshold)
+    .option(
+      '--threshold <x>',
+      'coherence threshold (RAGASK_COHERENCE_THRESHOLD); a threshold you set stops for you at every check it fails (RAGASK_STOP_FOR_PERSON=always)',
+      parseThreshold,
+    )
     .option('--continue <n>', 'continue with suggested next hop n of this question', parsePositiveInt('--continue', 3))
     .option('--single-hop', 'hybrid retrieval only: the best snippets with their scores')
     .option('--channel <id>', 'answer as in this Slack channel: only documents its scope allows')
@@ -73,11 +86,15 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (question: string, opts: AskOptions, cmd: Command) => {
       const config = configFrom(ctx, cmd, {
         ...(opts.maxHops ? { RAGASK_MAX_HOPS: opts.maxHops } : {}),
-        ...(opts.threshold !== undefined ? { RAGASK_COHERENCE_THRESHOLD: opts.threshold, RAGASK_STOP_FOR_PERSON: 'always' } : {}),
+        ...(opts.threshold !== undefined
+          ? { RAGASK_COHERENCE_THRESHOLD: opts.threshold, RAGASK_STOP_FOR_PERSON: 'always' }
+          : {}),
       });
       await withCore(ctx, config, async (core) => {
         if ((await core.store.counts()).documents === 0) {
-          process.stderr.write('ragask: the store is empty: ingest documents first with `ragask ingest <paths>` (or run `npm run demo` for the sample corpus)\n');
+          process.stderr.write(
+            'ragask: the store is empty: ingest documents first with `ragask ingest <paths>` (or run `npm run demo` for the sample corpus)\n',
+          );
           process.exitCode = 1;
           return;
         }
@@ -88,7 +105,10 @@ export function register(program: Command, ctx: CliContext): void {
           const lines = [`Q: ${question}`, ''];
           r.candidates.forEach((c, i) => {
             const cite = citationOf(c.chunk);
-            lines.push(`${i + 1}. [${c.score.toFixed(3)}] ${citationLabel(cite)} — ${displaySource(cite.source)}`, `   ${snippetFrom(c).text}`);
+            lines.push(
+              `${i + 1}. [${c.score.toFixed(3)}] ${citationLabel(cite)} — ${displaySource(cite.source)}`,
+              `   ${snippetFrom(c).text}`,
+            );
           });
           lines.push('', `(${r.timings.totalMs.toFixed(0)} ms)`);
           return ctx.out(lines.join('\n'));
@@ -96,7 +116,9 @@ export function register(program: Command, ctx: CliContext): void {
         let result = await core.engine.run(question, context);
         if (opts.continue) {
           if (result.suggestions.length < opts.continue) {
-            process.stderr.write(`ragask: --continue ${opts.continue}: this question has ${result.suggestions.length} suggested next hop(s)\n`);
+            process.stderr.write(
+              `ragask: --continue ${opts.continue}: this question has ${result.suggestions.length} suggested next hop(s)\n`,
+            );
             process.exitCode = 1;
             return;
           }

@@ -54,7 +54,8 @@ function corpusTitles(dataset: EvalDataset): Set<string> {
   const titles = new Set<string>();
   for (const input of dataset.inputs) {
     if (!input.endsWith('.jsonl') || !fs.existsSync(input)) continue;
-    for (const line of fs.readFileSync(input, 'utf8').split('\n')) if (line.trim()) titles.add(String((JSON.parse(line) as { title?: string }).title ?? '').toLowerCase());
+    for (const line of fs.readFileSync(input, 'utf8').split('\n'))
+      if (line.trim()) titles.add(String((JSON.parse(line) as { title?: string }).title ?? '').toLowerCase());
   }
   return titles;
 }
@@ -63,7 +64,15 @@ function corpusTitles(dataset: EvalDataset): Set<string> {
  * Grows the building store to at least `size` windows (the evaluation corpus first, then filler)
  * and snapshots it as `<root>/<size>`; a snapshot made by the same recipe is kept and reused.
  */
-async function ensureStore(config: Config, dataset: EvalDataset, pool: readonly FillerPassage[], root: string, size: number, key: string, err: (s: string) => void): Promise<string> {
+async function ensureStore(
+  config: Config,
+  dataset: EvalDataset,
+  pool: readonly FillerPassage[],
+  root: string,
+  size: number,
+  key: string,
+  err: (s: string) => void,
+): Promise<string> {
   const target = path.join(root, String(size));
   if (readMarker(target)?.key === key) return target;
   const building = path.join(root, 'building');
@@ -82,7 +91,10 @@ async function ensureStore(config: Config, dataset: EvalDataset, pool: readonly 
       // windows per filler passage so far (about 2.5 for Wikipedia paragraphs) sizes the next batch
       const perPassage = marker.nextFiller > 0 ? Math.max(0.5, (windows - marker.windows) / marker.nextFiller) : 2.5;
       // the first batch is a small probe, so the estimate is measured before it is relied on
-      const want = Math.min(marker.nextFiller === 0 ? 500 : FILLER_BATCH, Math.max(50, Math.ceil((size - windows) / perPassage)));
+      const want = Math.min(
+        marker.nextFiller === 0 ? 500 : FILLER_BATCH,
+        Math.max(50, Math.ceil((size - windows) / perPassage)),
+      );
       const file = path.join(building, 'filler', `part-${String(marker.nextFiller).padStart(7, '0')}.jsonl`);
       writeFiller(file, pool, marker.nextFiller, marker.nextFiller + want);
       err(`scale: ${windows} of ${size} windows; adding ${want} filler passages\n`);
@@ -105,13 +117,27 @@ async function ensureStore(config: Config, dataset: EvalDataset, pool: readonly 
  * The same store in PostgreSQL: the SQLite snapshot copied into a schema of its own (vectors as
  * they are, so both backends hold exactly the same windows); kept while its counts match.
  */
-async function ensurePgCopy(config: Config, sqliteDir: string, size: number, err: (s: string) => void): Promise<{ config: Config; copyWindowsPerS?: number }> {
+async function ensurePgCopy(
+  config: Config,
+  sqliteDir: string,
+  size: number,
+  err: (s: string) => void,
+): Promise<{ config: Config; copyWindowsPerS?: number }> {
   const pgConfig: Config = { ...config, databaseSchema: `ragask_scale_${size}` };
   const { manifest } = resolveModel(config.modelsDir, config.model, config.modelVariant);
-  const model = { model: `${manifest.name}/${config.modelVariant}`, dimension: manifest.dimension ?? 384, hnsw: config.hnsw };
+  const model = {
+    model: `${manifest.name}/${config.modelVariant}`,
+    dimension: manifest.dimension ?? 384,
+    hnsw: config.hnsw,
+  };
   const from = await openStore({ dataDir: sqliteDir, databaseUrl: null, ...model });
   try {
-    const to = await openStore({ dataDir: sqliteDir, databaseUrl: config.databaseUrl, pgSchema: pgConfig.databaseSchema!, ...model });
+    const to = await openStore({
+      dataDir: sqliteDir,
+      databaseUrl: config.databaseUrl,
+      pgSchema: pgConfig.databaseSchema!,
+      ...model,
+    });
     try {
       const [a, b] = [await from.counts(), await to.counts()];
       if (a.windows === b.windows && a.documents === b.documents) return { config: pgConfig };
@@ -175,10 +201,17 @@ async function measure(config: Config, dataset: EvalDataset, backend: ScaleRow['
  * RAGASK_DATABASE_URL set, each size is measured on both backends in turn, in this one run: the
  * embedded store, then the same windows copied into PostgreSQL.
  */
-export async function scaleBench(config: Config, dataset: EvalDataset, opts: { sizes: number[]; sharedDir: string; keep: string | null; err: (s: string) => void }): Promise<ScaleRow[]> {
+export async function scaleBench(
+  config: Config,
+  dataset: EvalDataset,
+  opts: { sizes: number[]; sharedDir: string; keep: string | null; err: (s: string) => void },
+): Promise<ScaleRow[]> {
   const sqliteConfig: Config = { ...config, databaseUrl: null, databaseSchema: null };
   const pool = loadFillerPool(opts.sharedDir, corpusTitles(dataset));
-  if (pool.length === 0) throw new UserError(`--scale needs filler passages from ${opts.sharedDir}/reader-*/reader.jsonl, and found none: point --shared at the shared datasets folder`);
+  if (pool.length === 0)
+    throw new UserError(
+      `--scale needs filler passages from ${opts.sharedDir}/reader-*/reader.jsonl, and found none: point --shared at the shared datasets folder`,
+    );
   const root = opts.keep ? path.resolve(opts.keep) : fs.mkdtempSync(path.join(os.tmpdir(), 'ragask-scale-'));
   const key = `recipe ${FILLER_RECIPE}, ingest ${INGEST_VERSION}, ${dataset.name}, ${config.modelVariant}, window ${config.windowTokens}/${config.windowOverlap}`;
   try {
@@ -190,7 +223,10 @@ export async function scaleBench(config: Config, dataset: EvalDataset, opts: { s
       if (config.databaseUrl) {
         const pg = await ensurePgCopy(config, dir, size, opts.err);
         opts.err(`scale: measuring ${size} windows (PostgreSQL)\n`);
-        rows.push({ ...(await measure({ ...pg.config, dataDir: dir }, dataset, 'postgres')), ...(pg.copyWindowsPerS ? { copyWindowsPerS: pg.copyWindowsPerS } : {}) });
+        rows.push({
+          ...(await measure({ ...pg.config, dataDir: dir }, dataset, 'postgres')),
+          ...(pg.copyWindowsPerS ? { copyWindowsPerS: pg.copyWindowsPerS } : {}),
+        });
       }
     }
     return rows;

@@ -32,12 +32,21 @@ interface VariantResult {
   hnsw: { efSearch: number; recallAt10: number; ms: { p50: number; p95: number } }[];
 }
 
-async function benchVariant(base: Config, variant: 'fp32' | 'int8', dataset: EvalDataset, dir: string): Promise<VariantResult> {
+async function benchVariant(
+  base: Config,
+  variant: 'fp32' | 'int8',
+  dataset: EvalDataset,
+  dir: string,
+): Promise<VariantResult> {
   const config: Config = { ...base, modelVariant: variant, dataDir: dir, queryCacheTtlS: 0 };
   const core = await openCore(config);
   try {
     const t0 = performance.now();
-    const rep = await ingest({ store: core.store, encoder: core.encoder, config, progress: progressBar() }, dataset.inputs, { exclude: [path.join(dataset.dir, 'questions.jsonl')] });
+    const rep = await ingest(
+      { store: core.store, encoder: core.encoder, config, progress: progressBar() },
+      dataset.inputs,
+      { exclude: [path.join(dataset.dir, 'questions.jsonl')] },
+    );
     const seconds = (performance.now() - t0) / 1000;
     const questions = dataset.questions.map((q) => q.question);
     await core.encoder.encodeOne('warm up');
@@ -102,12 +111,20 @@ async function benchVariant(base: Config, variant: 'fp32' | 'int8', dataset: Eva
     }
     const ev = await runEval(
       dataset,
-      { dense: singleHopRanker(core.retriever, dataset, 'dense'), hybrid: singleHopRanker(core.retriever, dataset, 'hybrid') },
+      {
+        dense: singleHopRanker(core.retriever, dataset, 'dense'),
+        hybrid: singleHopRanker(core.retriever, dataset, 'hybrid'),
+      },
       { modes: ['dense', 'hybrid'], ks: [5] },
     );
     return {
       variant,
-      ingest: { documents: rep.added + rep.updated, windows: rep.windows, seconds: +seconds.toFixed(1), windowsPerSecond: +(rep.windows / Math.max(1e-9, seconds)).toFixed(1) },
+      ingest: {
+        documents: rep.added + rep.updated,
+        windows: rep.windows,
+        seconds: +seconds.toFixed(1),
+        windowsPerSecond: +(rep.windows / Math.max(1e-9, seconds)).toFixed(1),
+      },
       queryEncodeMs: ms(enc),
       hnswSearchMs: ms(search),
       retrievalMs: ms(retrieval),
@@ -130,67 +147,103 @@ const machineLine = (config: Config) =>
 function parseSizes(value: string): number[] {
   const sizes = value.split(',').map((v) => Number(v.trim()));
   if (sizes.length === 0 || sizes.some((n) => !Number.isInteger(n) || n < 100 || n > 10_000_000))
-    throw new InvalidArgumentError(`--sizes must be a comma-separated list of window counts from 100 to 10000000 (got ${JSON.stringify(value)})`);
+    throw new InvalidArgumentError(
+      `--sizes must be a comma-separated list of window counts from 100 to 10000000 (got ${JSON.stringify(value)})`,
+    );
   return sizes;
 }
 
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('bench')
-    .description('benchmark on this machine: ingest windows/s, query encode, HNSW search, retrieval, engine latency, peak RSS; fp32 vs int8')
+    .description(
+      'benchmark on this machine: ingest windows/s, query encode, HNSW search, retrieval, engine latency, peak RSS; fp32 vs int8',
+    )
     .option('--dataset <dir>', 'corpus to measure on', path.resolve('..', 'shared', 'datasets', 'hotpotqa-train-100'))
     .option('--json <file>', 'also write the figures as JSON')
-    .option('--scale', 'instead: the same questions against stores of growing size (Wikipedia-style filler), multihop latency, bridge-finding and BM25 cost, RSS')
-    .option('--sizes <list>', 'with --scale: store sizes in windows, comma-separated', parseSizes, [10_000, 50_000, 100_000])
-    .option('--shared <dir>', 'with --scale: the shared datasets folder whose reader-* sets give the filler', path.resolve('..', 'shared', 'datasets'))
+    .option(
+      '--scale',
+      'instead: the same questions against stores of growing size (Wikipedia-style filler), multihop latency, bridge-finding and BM25 cost, RSS',
+    )
+    .option(
+      '--sizes <list>',
+      'with --scale: store sizes in windows, comma-separated',
+      parseSizes,
+      [10_000, 50_000, 100_000],
+    )
+    .option(
+      '--shared <dir>',
+      'with --scale: the shared datasets folder whose reader-* sets give the filler',
+      path.resolve('..', 'shared', 'datasets'),
+    )
     .option('--keep <dir>', 'with --scale: keep the built stores in this folder and reuse them next time')
-    .action(async (opts: { dataset: string; json?: string; scale?: boolean; sizes: number[]; shared: string; keep?: string }, cmd: Command) => {
-      const base = configFrom(ctx, cmd);
-      const datasetDir = fs.existsSync(opts.dataset) ? opts.dataset : SAMPLE_DIR;
-      if (datasetDir !== opts.dataset) process.stderr.write(`ragask: ${opts.dataset} not found; benchmarking on the sample corpus instead\n`);
-      const dataset = loadDataset(datasetDir);
-      if (opts.scale) {
-        const rows = await scaleBench(base, dataset, { sizes: opts.sizes, sharedDir: opts.shared, keep: opts.keep ?? null, err: (s) => process.stderr.write(s) });
-        ctx.out(`dataset ${dataset.name} (${dataset.questions.length} questions) plus filler; ${machineLine(base)}\n\n${formatScale(rows)}`);
-        if (opts.json) fs.writeFileSync(opts.json, `${JSON.stringify({ dataset: dataset.name, machine: machineLine(base), rows }, null, 2)}\n`);
-        return;
-      }
-      const results: VariantResult[] = [];
-      for (const variant of ['int8', 'fp32'] as const) {
-        // a fresh store each time: ingest speed is measured from scratch
-        const dir = fs.mkdtempSync(path.join(os.tmpdir(), `ragask-bench-${variant}-`));
-        try {
-          results.push(await benchVariant(base, variant, dataset, dir));
-        } finally {
-          fs.rmSync(dir, { recursive: true, force: true });
+    .action(
+      async (
+        opts: { dataset: string; json?: string; scale?: boolean; sizes: number[]; shared: string; keep?: string },
+        cmd: Command,
+      ) => {
+        const base = configFrom(ctx, cmd);
+        const datasetDir = fs.existsSync(opts.dataset) ? opts.dataset : SAMPLE_DIR;
+        if (datasetDir !== opts.dataset)
+          process.stderr.write(`ragask: ${opts.dataset} not found; benchmarking on the sample corpus instead\n`);
+        const dataset = loadDataset(datasetDir);
+        if (opts.scale) {
+          const rows = await scaleBench(base, dataset, {
+            sizes: opts.sizes,
+            sharedDir: opts.shared,
+            keep: opts.keep ?? null,
+            err: (s) => process.stderr.write(s),
+          });
+          ctx.out(
+            `dataset ${dataset.name} (${dataset.questions.length} questions) plus filler; ${machineLine(base)}\n\n${formatScale(rows)}`,
+          );
+          if (opts.json)
+            fs.writeFileSync(
+              opts.json,
+              `${JSON.stringify({ dataset: dataset.name, machine: machineLine(base), rows }, null, 2)}\n`,
+            );
+          return;
         }
-      }
-      const machine = machineLine(base);
-      const peakRssMb = +(process.resourceUsage().maxRSS / 1024).toFixed(0);
-      const report = { dataset: dataset.name, questions: dataset.questions.length, machine, peakRssMb, results };
-      const row = (label: string, f: (r: VariantResult) => string) => `| ${label} | ${results.map(f).join(' | ')} |`;
-      ctx.out(
-        [
-          `dataset ${dataset.name} (${dataset.questions.length} questions); ${machine}`,
-          '',
-          `| figure | ${results.map((r) => r.variant).join(' | ')} |`,
-          `| --- | ${results.map(() => '---').join(' | ')} |`,
-          row('ingest (documents, windows, s)', (r) => `${r.ingest.documents}, ${r.ingest.windows}, ${r.ingest.seconds}`),
-          row('ingest windows/s', (r) => `${r.ingest.windowsPerSecond}`),
-          row('query encode ms p50 / p95', (r) => `${r.queryEncodeMs.p50} / ${r.queryEncodeMs.p95}`),
-          row('HNSW search (k=100) ms p50 / p95', (r) => `${r.hnswSearchMs.p50} / ${r.hnswSearchMs.p95}`),
-          row('hybrid retrieval ms p50 / p95', (r) => `${r.retrievalMs.p50} / ${r.retrievalMs.p95}`),
-          row('multi-hop engine ms p50 / p95', (r) => `${r.engineMs.p50} / ${r.engineMs.p95}`),
-          ...Object.keys(results[0]!.recall).map((k) => row(k, (r) => `${r.recall[k]}`)),
-          `| peak RSS (whole run) | ${peakRssMb} MB |`,
-          '',
-          `HNSW (M=${base.hnsw.m}, efConstruction=${base.hnsw.efConstruction}) recall@10 against exact search, int8 store:`,
-          '',
-          '| efSearch | recall@10 | search ms p50 / p95 |',
-          '| --- | --- | --- |',
-          ...results[0]!.hnsw.map((h) => `| ${h.efSearch} | ${h.recallAt10} | ${h.ms.p50} / ${h.ms.p95} |`),
-        ].join('\n'),
-      );
-      if (opts.json) fs.writeFileSync(opts.json, `${JSON.stringify(report, null, 2)}\n`);
-    });
+        const results: VariantResult[] = [];
+        for (const variant of ['int8', 'fp32'] as const) {
+          // a fresh store each time: ingest speed is measured from scratch
+          const dir = fs.mkdtempSync(path.join(os.tmpdir(), `ragask-bench-${variant}-`));
+          try {
+            results.push(await benchVariant(base, variant, dataset, dir));
+          } finally {
+            fs.rmSync(dir, { recursive: true, force: true });
+          }
+        }
+        const machine = machineLine(base);
+        const peakRssMb = +(process.resourceUsage().maxRSS / 1024).toFixed(0);
+        const report = { dataset: dataset.name, questions: dataset.questions.length, machine, peakRssMb, results };
+        const row = (label: string, f: (r: VariantResult) => string) => `| ${label} | ${results.map(f).join(' | ')} |`;
+        ctx.out(
+          [
+            `dataset ${dataset.name} (${dataset.questions.length} questions); ${machine}`,
+            '',
+            `| figure | ${results.map((r) => r.variant).join(' | ')} |`,
+            `| --- | ${results.map(() => '---').join(' | ')} |`,
+            row(
+              'ingest (documents, windows, s)',
+              (r) => `${r.ingest.documents}, ${r.ingest.windows}, ${r.ingest.seconds}`,
+            ),
+            row('ingest windows/s', (r) => `${r.ingest.windowsPerSecond}`),
+            row('query encode ms p50 / p95', (r) => `${r.queryEncodeMs.p50} / ${r.queryEncodeMs.p95}`),
+            row('HNSW search (k=100) ms p50 / p95', (r) => `${r.hnswSearchMs.p50} / ${r.hnswSearchMs.p95}`),
+            row('hybrid retrieval ms p50 / p95', (r) => `${r.retrievalMs.p50} / ${r.retrievalMs.p95}`),
+            row('multi-hop engine ms p50 / p95', (r) => `${r.engineMs.p50} / ${r.engineMs.p95}`),
+            ...Object.keys(results[0]!.recall).map((k) => row(k, (r) => `${r.recall[k]}`)),
+            `| peak RSS (whole run) | ${peakRssMb} MB |`,
+            '',
+            `HNSW (M=${base.hnsw.m}, efConstruction=${base.hnsw.efConstruction}) recall@10 against exact search, int8 store:`,
+            '',
+            '| efSearch | recall@10 | search ms p50 / p95 |',
+            '| --- | --- | --- |',
+            ...results[0]!.hnsw.map((h) => `| ${h.efSearch} | ${h.recallAt10} | ${h.ms.p50} / ${h.ms.p95} |`),
+          ].join('\n'),
+        );
+        if (opts.json) fs.writeFileSync(opts.json, `${JSON.stringify(report, null, 2)}\n`);
+      },
+    );
 }

@@ -32,7 +32,12 @@ interface Sample {
 }
 
 /** Reads every question of the datasets with the engine and keeps each reading's features and label. */
-async function collectSamples(ctx: CliContext, cmd: Command, dirs: readonly string[], limit: number | undefined): Promise<{ samples: Sample[]; reader: string }> {
+async function collectSamples(
+  ctx: CliContext,
+  cmd: Command,
+  dirs: readonly string[],
+  limit: number | undefined,
+): Promise<{ samples: Sample[]; reader: string }> {
   const samples: Sample[] = [];
   let reader = '';
   for (const dir of dirs) {
@@ -48,7 +53,15 @@ async function collectSamples(ctx: CliContext, cmd: Command, dirs: readonly stri
         const reading = r.answer.reading;
         if (reading) {
           const right = answerRight(reading.value, q.answers) ? 1 : 0;
-          samples.push({ dataset: dataset.name, id: q.id, question: q.question, value: reading.value, features: reading.features, em: right, f1: scoreAnswer(reading.value, q.answers).f1 });
+          samples.push({
+            dataset: dataset.name,
+            id: q.id,
+            question: q.question,
+            value: reading.value,
+            features: reading.features,
+            em: right,
+            f1: scoreAnswer(reading.value, q.answers).f1,
+          });
         }
         bar.update(i + 1, `calibrate ${dataset.name}`);
       }
@@ -84,7 +97,10 @@ async function calibrateAnswers(ctx: CliContext, cmd: Command, opts: CalibrateOp
   const { samples, reader } = await collectSamples(ctx, cmd, opts.dataset, opts.limit);
   const reported = opts.reportOn?.length ? (await collectSamples(ctx, cmd, opts.reportOn, opts.limit)).samples : [];
   const proposals = proposalsOf(samples);
-  if (proposals.length < opts.folds * 4) throw new UserError(`only ${proposals.length} proposed answers: too few to fit and cross-validate; add datasets or questions`);
+  if (proposals.length < opts.folds * 4)
+    throw new UserError(
+      `only ${proposals.length} proposed answers: too few to fit and cross-validate; add datasets or questions`,
+    );
   if (opts.dump) fs.writeFileSync(opts.dump, `${[...samples, ...reported].map((s) => JSON.stringify(s)).join('\n')}\n`);
   const oof = outOfFold(
     proposals.map((s) => featureVector(s.features)),
@@ -179,7 +195,10 @@ function summary(name: string, samples: readonly Sample[], p: readonly number[])
 
 /** A fitted model's standardised weights, one line each, then its bias. */
 function weightLines(model: LogisticModel, width: number): string[] {
-  return [...model.features.map((f, i) => `  ${f.padEnd(width)}${model.weights[i]!.toFixed(3).padStart(8)}`), `  ${'bias'.padEnd(width)}${model.bias.toFixed(3).padStart(8)}`];
+  return [
+    ...model.features.map((f, i) => `  ${f.padEnd(width)}${model.weights[i]!.toFixed(3).padStart(8)}`),
+    `  ${'bias'.padEnd(width)}${model.bias.toFixed(3).padStart(8)}`,
+  ];
 }
 
 interface CalibrateOptions {
@@ -196,12 +215,21 @@ interface CalibrateOptions {
 
 function commandLine(opts: CalibrateOptions): string {
   const sets = opts.dataset.map((d) => `--dataset ${path.relative(process.cwd(), path.resolve(d))}`).join(' ');
-  const reported = (opts.reportOn ?? []).map((d) => ` --report-on ${path.relative(process.cwd(), path.resolve(d))}`).join('');
+  const reported = (opts.reportOn ?? [])
+    .map((d) => ` --report-on ${path.relative(process.cwd(), path.resolve(d))}`)
+    .join('');
   return `npx ragask calibrate ${opts.gate ? '--gate ' : ''}${sets}${reported} --folds ${opts.folds} --l2 ${opts.l2}${opts.gate ? ` --max-stopped-right ${opts.maxStoppedRight}` : ''}${opts.limit ? ` --limit ${opts.limit}` : ''} --write`;
 }
 
 /** Out-of-fold predictions of a logistic fit, folds by a stable hash of each sample's key. */
-function outOfFold(X: readonly number[][], y: readonly number[], keys: readonly string[], names: readonly string[], folds: number, l2: number): number[] {
+function outOfFold(
+  X: readonly number[][],
+  y: readonly number[],
+  keys: readonly string[],
+  names: readonly string[],
+  folds: number,
+  l2: number,
+): number[] {
   const fold = keys.map((k) => parseInt(createHash('sha256').update(k).digest('hex').slice(0, 8), 16) % folds);
   const oof = new Array<number>(X.length).fill(0);
   for (let k = 0; k < folds; k++) {
@@ -244,8 +272,15 @@ async function calibrateGate(ctx: CliContext, cmd: Command, opts: CalibrateOptio
       bar.stop();
     });
   }
-  if (rows.length < opts.folds * 4) throw new UserError(`only ${rows.length} gate checks: too few to fit and cross-validate; add datasets or questions`);
-  if (opts.dump) fs.writeFileSync(opts.dump, `${rows.map((r) => JSON.stringify({ dataset: r.dataset, key: r.key, ...r.check })).join('\n')}\n`);
+  if (rows.length < opts.folds * 4)
+    throw new UserError(
+      `only ${rows.length} gate checks: too few to fit and cross-validate; add datasets or questions`,
+    );
+  if (opts.dump)
+    fs.writeFileSync(
+      opts.dump,
+      `${rows.map((r) => JSON.stringify({ dataset: r.dataset, key: r.key, ...r.check })).join('\n')}\n`,
+    );
   const X = rows.map((r) => r.check.features!);
   const y = rows.map((r) => (r.check.right ? 1 : 0));
   const oof = outOfFold(
@@ -262,7 +297,9 @@ async function calibrateGate(ctx: CliContext, cmd: Command, opts: CalibrateOptio
   };
   // the highest threshold whose out-of-fold share of stopped right hops stays within the limit
   let threshold = 0;
-  for (let t = 0.01; t < 0.99; t += 0.01) if (at(t, (i) => y[i] === 1).stopped <= opts.maxStoppedRight * at(t, (i) => y[i] === 1).n) threshold = Number(t.toFixed(2));
+  for (let t = 0.01; t < 0.99; t += 0.01)
+    if (at(t, (i) => y[i] === 1).stopped <= opts.maxStoppedRight * at(t, (i) => y[i] === 1).n)
+      threshold = Number(t.toFixed(2));
   const complete = rows.filter((r) => r.check.missing === 0).length;
   const lines = [
     `${rows.length} gate checks; ${y.filter((v) => v === 0).length} wrong-bridge hops (${complete} of them after the evidence was already complete), ${y.filter((v) => v === 1).length} right ones`,
@@ -279,7 +316,9 @@ async function calibrateGate(ctx: CliContext, cmd: Command, opts: CalibrateOptio
   lines.push(`  ECE of P(right) ${rel.ece.toFixed(3)}`, ...formatReliability(rel.bins, '    '));
   // the old rules on the same checks, for comparison
   const cosineRule = rows.filter((r) => r.check.cosine < 0.75);
-  lines.push(`  the cosine 0.75 alone would stop ${cosineRule.filter((r) => !r.check.right).length} wrong and ${cosineRule.filter((r) => r.check.right).length} right hops`);
+  lines.push(
+    `  the cosine 0.75 alone would stop ${cosineRule.filter((r) => !r.check.right).length} wrong and ${cosineRule.filter((r) => r.check.right).length} right hops`,
+  );
   const model = fitLogistic(X, y, GATE_FEATURES, opts.l2);
   lines.push('', 'fit on all (standardised weights):', ...weightLines(model, 20));
   ctx.out(lines.join('\n'));
@@ -304,15 +343,21 @@ async function calibrateGate(ctx: CliContext, cmd: Command, opts: CalibrateOptio
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('calibrate')
-    .description('fit the answer confidence (P(right)) on QA datasets with cross-validation; prints the out-of-fold reliability, --write stores the fit')
-    .requiredOption('--dataset <dir...>', 'dataset folders (corpus.jsonl + questions.jsonl), e.g. ../shared/datasets/hotpotqa-train-100')
+    .description(
+      'fit the answer confidence (P(right)) on QA datasets with cross-validation; prints the out-of-fold reliability, --write stores the fit',
+    )
+    .requiredOption(
+      '--dataset <dir...>',
+      'dataset folders (corpus.jsonl + questions.jsonl), e.g. ../shared/datasets/hotpotqa-train-100',
+    )
     .option('--folds <n>', 'cross-validation folds', parsePositiveInt('--folds', 50), 5)
     .option(
       '--l2 <x>',
       'L2 penalty of the logistic regression',
       (v) => {
         const x = Number(v);
-        if (!Number.isFinite(x) || x < 0 || x > 1000) throw new InvalidArgumentError(`--l2 must be a number from 0 to 1000 (got ${JSON.stringify(v)})`);
+        if (!Number.isFinite(x) || x < 0 || x > 1000)
+          throw new InvalidArgumentError(`--l2 must be a number from 0 to 1000 (got ${JSON.stringify(v)})`);
         return x;
       },
       1,
@@ -324,14 +369,20 @@ export function register(program: Command, ctx: CliContext): void {
       'the gate: most share of right hops it may stop (chooses its threshold)',
       (v) => {
         const x = Number(v);
-        if (!Number.isFinite(x) || x <= 0 || x >= 1) throw new InvalidArgumentError(`--max-stopped-right must be a number between 0 and 1 (got ${JSON.stringify(v)})`);
+        if (!Number.isFinite(x) || x <= 0 || x >= 1)
+          throw new InvalidArgumentError(
+            `--max-stopped-right must be a number between 0 and 1 (got ${JSON.stringify(v)})`,
+          );
         return x;
       },
       0.1,
     )
     .option('--report-on <dir...>', 'datasets only reported on, never fitted on (e.g. ../shared/datasets/teamdocs-git)')
     .option('--dump <file>', 'also write every sample (features and label) as JSON lines, for analysis')
-    .option('--write', 'write the fit to src/engine/answer/calibration.fitted.ts (--gate: src/engine/gate.fitted.ts); a source checkout, rebuild after')
+    .option(
+      '--write',
+      'write the fit to src/engine/answer/calibration.fitted.ts (--gate: src/engine/gate.fitted.ts); a source checkout, rebuild after',
+    )
     .action(async (opts: CalibrateOptions, cmd: Command) => {
       if (opts.folds < 2) throw new UserError('--folds must be at least 2 for cross-validation');
       if (opts.gate) return calibrateGate(ctx, cmd, opts);

@@ -16,13 +16,26 @@ function sha256File(file: string): string {
   return createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 }
 
-async function checkModel(config: Config, name: string, variant: string | undefined, checks: Check[], fix = 'run `npm run models -- --force`'): Promise<void> {
+async function checkModel(
+  config: Config,
+  name: string,
+  variant: string | undefined,
+  checks: Check[],
+  fix = 'run `npm run models -- --force`',
+): Promise<void> {
   try {
     const manifest = readManifest(config.modelsDir, name);
     const dir = path.join(config.modelsDir, name);
-    const bad = Object.entries(manifest.sha256).filter(([f, h]) => !fs.existsSync(path.join(dir, f)) || sha256File(path.join(dir, f)) !== h);
+    const bad = Object.entries(manifest.sha256).filter(
+      ([f, h]) => !fs.existsSync(path.join(dir, f)) || sha256File(path.join(dir, f)) !== h,
+    );
     if (bad.length) {
-      checks.push({ name: `model ${name}`, ok: false, detail: `${bad.map(([f]) => f).join(', ')} missing or not matching the sha256 in ragask-model.json`, fix });
+      checks.push({
+        name: `model ${name}`,
+        ok: false,
+        detail: `${bad.map(([f]) => f).join(', ')} missing or not matching the sha256 in ragask-model.json`,
+        fix,
+      });
       return;
     }
     const { file } = resolveModel(config.modelsDir, name, variant);
@@ -43,7 +56,12 @@ async function checkSlack(config: Config, online: boolean, checks: Check[]): Pro
     checkSlackConfig(config);
   } catch (e) {
     const lines = e instanceof ConfigError ? e.lines : [errorMessage(e)];
-    checks.push({ name: 'slack settings', ok: false, detail: lines.join(' | '), fix: 'only needed for `npm start`; see manifest.yml and .env.example' });
+    checks.push({
+      name: 'slack settings',
+      ok: false,
+      detail: lines.join(' | '),
+      fix: 'only needed for `npm start`; see manifest.yml and .env.example',
+    });
     return;
   }
   checks.push({
@@ -53,15 +71,29 @@ async function checkSlack(config: Config, online: boolean, checks: Check[]): Pro
   });
   if (!online) return;
   try {
-    const res = await fetch(`${config.slack.apiUrl}auth.test`, { method: 'POST', headers: { authorization: `Bearer ${config.slack.botToken}` }, signal: AbortSignal.timeout(5000) });
+    const res = await fetch(`${config.slack.apiUrl}auth.test`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${config.slack.botToken}` },
+      signal: AbortSignal.timeout(5000),
+    });
     const body = (await res.json()) as { ok: boolean; error?: string; team?: string; user?: string };
     checks.push(
       body.ok
         ? { name: 'slack connectivity', ok: true, detail: `auth.test ok: ${body.user} in ${body.team}` }
-        : { name: 'slack connectivity', ok: false, detail: `auth.test: ${body.error}`, fix: 'check SLACK_BOT_TOKEN (reinstall the app if it was revoked)' },
+        : {
+            name: 'slack connectivity',
+            ok: false,
+            detail: `auth.test: ${body.error}`,
+            fix: 'check SLACK_BOT_TOKEN (reinstall the app if it was revoked)',
+          },
     );
   } catch (e) {
-    checks.push({ name: 'slack connectivity', ok: false, detail: `cannot reach ${config.slack.apiUrl} (${errorMessage(e)})`, fix: 'check the network, or RAGASK_SLACK_API_URL' });
+    checks.push({
+      name: 'slack connectivity',
+      ok: false,
+      detail: `cannot reach ${config.slack.apiUrl} (${errorMessage(e)})`,
+      fix: 'check the network, or RAGASK_SLACK_API_URL',
+    });
   }
 }
 
@@ -75,19 +107,35 @@ export function register(program: Command, ctx: CliContext): void {
       const globals = cmd.optsWithGlobals() as { dataDir?: string };
       let config: Config | null = null;
       try {
-        config = loadConfig(process.env, globals.dataDir ? ({ RAGASK_DATA_DIR: globals.dataDir } as Partial<Record<SettingName, unknown>>) : {}, { features: ['slack'] });
+        config = loadConfig(
+          process.env,
+          globals.dataDir ? ({ RAGASK_DATA_DIR: globals.dataDir } as Partial<Record<SettingName, unknown>>) : {},
+          { features: ['slack'] },
+        );
         checks.push({ name: 'config', ok: true, detail: 'every setting valid' });
       } catch (e) {
-        checks.push({ name: 'config', ok: false, detail: e instanceof ConfigError ? e.lines.join(' | ') : errorMessage(e), fix: 'fix the named settings (see .env.example)' });
+        checks.push({
+          name: 'config',
+          ok: false,
+          detail: e instanceof ConfigError ? e.lines.join(' | ') : errorMessage(e),
+          fix: 'fix the named settings (see .env.example)',
+        });
       }
       if (config) {
         await checkModel(config, config.model, config.modelVariant, checks);
         if (config.mlmModel) await checkModel(config, config.mlmModel, undefined, checks);
-        await checkModel(config, config.readerModel, config.readerVariant, checks, 'restore it with `git checkout models/reader-minilm`, or rebuild it with `npm run train-reader`');
+        await checkModel(
+          config,
+          config.readerModel,
+          config.readerVariant,
+          checks,
+          'restore it with `git checkout models/reader-minilm`, or rebuild it with `npm run train-reader`',
+        );
         checks.push(...(await inspectStore(storeSettingsOf(config), `${config.model}/${config.modelVariant}`)));
         await checkSlack(config, !!opts.online, checks);
       }
-      for (const c of checks) ctx.out(`${c.ok ? '✓' : '✗'} ${c.name}: ${c.detail}${!c.ok && c.fix ? `\n    fix: ${c.fix}` : ''}`);
+      for (const c of checks)
+        ctx.out(`${c.ok ? '✓' : '✗'} ${c.name}: ${c.detail}${!c.ok && c.fix ? `\n    fix: ${c.fix}` : ''}`);
       const failed = checks.filter((c) => !c.ok && c.name !== 'slack settings').length;
       ctx.out(failed ? `\n${failed} problem(s) found.` : '\nAll checks passed.');
       if (failed) process.exitCode = 1;

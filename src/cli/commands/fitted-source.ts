@@ -28,7 +28,18 @@ function modelLiteral(model: LogisticModel): string {
 }
 
 /** The answer confidence's fitted-constants file. */
-export function fittedSource(model: LogisticModel, fitted: { command: string; datasets: string[]; questions: number; cvFolds: number; cvEce: number; reader: string; date: string }): string {
+export function fittedSource(
+  model: LogisticModel,
+  fitted: {
+    command: string;
+    datasets: string[];
+    questions: number;
+    cvFolds: number;
+    cvEce: number;
+    reader: string;
+    date: string;
+  },
+): string {
   return `// The fitted constants of the answer confidence (see confidence.ts). Written by \`ragask calibrate\`;
 // refit with the command in \`fitted.command\`, never by hand.
 import type { LogisticModel } from '../logistic.js';

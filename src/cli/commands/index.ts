@@ -16,5 +16,21 @@ import * as stats from './stats.js';
 import * as trainReranker from './train-reranker.js';
 
 export function registerCommands(program: Command, ctx: CliContext): void {
-  for (const c of [demo, ingest, ask, stats, evaluate, calibrate, trainReranker, reindex, migrate, bench, serve, feedback, sources, doctor]) c.register(program, ctx);
+  for (const c of [
+    demo,
+    ingest,
+    ask,
+    stats,
+    evaluate,
+    calibrate,
+    trainReranker,
+    reindex,
+    migrate,
+    bench,
+    serve,
+    feedback,
+    sources,
+    doctor,
+  ])
+    c.register(program, ctx);
 }

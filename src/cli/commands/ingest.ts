@@ -9,11 +9,16 @@ import { configFrom, withCore } from './shared.js';
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('ingest')
-    .description('ingest Markdown, text, HTML, PDF and .jsonl corpora ({id,title,text} per line); unchanged files are skipped')
+    .description(
+      'ingest Markdown, text, HTML, PDF and .jsonl corpora ({id,title,text} per line); unchanged files are skipped',
+    )
     .argument('<paths...>', 'files, folders or glob patterns')
     .option('--prune', 'remove stored documents under these paths that no longer exist')
     .option('--base-url <url>', 'link citations to <url>/<path relative to the folder>')
-    .option('--scope <scope>', 'who may see these sources: public, channel:<id>[,<id>…] or user:<id> (default for new sources: RAGASK_DEFAULT_SCOPE, public unless set)')
+    .option(
+      '--scope <scope>',
+      'who may see these sources: public, channel:<id>[,<id>…] or user:<id> (default for new sources: RAGASK_DEFAULT_SCOPE, public unless set)',
+    )
     .action(async (paths: string[], opts: { prune?: boolean; baseUrl?: string; scope?: string }, cmd: Command) => {
       const scope = opts.scope ? parseScope(opts.scope) : undefined;
       const config = configFrom(ctx, cmd);
@@ -22,19 +27,26 @@ export function register(program: Command, ctx: CliContext): void {
         let interrupts = 0;
         const onSignal = () => {
           if (++interrupts > 1) process.exit(130);
-          process.stderr.write('\nragask: stopping after the current batch (press Ctrl-C again to quit now; the next run resumes)\n');
+          process.stderr.write(
+            '\nragask: stopping after the current batch (press Ctrl-C again to quit now; the next run resumes)\n',
+          );
           controller.abort();
         };
         process.on('SIGINT', onSignal);
         process.on('SIGTERM', onSignal);
         try {
-          const report = await ingest({ store: core.store, encoder: core.encoder, config, log: core.log, progress: progressBar() }, paths, {
-            prune: !!opts.prune,
-            baseUrl: opts.baseUrl ?? null,
-            signal: controller.signal,
-            ...(scope ? { scope } : {}),
-          });
-          for (const f of report.failed) process.stderr.write(`ragask: ${displaySource(f.file)}${f.line ? `:${f.line}` : ''}: ${f.reason}\n`);
+          const report = await ingest(
+            { store: core.store, encoder: core.encoder, config, log: core.log, progress: progressBar() },
+            paths,
+            {
+              prune: !!opts.prune,
+              baseUrl: opts.baseUrl ?? null,
+              signal: controller.signal,
+              ...(scope ? { scope } : {}),
+            },
+          );
+          for (const f of report.failed)
+            process.stderr.write(`ragask: ${displaySource(f.file)}${f.line ? `:${f.line}` : ''}: ${f.reason}\n`);
           const c = await core.store.counts();
           ctx.out(
             `ingested ${report.added} new, ${report.updated} changed, ${report.unchanged} unchanged${report.rescoped ? ` (${report.rescoped} re-scoped)` : ''}, ${report.removed} removed, ${report.failed.length} failed ` +

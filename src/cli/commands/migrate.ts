@@ -9,21 +9,36 @@ import { progressBar } from '../progress.js';
 import { configFrom } from './shared.js';
 
 function parseDatabaseUrl(value: string): string {
-  if (!/^postgres(ql)?:\/\/\S*$/.test(value)) throw new InvalidArgumentError('--to must be a postgres:// or postgresql:// URL');
+  if (!/^postgres(ql)?:\/\/\S*$/.test(value))
+    throw new InvalidArgumentError('--to must be a postgres:// or postgresql:// URL');
   return value;
 }
 
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('migrate')
-    .description('copy the embedded store (RAGASK_DATA_DIR) into PostgreSQL: documents, chunks, window vectors (not re-embedded) and access scopes')
-    .requiredOption('--to <url>', 'the PostgreSQL database (pgvector 0.5 or newer) that RAGASK_DATABASE_URL will then name', parseDatabaseUrl)
+    .description(
+      'copy the embedded store (RAGASK_DATA_DIR) into PostgreSQL: documents, chunks, window vectors (not re-embedded) and access scopes',
+    )
+    .requiredOption(
+      '--to <url>',
+      'the PostgreSQL database (pgvector 0.5 or newer) that RAGASK_DATABASE_URL will then name',
+      parseDatabaseUrl,
+    )
     .action(async (opts: { to: string }, cmd: Command) => {
       const config = configFrom(ctx, cmd);
-      if (config.databaseUrl) throw new UserError('ragask migrate copies the embedded store in RAGASK_DATA_DIR: unset RAGASK_DATABASE_URL while it runs, and give the target with --to');
+      if (config.databaseUrl)
+        throw new UserError(
+          'ragask migrate copies the embedded store in RAGASK_DATA_DIR: unset RAGASK_DATABASE_URL while it runs, and give the target with --to',
+        );
       // no model is loaded: the vectors are copied as they are, under the model they were made with
       const { manifest } = resolveModel(config.modelsDir, config.model, config.modelVariant);
-      const model = { model: `${manifest.name}/${config.modelVariant}`, dimension: manifest.dimension ?? 384, hnsw: config.hnsw, log: ctx.logger(config) };
+      const model = {
+        model: `${manifest.name}/${config.modelVariant}`,
+        dimension: manifest.dimension ?? 384,
+        hnsw: config.hnsw,
+        log: ctx.logger(config),
+      };
       const from = await openStore({ dataDir: config.dataDir, databaseUrl: null, ...model });
       try {
         const to = await openStore({ dataDir: config.dataDir, databaseUrl: opts.to, ...model });

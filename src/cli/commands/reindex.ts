@@ -10,10 +10,17 @@ import { configFrom } from './shared.js';
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('reindex')
-    .description('re-embed every stored window with the configured model (after changing RAGASK_MODEL or RAGASK_MODEL_VARIANT) and rebuild the index')
+    .description(
+      're-embed every stored window with the configured model (after changing RAGASK_MODEL or RAGASK_MODEL_VARIANT) and rebuild the index',
+    )
     .action(async (_opts: unknown, cmd: Command) => {
       const config = configFrom(ctx, cmd);
-      const encoder = await Encoder.load({ modelsDir: config.modelsDir, model: config.model, variant: config.modelVariant, threads: config.threads });
+      const encoder = await Encoder.load({
+        modelsDir: config.modelsDir,
+        model: config.model,
+        variant: config.modelVariant,
+        threads: config.threads,
+      });
       try {
         const store = await openStore({
           ...storeSettingsOf(config),

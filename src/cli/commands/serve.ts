@@ -15,7 +15,9 @@ const DRAIN_MS = 10_000;
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('serve')
-    .description('run the Slack bot (Socket Mode by default, or HTTP with RAGASK_SLACK_MODE=http) on the configured stores')
+    .description(
+      'run the Slack bot (Socket Mode by default, or HTTP with RAGASK_SLACK_MODE=http) on the configured stores',
+    )
     .action(async (_opts: unknown, cmd: Command) => {
       const config = configFrom(ctx, cmd, {}, ['slack']);
       checkSlackConfig(config);
@@ -43,16 +45,25 @@ export function register(program: Command, ctx: CliContext): void {
       let closeState = () => Promise.resolve();
       try {
         if (signalled) return;
-        if ((await core.store.counts()).documents === 0) log.warn('the store is empty: ingest documents with `npx ragask ingest <paths>` (or `npm run demo` for the sample corpus)');
+        if ((await core.store.counts()).documents === 0)
+          log.warn(
+            'the store is empty: ingest documents with `npx ragask ingest <paths>` (or `npm run demo` for the sample corpus)',
+          );
         // the engine answers in worker threads, so this thread stays free to acknowledge within
         // Slack's 3 s and to talk to Slack; each worker answers one question at a time
-        const pool = config.engineWorkers > 0 ? await EnginePool.start({ config, size: config.engineWorkers, log, secrets: secretsOf(config) }) : null;
+        const pool =
+          config.engineWorkers > 0
+            ? await EnginePool.start({ config, size: config.engineWorkers, log, secrets: secretsOf(config) })
+            : null;
         closePool = () => pool?.close() ?? Promise.resolve();
         if (signalled) return;
         const state = await openSlackState(storeSettingsOf(config), config.slack.stateTtlMs);
         closeState = () => state.close();
         const slack = createSlackApp(core, state, config, log, pool ? { engine: pool, concurrency: pool.size } : {});
-        const started = await Promise.race([slack.start().then((r) => ({ port: r.port })), stopSignal.then(() => null)]);
+        const started = await Promise.race([
+          slack.start().then((r) => ({ port: r.port })),
+          stopSignal.then(() => null),
+        ]);
         if (started) {
           process.stderr.write(
             `ragask: serving Slack (${config.slack.mode === 'http' ? `HTTP on ${config.slack.host}:${started.port}` : 'Socket Mode'}); store ${storeLocation(config)}; Ctrl-C to stop\n`,

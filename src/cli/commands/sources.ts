@@ -18,12 +18,25 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (opts: { json?: boolean; channel?: string; user?: string }, cmd: Command) => {
       const config = configFrom(ctx, cmd);
       await withCore(ctx, config, async (core) => {
-        const access = opts.channel || opts.user ? await core.access.resolve({ kind: 'slack', channel: opts.channel ?? `D-${opts.user}`, user: opts.user ?? 'U-cli', isDM: !opts.channel }) : null;
+        const access =
+          opts.channel || opts.user
+            ? await core.access.resolve({
+                kind: 'slack',
+                channel: opts.channel ?? `D-${opts.user}`,
+                user: opts.user ?? 'U-cli',
+                isDM: !opts.channel,
+              })
+            : null;
         const docs = (await core.store.listDocuments()).filter((d) => !access || access.allowDoc(d.id));
         if (opts.json) {
           ctx.out(
             JSON.stringify(
-              docs.map((d) => ({ id: d.id, source: d.source, title: d.title, scope: d.scope ? formatScope(d.scope) : 'unreadable' })),
+              docs.map((d) => ({
+                id: d.id,
+                source: d.source,
+                title: d.title,
+                scope: d.scope ? formatScope(d.scope) : 'unreadable',
+              })),
               null,
               2,
             ),
@@ -34,7 +47,10 @@ export function register(program: Command, ctx: CliContext): void {
         ctx.out(
           [
             `${'source'.padEnd(width)}  scope`,
-            ...docs.map((d) => `${displaySource(d.source).padEnd(width)}  ${d.scope ? formatScope(d.scope) : 'unreadable (shown nowhere)'}`),
+            ...docs.map(
+              (d) =>
+                `${displaySource(d.source).padEnd(width)}  ${d.scope ? formatScope(d.scope) : 'unreadable (shown nowhere)'}`,
+            ),
             '',
             `${docs.length} source(s)`,
           ].join('\n'),
@@ -58,9 +74,12 @@ export function register(program: Command, ctx: CliContext): void {
           const matcher = picomatch.scan(p).isGlob ? picomatch(abs, { dot: true }) : null;
           const hits = docs.filter((d) => {
             const file = d.source.split('#')[0]!;
-            return matcher ? matcher(file) : file === abs || file.startsWith(abs.endsWith(path.sep) ? abs : abs + path.sep) || d.source === abs;
+            return matcher
+              ? matcher(file)
+              : file === abs || file.startsWith(abs.endsWith(path.sep) ? abs : abs + path.sep) || d.source === abs;
           });
-          if (hits.length === 0) throw new UserError(`${p}: no stored source matches (see \`ragask sources list\`); nothing was changed`);
+          if (hits.length === 0)
+            throw new UserError(`${p}: no stored source matches (see \`ragask sources list\`); nothing was changed`);
           for (const d of hits) ids.add(d.id);
         }
         const n = await core.store.setScope([...ids], scope);

@@ -15,7 +15,18 @@ export function register(program: Command, ctx: CliContext): void {
       await withCore(ctx, config, async (core) => {
         const s = await core.store.stats();
         if (opts.json) {
-          ctx.out(JSON.stringify({ ...s, dataDir: config.dataDir, backend: config.databaseUrl ? 'postgres' : 'sqlite', location: storeLocation(config) }, null, 2));
+          ctx.out(
+            JSON.stringify(
+              {
+                ...s,
+                dataDir: config.dataDir,
+                backend: config.databaseUrl ? 'postgres' : 'sqlite',
+                location: storeLocation(config),
+              },
+              null,
+              2,
+            ),
+          );
           return;
         }
         ctx.out(

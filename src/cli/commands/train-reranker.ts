@@ -15,7 +15,9 @@ export function headFile(dataDir: string): string {
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('train-reranker')
-    .description('train the rerank head over the frozen encoder from self-supervised pairs of the indexed corpus (inverse cloze task)')
+    .description(
+      'train the rerank head over the frozen encoder from self-supervised pairs of the indexed corpus (inverse cloze task)',
+    )
     .option('--pairs <n>', 'most training pairs', parsePositiveInt('--pairs', 1_000_000), 3000)
     .option('--epochs <n>', 'passes over the pairs', parsePositiveInt('--epochs', 100), 3)
     .option('--out <file>', 'where to write the head (default: <data dir>/reranker-head.json)')

@@ -39,7 +39,8 @@ const NUMBER_PATTERNS = [
   /\bwhat year\b|\bwhen was\b|\bsince which\b/i,
 ];
 const UNIT_PATTERN = /\bwhat (unit|units)\b|\bin what unit\b|\bwhich unit\b/i;
-const HOW_TO_PATTERN = /\bhow (?:do|can|should|would) (?:i|we|you|one)\b|^\s*how to\b|\bwhat (?:line|command|flag|option) do (?:i|we)\b/i;
+const HOW_TO_PATTERN =
+  /\bhow (?:do|can|should|would) (?:i|we|you|one)\b|^\s*how to\b|\bwhat (?:line|command|flag|option) do (?:i|we)\b/i;
 const PATH_PATTERN = /^\s*where\b|\b(where does|where do|where is|where are|which (directory|folder|path|file))\b/i;
 const NAME_PATTERN = new RegExp(
   `\\b(which|what)(?:'s| is| are)?\\b(?: the| a| an)?(?: [\\w'’-]+){0,3}? (${NAME_NOUNS})\\b|\\bis there (?:a|an|any)(?: [\\w-]+){0,2}? (${NAME_NOUNS})\\b|\\bwhat(?:'s| is) it called\\b|\\bwhat do (we|i) (add|put|set|pass|use|need)\\b`,
@@ -62,13 +63,18 @@ export function expectedType(question: string): ExpectedType {
 
 const UNITS =
   'bytes?|[kmgt]i?b|[kmgt]bytes|kilobytes?|megabytes?|gigabytes?|bits?|ms|milliseconds?|µs|us|microseconds?|ns|nanoseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|%|percent|°\\s?[cf]|k|requests?|connections?|threads?|processes|children|entries|files|lines|times|characters?';
-const NUMBER_WORDS = 'zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|hundred|thousand|million|half|a|an';
+const NUMBER_WORDS =
+  'zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|hundred|thousand|million|half|a|an';
 /** A value: a number (signed, decimal, grouped, a version or range) and its unit, or a number word and a unit. */
-const VALUE = new RegExp(`(?:^|(?<=[\\s(:=,;"'\`]))(?:[+\\-\u2212±~]?\\d[\\d,._]*(?:\\s?(?:-|to|–)\\s?\\d[\\d,._]*)?(?:\\s?(?:${UNITS})\\b)?|(?:${NUMBER_WORDS})\\s(?:${UNITS})\\b)`, 'giu');
+const VALUE = new RegExp(
+  `(?:^|(?<=[\\s(:=,;"'\`]))(?:[+\\-\u2212±~]?\\d[\\d,._]*(?:\\s?(?:-|to|–)\\s?\\d[\\d,._]*)?(?:\\s?(?:${UNITS})\\b)?|(?:${NUMBER_WORDS})\\s(?:${UNITS})\\b)`,
+  'giu',
+);
 const NUMBER_WORD_START = new RegExp(`^(?:${NUMBER_WORDS})\\s`, 'i');
 const UNIT_WORD = new RegExp(`^(?:${UNITS}|nanoseconds|microseconds|milliseconds|seconds|minutes|hours|days)$`, 'i');
 /** Code-like: an option, a path, dotted or snake or camel case, a %-format, a flag in brackets. */
-const CODE_LIKE = /(^-{1,2}\w)|[/\\]|\w[._]\w|[a-z][A-Z]|^[A-Z][a-z]+[A-Z]|^%|^\[|^\+|^[A-Z0-9_]{3,}$|\w+=\S|[<>{}]|^mod_|\(\)$/;
+const CODE_LIKE =
+  /(^-{1,2}\w)|[/\\]|\w[._]\w|[a-z][A-Z]|^[A-Z][a-z]+[A-Z]|^%|^\[|^\+|^[A-Z0-9_]{3,}$|\w+=\S|[<>{}]|^mod_|\(\)$/;
 const ARTICLE_START = /^(the|a|an|this|that|these|those|its|their|each|every|any|some)\s/i;
 
 /** Words of a span (a value with its unit is one thing, and counts little). */

@@ -26,7 +26,8 @@ export interface ComparisonQuestion {
   attribute: AttributeQuery | null;
 }
 
-const COMPARATIVE = 'first|earlier|later|last|older|younger|more|most|fewer|less|larger|smaller|bigger|longer|shorter|taller|higher|lower';
+const COMPARATIVE =
+  'first|earlier|later|last|older|younger|more|most|fewer|less|larger|smaller|bigger|longer|shorter|taller|higher|lower';
 const WH = /\b(what|which|who|whom|whose|where|when|why|how)\b/i;
 // a proper name: capitalised words (or figures), with the particles names carry
 const NAME_RUN = String.raw`[A-Z0-9"'“][^\s]*(?:\s+(?:[A-Z0-9"'“(][^\s]*|of|de|la|le|du|the|and|v\.|von|van|der|del|da|di|y|al-\S+|ibn|bin))*`;
@@ -48,7 +49,8 @@ export function choiceOptions(question: string): string[] | null {
     if (!a || !b) return null;
     const x = clean(a);
     const y = clean(b);
-    if (!x || !y || x.split(' ').length > 10 || y.split(' ').length > 10 || x.toLowerCase() === y.toLowerCase()) return null;
+    if (!x || !y || x.split(' ').length > 10 || y.split(' ').length > 10 || x.toLowerCase() === y.toLowerCase())
+      return null;
     return [x, y];
   };
   // "Between A and B, which …"
@@ -58,11 +60,15 @@ export function choiceOptions(question: string): string[] | null {
   m = /[,:]\s*(?:the\s+)?([^,:]+?),? or ([^,:]+)$/i.exec(q);
   if (m) return pair(m[1], m[2]);
   // "Who is older out of A and B" / "Which of A and B …"
-  m = /^(?:who|which|what)\b.*?\bout of (.+?) (?:and|or) (.+)$/i.exec(q) ?? /^(?:who|which) of (.+?) (?:and|or) (.+?)(?: (?:is|was|has|had|were|are)\b.*)?$/i.exec(q);
+  m =
+    /^(?:who|which|what)\b.*?\bout of (.+?) (?:and|or) (.+)$/i.exec(q) ??
+    /^(?:who|which) of (.+?) (?:and|or) (.+?)(?: (?:is|was|has|had|were|are)\b.*)?$/i.exec(q);
   if (m) return pair(m[1], m[2]);
   // "Did A or B come first" / "Which man, A or B, composed …"
   // "Did A or B come first", "Is the A or B native to Japan": B is the run of names before the verb
-  m = new RegExp(`^(?:[Dd]id|[Ww]as|[Ww]ere|[Ii]s|[Aa]re|[Dd]oes|[Dd]o|[Hh]as|[Hh]ave)\\s+(?:the\\s+)?(.+?) or (?:the\\s+)?(${NAME_RUN})\\s+[a-z]`).exec(q);
+  m = new RegExp(
+    `^(?:[Dd]id|[Ww]as|[Ww]ere|[Ii]s|[Aa]re|[Dd]oes|[Dd]o|[Hh]as|[Hh]ave)\\s+(?:the\\s+)?(.+?) or (?:the\\s+)?(${NAME_RUN})\\s+[a-z]`,
+  ).exec(q);
   if (m) return pair(m[1], m[2]);
   m = /^(?:which|who)\b[^,]*,\s*(.+?) or (.+?),/i.exec(q);
   if (m) return pair(m[1], m[2]);
@@ -82,20 +88,31 @@ export function attributeOf(question: string): AttributeQuery | null {
   const q = question.toLowerCase();
   // "the film whose director was born later": the attribute belongs to something else, one hop away
   if (/\b\w+ (whose|who (was|is|were|died)|that (was|is))\b/.test(q.replace(/^\s*who\b/, ''))) return null;
-  const person = /^\s*(who|whom)\b/.test(q) || /\b(born|person|man|woman|actor|actress|singer|director|author|writer|player|musician|politician)\b/.test(q);
-  if (/\bdied\b|\bdeath\b/.test(q) && (EARLY.test(q) || LATE.test(q))) return { template: 'When did {} die?', value: 'date', pick: EARLY.test(q) ? 'min' : 'max' };
+  const person =
+    /^\s*(who|whom)\b/.test(q) ||
+    /\b(born|person|man|woman|actor|actress|singer|director|author|writer|player|musician|politician)\b/.test(q);
+  if (/\bdied\b|\bdeath\b/.test(q) && (EARLY.test(q) || LATE.test(q)))
+    return { template: 'When did {} die?', value: 'date', pick: EARLY.test(q) ? 'min' : 'max' };
   if (/\b(older|oldest|younger|youngest)\b/.test(q) || /\bborn\b/.test(q)) {
     const early = /\b(older|oldest)\b/.test(q) || (/\bborn\b/.test(q) && EARLY.test(q));
     if (person) return { template: 'When was {} born?', value: 'date', pick: early ? 'min' : 'max' };
     return { template: 'When was {} founded?', value: 'date', pick: early ? 'min' : 'max' };
   }
   const verb = new RegExp(`\\b(${EVENT_VERBS})\\b`).exec(q);
-  if (verb && (EARLY.test(q) || LATE.test(q))) return { template: `When was {} ${verb[1]}?`, value: 'date', pick: EARLY.test(q) ? 'min' : 'max' };
-  if (/\b(come|came) (first|earlier|before)\b|\bwas (first|earlier)\b|\bhappened first\b/.test(q)) return { template: 'When did {} happen?', value: 'date', pick: 'min' };
+  if (verb && (EARLY.test(q) || LATE.test(q)))
+    return { template: `When was {} ${verb[1]}?`, value: 'date', pick: EARLY.test(q) ? 'min' : 'max' };
+  if (/\b(come|came) (first|earlier|before)\b|\bwas (first|earlier)\b|\bhappened first\b/.test(q))
+    return { template: 'When did {} happen?', value: 'date', pick: 'min' };
   // "Which opera has more acts, …": a count, when the counted noun closes the clause
-  const more = /\b(more|most|fewer|less|least)\s+([a-z]+)\s*(?:[,:]|$| [A-Z0-9"'“])/.exec(`${question.split(/,| or /)[0]!.replace(/^\w/, (c) => c.toLowerCase())},`);
+  const more = /\b(more|most|fewer|less|least)\s+([a-z]+)\s*(?:[,:]|$| [A-Z0-9"'“])/.exec(
+    `${question.split(/,| or /)[0]!.replace(/^\w/, (c) => c.toLowerCase())},`,
+  );
   if (more && !/^(than|likely|popular|famous|recently|common|successful)$/.test(more[2]!)) {
-    return { template: `How many ${more[2]} does {} have?`, value: 'number', pick: /^(more|most)$/.test(more[1]!) ? 'max' : 'min' };
+    return {
+      template: `How many ${more[2]} does {} have?`,
+      value: 'number',
+      pick: /^(more|most)$/.test(more[1]!) ? 'max' : 'min',
+    };
   }
   return null;
 }
@@ -104,18 +121,38 @@ export function attributeOf(question: string): AttributeQuery | null {
 export function parseComparison(question: string): ComparisonQuestion | null {
   const q = question.trim();
   const options = choiceOptions(q);
-  if (options && /^(who|which|what|whom|whose|did|was|were|is|are|does|between)\b/i.test(q)) return { kind: 'choice', options, attribute: attributeOf(q) };
+  if (options && /^(who|which|what|whom|whose|did|was|were|is|are|does|between)\b/i.test(q))
+    return { kind: 'choice', options, attribute: attributeOf(q) };
   // "Are X and Y both …", "Were X and Y of the same nationality", "Did X and Y originate from the same
   // country", "Does X have the same nationality as Y": two things and a yes/no
-  if (AUX.test(q) && (/\b(both|same|either|neither)\b/i.test(q) || /\b(as well as|in common)\b/i.test(q)) && /\b(and|as)\b/i.test(q)) return { kind: 'yesno', options: [], attribute: null };
+  if (
+    AUX.test(q) &&
+    (/\b(both|same|either|neither)\b/i.test(q) || /\b(as well as|in common)\b/i.test(q)) &&
+    /\b(and|as)\b/i.test(q)
+  )
+    return { kind: 'yesno', options: [], attribute: null };
   // a statement asked as a question: "X and Y are both American film directors?"
-  if (!WH.test(q) && /\?\s*$/.test(q) && /\b(both|same)\b/i.test(q) && /\band\b/i.test(q)) return { kind: 'yesno', options: [], attribute: null };
+  if (!WH.test(q) && /\?\s*$/.test(q) && /\b(both|same)\b/i.test(q) && /\band\b/i.test(q))
+    return { kind: 'yesno', options: [], attribute: null };
   return null;
 }
 
 // ------------------------------------------------------------------------------ values
 
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 const MONTH = MONTHS.map((m) => `${m}|${m.slice(0, 3)}\\.?`).join('|');
 
 /**
@@ -186,7 +223,12 @@ export function pickByValue(attribute: AttributeQuery, a: string | null, b: stri
   const y = b === null ? null : parse(b);
   if (x === null || y === null || x === y) return null;
   // a year alone against a full date of the same year cannot be ordered
-  if (attribute.value === 'date' && Math.floor(x / 10_000) === Math.floor(y / 10_000) && (x % 10_000 === 0 || y % 10_000 === 0)) return null;
+  if (
+    attribute.value === 'date' &&
+    Math.floor(x / 10_000) === Math.floor(y / 10_000) &&
+    (x % 10_000 === 0 || y % 10_000 === 0)
+  )
+    return null;
   const first = attribute.pick === 'min' ? x < y : x > y;
   return first ? 0 : 1;
 }

@@ -10,7 +10,8 @@ import type { Reading } from './read.js';
 export function sentenceAround(text: string, start: number, end: number): { text: string; start: number; end: number } {
   if (start < 0) return { text: '', start: -1, end: -1 };
   for (const s of analyze(text).sentences) {
-    if (s.start <= start && end <= s.end + 1) return { text: text.slice(s.start, s.end).trim(), start: s.start, end: s.end };
+    if (s.start <= start && end <= s.end + 1)
+      return { text: text.slice(s.start, s.end).trim(), start: s.start, end: s.end };
   }
   // a span across a sentence break: the sentences it touches
   const touched = analyze(text).sentences.filter((s) => s.end > start && s.start < end);
@@ -55,15 +56,23 @@ function reasonsOf(r: Reading, stopReason: StopReason, p: number): string[] {
   const out: string[] = [];
   const where = r.passage ? ` in "${r.passage.snippet.citation.document}"` : '';
   if (r.comparison?.attribute) {
-    out.push(`compared ${r.comparison.options.map((o) => `${o.entity}: ${o.value ?? 'not found'}`).join(' vs ')} (${r.comparison.attribute.replace('{}', '…')})`);
+    out.push(
+      `compared ${r.comparison.options.map((o) => `${o.entity}: ${o.value ?? 'not found'}`).join(' vs ')} (${r.comparison.attribute.replace('{}', '…')})`,
+    );
   } else if (r.comparison) {
-    out.push(`read ${r.comparison.options.map((o) => `"${o.passage?.snippet.citation.document ?? o.entity}"`).join(' and ')} side by side`);
+    out.push(
+      `read ${r.comparison.options.map((o) => `"${o.passage?.snippet.citation.document ?? o.entity}"`).join(' and ')} side by side`,
+    );
   }
   if (r.kind === 'none') out.push('the reader found no answer in the evidence');
-  else out.push(`the reader reads ${r.kind === 'span' ? `"${r.value}"` : r.kind}${where} (P(answer here) ${f.pAnswer.toFixed(2)})`);
+  else
+    out.push(
+      `the reader reads ${r.kind === 'span' ? `"${r.value}"` : r.kind}${where} (P(answer here) ${f.pAnswer.toFixed(2)})`,
+    );
   if (f.agreement > 0) out.push(`${f.agreement} more passage${f.agreement === 1 ? '' : 's'} read the same`);
   if (r.rivals.length) out.push(`another source reads ${r.rivals.map((x) => `"${x.value}"`).join(' or ')}`);
-  if (r.kind !== 'none' && !f.confirmed) out.push(`found through a bridge the engine chose (chain confidence ${f.weight.toFixed(2)})`);
+  if (r.kind !== 'none' && !f.confirmed)
+    out.push(`found through a bridge the engine chose (chain confidence ${f.weight.toFixed(2)})`);
   const stop = STOP_REASONS[stopReason];
   if (stop) out.push(stop);
   out.push(`calibrated P(right) ${p.toFixed(2)}${p < ANSWER_THRESHOLD ? ', too low for a short answer' : ''}`);
@@ -83,8 +92,18 @@ const READER_LEADS = 2;
  * best span, then of its next best span in another sentence (or the other source of a conflict),
  * then the top of the evidence (a passage already quoted is not repeated whole).
  */
-function closestLeads(reading: Reading, source: Snippet | null, conflicts: Answer['conflicts'], passages: readonly EvidencePassage[], evidence: readonly Snippet[]): Snippet[] {
-  const sentences = [source, ...(reading.nextBest ?? []).map((x) => citedSentence(x.passage, x.start, x.end)), ...conflicts.flatMap((c) => c.values.map((v) => v.snippet))];
+function closestLeads(
+  reading: Reading,
+  source: Snippet | null,
+  conflicts: Answer['conflicts'],
+  passages: readonly EvidencePassage[],
+  evidence: readonly Snippet[],
+): Snippet[] {
+  const sentences = [
+    source,
+    ...(reading.nextBest ?? []).map((x) => citedSentence(x.passage, x.start, x.end)),
+    ...conflicts.flatMap((c) => c.values.map((v) => v.snippet)),
+  ];
   const leads: Snippet[] = [];
   const quoted = new Set<string>();
   const chunks = new Set<number>();
@@ -120,12 +139,33 @@ export function composeAnswer(
   const p = answerProbability(reading.features, model);
   const label = labelOf(p);
   const reasons = reasonsOf(reading, stopReason, p);
-  const at = reading.passage && reading.start >= 0 ? { chunkId: reading.passage.snippet.chunkId, start: reading.start, end: reading.end } : null;
-  const proposal = { kind: reading.kind, value: reading.value, at, features: reading.features, ms: Math.round(reading.ms * 10) / 10 };
-  const source = reading.passage ? (reading.start >= 0 ? citedSentence(reading.passage, reading.start, reading.end) : leadSentence(reading.passage)) : null;
+  const at =
+    reading.passage && reading.start >= 0
+      ? { chunkId: reading.passage.snippet.chunkId, start: reading.start, end: reading.end }
+      : null;
+  const proposal = {
+    kind: reading.kind,
+    value: reading.value,
+    at,
+    features: reading.features,
+    ms: Math.round(reading.ms * 10) / 10,
+  };
+  const source = reading.passage
+    ? reading.start >= 0
+      ? citedSentence(reading.passage, reading.start, reading.end)
+      : leadSentence(reading.passage)
+    : null;
   const conflicts =
     reading.value && reading.passage && reading.rivals.length
-      ? [{ attribute: 'the answer', values: [{ value: reading.value, snippet: source! }, ...reading.rivals.map((x) => ({ value: x.value, snippet: citedSentence(x.passage, x.start, x.end) }))] }]
+      ? [
+          {
+            attribute: 'the answer',
+            values: [
+              { value: reading.value, snippet: source! },
+              ...reading.rivals.map((x) => ({ value: x.value, snippet: citedSentence(x.passage, x.start, x.end) })),
+            ],
+          },
+        ]
       : [];
   const comparison = reading.comparison
     ? {
@@ -133,7 +173,11 @@ export function composeAnswer(
         options: reading.comparison.options.map((o) => ({
           entity: o.entity,
           value: o.value,
-          snippet: o.passage ? (o.start >= 0 ? citedSentence(o.passage, o.start, o.end) : leadSentence(o.passage)) : null,
+          snippet: o.passage
+            ? o.start >= 0
+              ? citedSentence(o.passage, o.start, o.end)
+              : leadSentence(o.passage)
+            : null,
         })),
       }
     : null;
@@ -186,7 +230,13 @@ export function withheldAnswer(hops: readonly HopState[], evidence: readonly Sni
     source: null,
     span: null,
     chain: hops.map((h) => h.snippets[0]).filter((s): s is Snippet => !!s),
-    confidence: { score: 0, label: 'low', reasons: ['the answer rested on sources this conversation cannot see; ask again here for an answer from what it can see'] },
+    confidence: {
+      score: 0,
+      label: 'low',
+      reasons: [
+        'the answer rested on sources this conversation cannot see; ask again here for an answer from what it can see',
+      ],
+    },
     conflicts: [],
     alternatives: [],
     leads: evidence.slice(0, 3),

@@ -21,7 +21,15 @@ export function labelOf(p: number): ConfidenceLabel {
 
 const clip = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, x));
 
-export const FEATURE_NAMES = ['span_score', 'span_margin', 'labelled_cell', 'question_coverage', 'corroborated', 'yes_no', 'comparison'] as const;
+export const FEATURE_NAMES = [
+  'span_score',
+  'span_margin',
+  'labelled_cell',
+  'question_coverage',
+  'corroborated',
+  'yes_no',
+  'comparison',
+] as const;
 
 /**
  * The features as numbers, in FEATURE_NAMES order (each defended in BENCHMARKS.md, "Answer

@@ -25,9 +25,15 @@ export async function answerFromEvidence(
   if (evidence.length === 0) return noEvidenceAnswer();
   const read = await evidencePassages(hops, evidence, deps.chunksOf, opts.passages ?? READER_PASSAGES);
   // a chain stopped for a person or by the clock, or a reading the clock cut short, is not the whole story
-  const stopped = stopReason === 'low_coherence' || stopReason === 'budget' || hops.some((h) => h.incomplete) || !!opts.cutShort;
+  const stopped =
+    stopReason === 'low_coherence' || stopReason === 'budget' || hops.some((h) => h.incomplete) || !!opts.cutShort;
   const reading = await readAnswer(deps.reader, question, hops, read, stopped);
   const answer = composeAnswer(hops, evidence, read, reading, stopReason);
-  if (opts.cutShort) answer.confidence.reasons.splice(-1, 0, `the time budget left the reader ${read.length} passage${read.length === 1 ? '' : 's'} to read`);
+  if (opts.cutShort)
+    answer.confidence.reasons.splice(
+      -1,
+      0,
+      `the time budget left the reader ${read.length} passage${read.length === 1 ? '' : 's'} to read`,
+    );
   return answer;
 }

@@ -94,25 +94,40 @@ export async function evidencePassages(
  * The rows of the same table around each retrieved table row (same document and section, next to
  * it in order), TABLE_CONTEXT_ROWS each way. Chunk ids of a document are consecutive in its order.
  */
-async function tableContext(picked: readonly Snippet[], chunks: ReadonlyMap<number, ChunkRow>, chunksOf: (ids: number[]) => Promise<ReadonlyMap<number, ChunkRow>>): Promise<Map<number, ChunkRow[]>> {
+async function tableContext(
+  picked: readonly Snippet[],
+  chunks: ReadonlyMap<number, ChunkRow>,
+  chunksOf: (ids: number[]) => Promise<ReadonlyMap<number, ChunkRow>>,
+): Promise<Map<number, ChunkRow[]>> {
   const rows = picked.map((s) => chunks.get(s.chunkId)).filter((c): c is ChunkRow => c?.kind === 'table_row');
   const out = new Map<number, ChunkRow[]>();
   if (!rows.length) return out;
   const ids = new Set<number>();
-  for (const r of rows) for (let d = -TABLE_CONTEXT_ROWS; d <= TABLE_CONTEXT_ROWS; d++) if (d !== 0 && r.id + d > 0) ids.add(r.id + d);
+  for (const r of rows)
+    for (let d = -TABLE_CONTEXT_ROWS; d <= TABLE_CONTEXT_ROWS; d++) if (d !== 0 && r.id + d > 0) ids.add(r.id + d);
   const near = await chunksOf([...ids]);
-  const sameTable = (a: ChunkRow, b: ChunkRow | undefined) => !!b && b.docId === a.docId && b.kind === 'table_row' && b.headingPath.join('\u0000') === a.headingPath.join('\u0000');
+  const sameTable = (a: ChunkRow, b: ChunkRow | undefined) =>
+    !!b &&
+    b.docId === a.docId &&
+    b.kind === 'table_row' &&
+    b.headingPath.join('\u0000') === a.headingPath.join('\u0000');
   for (const r of rows) {
     const around: ChunkRow[] = [];
-    for (let id = r.id - 1; id >= r.id - TABLE_CONTEXT_ROWS && sameTable(r, near.get(id)); id--) around.unshift(near.get(id)!);
-    for (let id = r.id + 1; id <= r.id + TABLE_CONTEXT_ROWS && sameTable(r, near.get(id)); id++) around.push(near.get(id)!);
+    for (let id = r.id - 1; id >= r.id - TABLE_CONTEXT_ROWS && sameTable(r, near.get(id)); id--)
+      around.unshift(near.get(id)!);
+    for (let id = r.id + 1; id <= r.id + TABLE_CONTEXT_ROWS && sameTable(r, near.get(id)); id++)
+      around.push(near.get(id)!);
     out.set(r.id, around);
   }
   return out;
 }
 
 export function readerInput(passages: readonly EvidencePassage[]): ReaderPassage[] {
-  return passages.map((p) => ({ title: p.title, text: p.text, ...(p.answerRanges ? { answerRanges: p.answerRanges } : {}) }));
+  return passages.map((p) => ({
+    title: p.title,
+    text: p.text,
+    ...(p.answerRanges ? { answerRanges: p.answerRanges } : {}),
+  }));
 }
 
 /**

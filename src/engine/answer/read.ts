@@ -22,7 +22,11 @@ const SPANS_PER_WINDOW = 12;
 const DASHES = /[\u2010-\u2013\u2212]/g;
 const SIGNS = /^[+\-\u2212\u00b1]$/;
 
-async function readFolded(reader: AnswerReader, question: string, passages: readonly ReaderPassage[]): Promise<ReaderResult> {
+async function readFolded(
+  reader: AnswerReader,
+  question: string,
+  passages: readonly ReaderPassage[],
+): Promise<ReaderResult> {
   const fold = (s: string) => s.replace(DASHES, '-');
   const r = await reader.read(
     fold(question),
@@ -33,10 +37,20 @@ async function readFolded(reader: AnswerReader, question: string, passages: read
     const text = passages[s.passage]!.text;
     // the reader's word pieces split a sign off its number ("−30 °C" is read as "30 °C"): a sign
     // written right before the span's first digit, after a space or punctuation, is part of the value
-    const start = s.start > 0 && SIGNS.test(text[s.start - 1]!) && /\d/.test(text[s.start] ?? '') && (s.start < 2 || /[\s(:;,/]/.test(text[s.start - 2]!)) ? s.start - 1 : s.start;
+    const start =
+      s.start > 0 &&
+      SIGNS.test(text[s.start - 1]!) &&
+      /\d/.test(text[s.start] ?? '') &&
+      (s.start < 2 || /[\s(:;,/]/.test(text[s.start - 2]!))
+        ? s.start - 1
+        : s.start;
     return { ...s, start, text: text.slice(start, s.end) };
   };
-  return { ...r, span: r.span ? original(r.span) : null, windows: r.windows.map((w) => ({ ...w, spans: w.spans.map(original) })) };
+  return {
+    ...r,
+    span: r.span ? original(r.span) : null,
+    windows: r.windows.map((w) => ({ ...w, spans: w.spans.map(original) })),
+  };
 }
 
 export type ReadKind = 'span' | 'yes' | 'no' | 'none';
@@ -188,7 +202,11 @@ function namedPassages(question: string, passages: readonly EvidencePassage[]): 
 }
 
 /** The passage that best stands for an option of a choice: by its title, else by naming it early. */
-function passageFor(option: string, passages: readonly EvidencePassage[], not: EvidencePassage | null): EvidencePassage | null {
+function passageFor(
+  option: string,
+  passages: readonly EvidencePassage[],
+  not: EvidencePassage | null,
+): EvidencePassage | null {
   const o = termSet(option);
   let best: { p: EvidencePassage; s: number } | null = null;
   for (const p of passages) {
@@ -211,7 +229,12 @@ function mention(option: string, p: EvidencePassage | null): { start: number; en
   return at >= 0 ? { start: at, end: at + option.length } : { start: -1, end: -1 };
 }
 
-function baseFeatures(kind: ReadKind, passage: EvidencePassage | null, stopped: boolean, comparison: ComparisonPath): ReadingFeatures {
+function baseFeatures(
+  kind: ReadKind,
+  passage: EvidencePassage | null,
+  stopped: boolean,
+  comparison: ComparisonPath,
+): ReadingFeatures {
   return {
     kind,
     pAnswer: 0,
@@ -242,13 +265,26 @@ function baseFeatures(kind: ReadKind, passage: EvidencePassage | null, stopped: 
  * entities are passed over; the rest of the spans give the margin, agreement and rivals that the
  * confidence is computed from.
  */
-export async function readAnswer(reader: AnswerReader, question: string, hops: readonly HopState[], passages: readonly EvidencePassage[], stopped: boolean): Promise<Reading> {
+export async function readAnswer(
+  reader: AnswerReader,
+  question: string,
+  hops: readonly HopState[],
+  passages: readonly EvidencePassage[],
+  stopped: boolean,
+): Promise<Reading> {
   const reading = await readAnyPath(reader, question, hops, passages, stopped);
-  if (reading.kind === 'span' && reading.value) reading.features.words = reading.value.split(/\s+/).filter(Boolean).length;
+  if (reading.kind === 'span' && reading.value)
+    reading.features.words = reading.value.split(/\s+/).filter(Boolean).length;
   return reading;
 }
 
-async function readAnyPath(reader: AnswerReader, question: string, hops: readonly HopState[], passages: readonly EvidencePassage[], stopped: boolean): Promise<Reading> {
+async function readAnyPath(
+  reader: AnswerReader,
+  question: string,
+  hops: readonly HopState[],
+  passages: readonly EvidencePassage[],
+  stopped: boolean,
+): Promise<Reading> {
   const t0 = performance.now();
   const comparison = parseComparison(question);
   if (comparison && passages.length >= 2) {
@@ -260,7 +296,14 @@ async function readAnyPath(reader: AnswerReader, question: string, hops: readonl
   return { ...reading, ms: performance.now() - t0 };
 }
 
-function fromResult(result: ReaderResult, question: string, hops: readonly HopState[], passages: readonly EvidencePassage[], stopped: boolean, path: ComparisonPath): Omit<Reading, 'ms'> {
+function fromResult(
+  result: ReaderResult,
+  question: string,
+  hops: readonly HopState[],
+  passages: readonly EvidencePassage[],
+  stopped: boolean,
+  path: ComparisonPath,
+): Omit<Reading, 'ms'> {
   const none = (kind: ReadKind = 'none'): Omit<Reading, 'ms'> => ({
     kind,
     value: null,
@@ -302,13 +345,21 @@ function fromResult(result: ReaderResult, question: string, hops: readonly HopSt
   const win = result.windows[chosen.window]!;
   const others = scored.filter((x) => !sameValue(x.text, chosen.text));
   const margin = Math.min(MARGIN_CAP, chosen.adjusted - (others[0]?.adjusted ?? chosen.adjusted - MARGIN_CAP));
-  const agreement = result.windows.filter((x, i) => i !== chosen.window && x.spans[0] && sameValue(valueAsked(expected, x.spans[0].text), chosen.text)).length;
+  const agreement = result.windows.filter(
+    (x, i) => i !== chosen.window && x.spans[0] && sameValue(valueAsked(expected, x.spans[0].text), chosen.text),
+  ).length;
   const rivals: Rival[] = [];
   for (const x of others) {
     const p = passages[x.passage]!;
     // a rival is a reading of the same kind from another document, close behind, where the reader believes it answers
     // (the cell label's bonus picks the answer among readings; it does not make another source's reading less of a rival)
-    if (p.snippet.docId === passage.snippet.docId || x.pAnswer < READER_ANSWERS || unlabelled(x) < unlabelled(chosen) - CONFLICT_MARGIN || x.fit < chosen.fit) continue;
+    if (
+      p.snippet.docId === passage.snippet.docId ||
+      x.pAnswer < READER_ANSWERS ||
+      unlabelled(x) < unlabelled(chosen) - CONFLICT_MARGIN ||
+      x.fit < chosen.fit
+    )
+      continue;
     if (rivals.some((r) => sameValue(r.value, x.text))) continue;
     rivals.push({ value: x.text, passage: p, start: x.start, end: x.end, score: x.score });
   }
@@ -364,7 +415,8 @@ function saidElsewhere(value: string, from: EvidencePassage, passages: readonly 
 }
 
 /** A span's score without what only a table cell can earn: how a rival outside a table is judged against it. */
-const unlabelled = (x: ScoredSpan) => x.adjusted - (x.named ? LABEL_WEIGHT : 0) - CONDITION_WEIGHT * Math.max(0, x.condition);
+const unlabelled = (x: ScoredSpan) =>
+  x.adjusted - (x.named ? LABEL_WEIGHT : 0) - CONDITION_WEIGHT * Math.max(0, x.condition);
 
 const logOdds = (p: number) => Math.log(Math.max(1e-4, p) / Math.max(1e-4, 1 - p));
 
@@ -379,7 +431,12 @@ function valueAsked(expected: ExpectedType, text: string): string {
  * question asks for, whether its table cell is labelled with the question's words, and how much
  * its window believes it answers; each cut to its value. Offsets stay offsets into the passage.
  */
-function scoreSpans(spans: readonly Located[], expected: ExpectedType, question: string, passages: readonly EvidencePassage[]): ScoredSpan[] {
+function scoreSpans(
+  spans: readonly Located[],
+  expected: ExpectedType,
+  question: string,
+  passages: readonly EvidencePassage[],
+): ScoredSpan[] {
   const asked = termSet(question);
   if (asksForDefault(question)) asked.add('default');
   const out: ScoredSpan[] = [];
@@ -390,9 +447,23 @@ function scoreSpans(spans: readonly Located[], expected: ExpectedType, question:
     const labelTerms = label === null ? [] : contentTerms(label);
     const named = labelTerms.length > 0 && labelTerms.every((t) => asked.has(t));
     const condition = rowCondition(passages[x.passage]!, x.start, question);
-    const adjusted = x.score + TYPE_WEIGHT * fit + (named ? LABEL_WEIGHT : 0) + CONDITION_WEIGHT * condition + WINDOW_WEIGHT * logOdds(x.pAnswer);
+    const adjusted =
+      x.score +
+      TYPE_WEIGHT * fit +
+      (named ? LABEL_WEIGHT : 0) +
+      CONDITION_WEIGHT * condition +
+      WINDOW_WEIGHT * logOdds(x.pAnswer);
     const cut = valueWithin(expected, x.text);
-    out.push({ ...x, start: x.start + cut.start, end: x.start + cut.end, text: x.text.slice(cut.start, cut.end), adjusted, fit, named, condition });
+    out.push({
+      ...x,
+      start: x.start + cut.start,
+      end: x.start + cut.end,
+      text: x.text.slice(cut.start, cut.end),
+      adjusted,
+      fit,
+      named,
+      condition,
+    });
   }
   out.sort((p, q) => q.adjusted - p.adjusted);
   // one reading per value: the best of each
@@ -415,7 +486,10 @@ const CONDITION_WEIGHT = 6;
 const FIGURE = /([+\-\u2212]?\d+(?:[.,]\d+)?)\s*(°\s?[CFK]|%|[A-Za-zµ]{1,4}\b)/g;
 
 function figuresOf(text: string): { value: number; unit: string }[] {
-  return [...text.matchAll(FIGURE)].map((m) => ({ value: Number(m[1]!.replace('\u2212', '-').replace(',', '.')), unit: m[2]!.replace(/\s+/g, '') }));
+  return [...text.matchAll(FIGURE)].map((m) => ({
+    value: Number(m[1]!.replace('\u2212', '-').replace(',', '.')),
+    unit: m[2]!.replace(/\s+/g, ''),
+  }));
 }
 
 function rowCondition(p: EvidencePassage, at: number, question: string): number {
@@ -448,14 +522,23 @@ function cellLabel(p: EvidencePassage, at: number): string | null {
   return m ? m[1]! : null;
 }
 
-async function readComparison(reader: AnswerReader, question: string, c: ComparisonQuestion, passages: readonly EvidencePassage[], stopped: boolean): Promise<Omit<Reading, 'ms'> | null> {
+async function readComparison(
+  reader: AnswerReader,
+  question: string,
+  c: ComparisonQuestion,
+  passages: readonly EvidencePassage[],
+  stopped: boolean,
+): Promise<Omit<Reading, 'ms'> | null> {
   if (c.kind === 'yesno') return readYesNo(reader, question, passages, stopped);
   const [a, b] = c.options as [string, string];
   const pa = passageFor(a, passages, null);
   const pb = passageFor(b, passages, pa);
   if (!pa || !pb) return null;
   const choice: Choice = { pair: [pa, pb], options: [a, b], stopped };
-  return (c.attribute ? await readByAttribute(reader, c.attribute, choice) : null) ?? readSideBySide(reader, question, choice);
+  return (
+    (c.attribute ? await readByAttribute(reader, c.attribute, choice) : null) ??
+    readSideBySide(reader, question, choice)
+  );
 }
 
 /** Two options of a "which of A or B" question, each with the passage about it. */
@@ -466,7 +549,9 @@ interface Choice {
 }
 
 /** What a reading of two passages together rests on: the weaker of the two, the later of their ranks and hops. */
-function pairFeatures(pair: readonly EvidencePassage[]): Pick<ReadingFeatures, 'retrieval' | 'rank' | 'weight' | 'confirmed' | 'hop'> {
+function pairFeatures(
+  pair: readonly EvidencePassage[],
+): Pick<ReadingFeatures, 'retrieval' | 'rank' | 'weight' | 'confirmed' | 'hop'> {
   return {
     retrieval: Math.min(...pair.map((p) => p.snippet.score)),
     rank: Math.max(...pair.map((p) => p.rank)),
@@ -477,7 +562,13 @@ function pairFeatures(pair: readonly EvidencePassage[]): Pick<ReadingFeatures, '
 }
 
 /** The option chosen, as the answer: its name where its passage writes it, with the comparison shown beside it. */
-function chosenOption(choice: Choice, winner: 0 | 1, path: ComparisonPath, comparison: ComparisonReading, features: Partial<ReadingFeatures>): Omit<Reading, 'ms'> {
+function chosenOption(
+  choice: Choice,
+  winner: 0 | 1,
+  path: ComparisonPath,
+  comparison: ComparisonReading,
+  features: Partial<ReadingFeatures>,
+): Omit<Reading, 'ms'> {
   const p = choice.pair[winner];
   const at = mention(choice.options[winner], p);
   const { hop: _hop, ...pairwise } = pairFeatures(choice.pair);
@@ -494,7 +585,12 @@ function chosenOption(choice: Choice, winner: 0 | 1, path: ComparisonPath, compa
 }
 
 /** Yes or no: both compared things side by side in one window (the passages the question names, else the top two). */
-async function readYesNo(reader: AnswerReader, question: string, passages: readonly EvidencePassage[], stopped: boolean): Promise<Omit<Reading, 'ms'> | null> {
+async function readYesNo(
+  reader: AnswerReader,
+  question: string,
+  passages: readonly EvidencePassage[],
+  stopped: boolean,
+): Promise<Omit<Reading, 'ms'> | null> {
   const named = namedPassages(question, passages);
   const pair = named.length >= 2 ? named.slice(0, 2) : passages.slice(0, 2);
   const result = await readFolded(reader, question, readerInput(pair));
@@ -510,7 +606,10 @@ async function readYesNo(reader: AnswerReader, question: string, passages: reado
     start: -1,
     end: -1,
     rivals: [],
-    comparison: { options: pair.map((p) => ({ entity: p.snippet.citation.document, value: null, passage: p, start: -1, end: -1 })), attribute: null },
+    comparison: {
+      options: pair.map((p) => ({ entity: p.snippet.citation.document, value: null, passage: p, start: -1, end: -1 })),
+      attribute: null,
+    },
     features: {
       ...baseFeatures(kind, first, stopped, 'yesno'),
       pAnswer: decided,
@@ -521,10 +620,17 @@ async function readYesNo(reader: AnswerReader, question: string, passages: reado
 }
 
 /** Each option's attribute read from its own passage ("When was {} born?"), then compared; null when the values do not decide. */
-async function readByAttribute(reader: AnswerReader, attribute: AttributeQuery, choice: Choice): Promise<Omit<Reading, 'ms'> | null> {
+async function readByAttribute(
+  reader: AnswerReader,
+  attribute: AttributeQuery,
+  choice: Choice,
+): Promise<Omit<Reading, 'ms'> | null> {
   const values: { value: string | null; start: number; end: number; p: number }[] = [];
   for (const [i, p] of choice.pair.entries()) {
-    const template = /founded/.test(attribute.template) && /\bborn\b/i.test(p.text) ? attribute.template.replace('founded', 'born') : attribute.template;
+    const template =
+      /founded/.test(attribute.template) && /\bborn\b/i.test(p.text)
+        ? attribute.template.replace('founded', 'born')
+        : attribute.template;
     const r = await readFolded(reader, template.replace('{}', choice.options[i]!), readerInput([p]));
     // the best span even where the reader doubts the passage answers: the value must still parse as a date or count
     const span = r.span ?? spansOf(r).sort((x, y) => y.score - x.score)[0] ?? null;
@@ -533,26 +639,50 @@ async function readByAttribute(reader: AnswerReader, attribute: AttributeQuery, 
   const winner = pickByValue(attribute, values[0]!.value, values[1]!.value);
   if (winner === null) return null;
   const comparison = {
-    options: choice.pair.map((q, i) => ({ entity: choice.options[i]!, value: values[i]!.value, passage: q, start: values[i]!.start, end: values[i]!.end })),
+    options: choice.pair.map((q, i) => ({
+      entity: choice.options[i]!,
+      value: values[i]!.value,
+      passage: q,
+      start: values[i]!.start,
+      end: values[i]!.end,
+    })),
     attribute: attribute.template,
   };
-  return chosenOption(choice, winner, 'choice-attribute', comparison, { pAnswer: Math.min(values[0]!.p, values[1]!.p), pKind: 1, margin: MARGIN_CAP });
+  return chosenOption(choice, winner, 'choice-attribute', comparison, {
+    pAnswer: Math.min(values[0]!.p, values[1]!.p),
+    pKind: 1,
+    margin: MARGIN_CAP,
+  });
 }
 
 /** Which option the reader points at, reading both passages side by side; null when it points at neither. */
-async function readSideBySide(reader: AnswerReader, question: string, choice: Choice): Promise<Omit<Reading, 'ms'> | null> {
+async function readSideBySide(
+  reader: AnswerReader,
+  question: string,
+  choice: Choice,
+): Promise<Omit<Reading, 'ms'> | null> {
   const result = await readFolded(reader, question, readerInput(choice.pair));
   const spans = spansOf(result);
   const scoreOf = (option: string) =>
     Math.max(
       -Infinity,
-      ...spans.filter((s) => sameValue(s.text, option) || s.text.toLowerCase().includes(option.toLowerCase()) || option.toLowerCase().includes(s.text.toLowerCase())).map((s) => s.score),
+      ...spans
+        .filter(
+          (s) =>
+            sameValue(s.text, option) ||
+            s.text.toLowerCase().includes(option.toLowerCase()) ||
+            option.toLowerCase().includes(s.text.toLowerCase()),
+        )
+        .map((s) => s.score),
     );
   const scores = choice.options.map(scoreOf);
   if (scores.every((s) => s === -Infinity)) return null;
   const winner = scores[0]! >= scores[1]! ? 0 : 1;
   const loser = scores[1 - winner]!;
-  const comparison = { options: choice.pair.map((q, i) => ({ entity: choice.options[i]!, value: null, passage: q, start: -1, end: -1 })), attribute: null };
+  const comparison = {
+    options: choice.pair.map((q, i) => ({ entity: choice.options[i]!, value: null, passage: q, start: -1, end: -1 })),
+    attribute: null,
+  };
   return chosenOption(choice, winner, 'choice-read', comparison, {
     pAnswer: result.pAnswer,
     pKind: result.pKind,

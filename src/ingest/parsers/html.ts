@@ -11,7 +11,23 @@ import { cleanText, type Block, type ParsedDocument } from '../blocks.js';
  */
 
 /** Never content: scripts, styles, navigation and embedded objects. */
-const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'iframe', 'head', 'svg', 'canvas', 'object', 'embed', 'nav', 'aside', 'button', 'select', 'input']);
+const SKIPPED = new Set([
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'iframe',
+  'head',
+  'svg',
+  'canvas',
+  'object',
+  'embed',
+  'nav',
+  'aside',
+  'button',
+  'select',
+  'input',
+]);
 /** Permanent-link anchors that generated manuals put in headings (Sphinx's "headerlink", Apache's "permalink"). */
 const ANCHOR_CLASSES = /\b(headerlink|permalink)\b/;
 const HEADING = /^h([1-6])$/;
@@ -50,7 +66,8 @@ const CODE_INLINE = new Set(['code', 'tt', 'kbd', 'samp']);
 const TERM_LEVEL = 7;
 
 const tagOf = (n: Node): string => (n instanceof HTMLElement ? (n.rawTagName ?? '').toLowerCase() : '');
-const isSkipped = (el: HTMLElement) => SKIPPED.has(tagOf(el)) || (tagOf(el) === 'a' && ANCHOR_CLASSES.test(el.getAttribute('class') ?? ''));
+const isSkipped = (el: HTMLElement) =>
+  SKIPPED.has(tagOf(el)) || (tagOf(el) === 'a' && ANCHOR_CLASSES.test(el.getAttribute('class') ?? ''));
 
 /** The text of an element as one line, as a browser renders it: white space runs are one space. */
 function inlineText(node: Node): string {
@@ -107,7 +124,9 @@ function tableRows(table: HTMLElement): { cells: string[]; header: boolean[] }[]
       if (!(c instanceof HTMLElement)) continue;
       const tag = tagOf(c);
       if (tag === 'tr') {
-        const cells = c.childNodes.filter((x): x is HTMLElement => x instanceof HTMLElement && (tagOf(x) === 'td' || tagOf(x) === 'th'));
+        const cells = c.childNodes.filter(
+          (x): x is HTMLElement => x instanceof HTMLElement && (tagOf(x) === 'td' || tagOf(x) === 'th'),
+        );
         if (cells.length) rows.push({ cells: cells.map(inlineText), header: cells.map((x) => tagOf(x) === 'th') });
       } else if (tag === 'thead' || tag === 'tbody' || tag === 'tfoot') visit(c);
     }
@@ -125,9 +144,16 @@ function tableBlock(table: HTMLElement): Block | null {
   const rows = tableRows(table).filter((r) => r.cells.some(Boolean));
   if (!rows.length) return null;
   const keyValue = rows.every((r) => r.cells.length === 2 && r.header[0] && !r.header[1]);
-  if (keyValue) return { kind: 'table', text: '', header: [], rows: rows.map((r) => [r.cells[0]!.replace(/\s*:$/, ''), r.cells[1]!]) };
+  if (keyValue)
+    return {
+      kind: 'table',
+      text: '',
+      header: [],
+      rows: rows.map((r) => [r.cells[0]!.replace(/\s*:$/, ''), r.cells[1]!]),
+    };
   const [first, ...rest] = rows;
-  if (first!.header.every(Boolean) && rest.length) return { kind: 'table', text: '', header: first!.cells, rows: rest.map((r) => r.cells) };
+  if (first!.header.every(Boolean) && rest.length)
+    return { kind: 'table', text: '', header: first!.cells, rows: rest.map((r) => r.cells) };
   return { kind: 'table', text: '', header: [], rows: rows.map((r) => r.cells) };
 }
 
@@ -223,7 +249,9 @@ function walk(node: Node, w: BlockWriter, ctx: { listDepth: number; termDepth: n
 export function parseHtml(source: string): ParsedDocument {
   const root = parse(source, { comment: false, blockTextElements: { script: false, style: false, noscript: false } });
   const title = cleanText(root.querySelector('title')?.text ?? '') || null;
-  const canonical = root.querySelector('link[rel="canonical"]')?.getAttribute('href') ?? root.querySelector('meta[property="og:url"]')?.getAttribute('content');
+  const canonical =
+    root.querySelector('link[rel="canonical"]')?.getAttribute('href') ??
+    root.querySelector('meta[property="og:url"]')?.getAttribute('content');
   const body = root.querySelector('body') ?? root;
   const writer = new BlockWriter();
   walk(body, writer, { listDepth: 0, termDepth: 0, quote: false });

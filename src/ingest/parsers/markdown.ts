@@ -41,7 +41,8 @@ function inlineText(tokens: Token[] | undefined, fallback = ''): string {
       if (t.type === 'br') out += ' ';
       else if (t.type === 'html') out += ' ';
       else if (t.type === 'image') out += (t as Tokens.Image).text ?? '';
-      else if ('tokens' in t && Array.isArray(t.tokens) && t.tokens.length && depth < MAX_DEPTH) visit(t.tokens, depth + 1);
+      else if ('tokens' in t && Array.isArray(t.tokens) && t.tokens.length && depth < MAX_DEPTH)
+        visit(t.tokens, depth + 1);
       else if ('text' in t && typeof t.text === 'string') out += t.text;
       else if ('raw' in t) out += t.raw;
     }
@@ -100,7 +101,11 @@ function walk(tokens: Token[], out: Block[], depth: number): void {
         break;
       }
       case 'html': {
-        const text = cleanText((t as Tokens.HTML).text.replace(/<script[\s\S]*?<\/script>|<style[\s\S]*?<\/style>/gi, ' ').replace(/<[^>]*>/g, ' '));
+        const text = cleanText(
+          (t as Tokens.HTML).text
+            .replace(/<script[\s\S]*?<\/script>|<style[\s\S]*?<\/style>/gi, ' ')
+            .replace(/<[^>]*>/g, ' '),
+        );
         if (text) out.push({ kind: 'paragraph', text });
         break;
       }
@@ -115,10 +120,21 @@ function listItem(item: Tokens.ListItem, out: Block[], depth: number): void {
   const nested: Token[] = [];
   for (const tok of item.tokens) (tok.type === 'list' ? nested : own).push(tok);
   const text = own
-    .map((tok) => ('tokens' in tok && Array.isArray(tok.tokens) ? inlineText(tok.tokens, 'text' in tok ? String(tok.text) : '') : 'text' in tok ? cleanText(String(tok.text)) : ''))
+    .map((tok) =>
+      'tokens' in tok && Array.isArray(tok.tokens)
+        ? inlineText(tok.tokens, 'text' in tok ? String(tok.text) : '')
+        : 'text' in tok
+          ? cleanText(String(tok.text))
+          : '',
+    )
     .filter(Boolean)
     .join(' ');
-  if (text) out.push({ kind: 'list_item', text: item.task ? `${item.checked ? '[x]' : '[ ]'} ${text}` : text, level: depth + 1 });
+  if (text)
+    out.push({
+      kind: 'list_item',
+      text: item.task ? `${item.checked ? '[x]' : '[ ]'} ${text}` : text,
+      level: depth + 1,
+    });
   if (depth < MAX_DEPTH) {
     for (const n of nested) for (const sub of (n as Tokens.List).items) listItem(sub, out, depth + 1);
   } else {

@@ -99,7 +99,8 @@ function groupLines(runs: Run[], page: number, pageHeight: number): Line[] {
         const cell = cells[cells.length - 1];
         // A gap wider than ~1.5 em separates table cells; smaller gaps are word spaces.
         if (cell && r.x - cell.right <= 1.5 * size) {
-          const space = r.x - cell.right > 0.15 * size && !cell.text.endsWith(' ') && !r.text.startsWith(' ') ? ' ' : '';
+          const space =
+            r.x - cell.right > 0.15 * size && !cell.text.endsWith(' ') && !r.text.startsWith(' ') ? ' ' : '';
           cell.text += space + r.text;
           cell.right = Math.max(cell.right, r.right);
         } else {
@@ -108,7 +109,15 @@ function groupLines(runs: Run[], page: number, pageHeight: number): Line[] {
       }
       for (const c of cells) c.text = cleanText(c.text);
       const font = row.reduce((a, b) => (b.text.length > a.text.length ? b : a)).font;
-      return { page, y: row[0]!.y, size, cells: cells.filter((c) => c.text), text: cleanText(cells.map((c) => c.text).join(' ')), pageHeight, font };
+      return {
+        page,
+        y: row[0]!.y,
+        size,
+        cells: cells.filter((c) => c.text),
+        text: cleanText(cells.map((c) => c.text).join(' ')),
+        pageHeight,
+        font,
+      };
     })
     .filter((l) => l.text);
 }
@@ -121,13 +130,20 @@ function toBlocks(lines: Line[]): Block[] {
   // Running headers/footers: lines in the top or bottom margin.
   const isMarginal = (l: Line) => l.y < l.pageHeight * 0.07 || l.y > l.pageHeight * 0.95;
   const marginalCount = new Map<string, number>();
-  for (const l of lines) if (isMarginal(l)) marginalCount.set(normalizeMarginal(l.text), (marginalCount.get(normalizeMarginal(l.text)) ?? 0) + 1);
+  for (const l of lines)
+    if (isMarginal(l))
+      marginalCount.set(normalizeMarginal(l.text), (marginalCount.get(normalizeMarginal(l.text)) ?? 0) + 1);
 
   const blocks: Block[] = [];
   const seenFooters = new Set<string>();
   const body: Line[] = [];
   for (const l of lines) {
-    if (isMarginal(l) && (pages === 1 || (marginalCount.get(normalizeMarginal(l.text)) ?? 0) >= 2 || PAGE_NUMBER.test(normalizeMarginal(l.text)))) {
+    if (
+      isMarginal(l) &&
+      (pages === 1 ||
+        (marginalCount.get(normalizeMarginal(l.text)) ?? 0) >= 2 ||
+        PAGE_NUMBER.test(normalizeMarginal(l.text)))
+    ) {
       const key = normalizeMarginal(l.text);
       if (PAGE_NUMBER.test(key) || seenFooters.has(key)) continue;
       seenFooters.add(key);
@@ -139,16 +155,24 @@ function toBlocks(lines: Line[]): Block[] {
 
   // Body type size: the size carrying the most characters.
   const bySize = new Map<number, number>();
-  for (const l of body) bySize.set(Math.round(l.size * 2) / 2, (bySize.get(Math.round(l.size * 2) / 2) ?? 0) + l.text.length);
+  for (const l of body)
+    bySize.set(Math.round(l.size * 2) / 2, (bySize.get(Math.round(l.size * 2) / 2) ?? 0) + l.text.length);
   const bodySize = [...bySize.entries()].sort((x, y) => y[1] - x[1])[0]?.[0] ?? 10;
-  const headingSizes = [...new Set(body.filter((l) => l.size >= bodySize * 1.15).map((l) => Math.round(l.size * 2) / 2))].sort((x, y) => y - x);
+  const headingSizes = [
+    ...new Set(body.filter((l) => l.size >= bodySize * 1.15).map((l) => Math.round(l.size * 2) / 2)),
+  ].sort((x, y) => y - x);
 
   const out: Block[] = [];
   let i = 0;
   while (i < body.length) {
     const l = body[i]!;
     if (l.size >= bodySize * 1.15 && l.cells.length === 1 && l.text.length <= 150) {
-      out.push({ kind: 'heading', text: l.text, level: headingSizes.indexOf(Math.round(l.size * 2) / 2) + 1, page: l.page });
+      out.push({
+        kind: 'heading',
+        text: l.text,
+        level: headingSizes.indexOf(Math.round(l.size * 2) / 2) + 1,
+        page: l.page,
+      });
       i++;
       continue;
     }
@@ -156,7 +180,11 @@ function toBlocks(lines: Line[]): Block[] {
       const table = readTable(body, i);
       if (table) {
         // Key/value lists ("Range   -55 °C to +85 °C") align like tables but have no header row.
-        out.push(table.header ? { kind: 'table', text: '', header: table.header, rows: table.rows, page: l.page } : { kind: 'table', text: '', rows: table.rows, page: l.page });
+        out.push(
+          table.header
+            ? { kind: 'table', text: '', header: table.header, rows: table.rows, page: l.page }
+            : { kind: 'table', text: '', rows: table.rows, page: l.page },
+        );
         i = table.next;
         continue;
       }
@@ -169,13 +197,26 @@ function toBlocks(lines: Line[]): Block[] {
       const prev = body[j - 1]!;
       const next = body[j]!;
       const gap = prev.y - next.y;
-      if (next.page !== prev.page || next.cells.length >= 2 || Math.abs(next.size - l.size) > 0.5 || gap > 1.6 * l.size || gap < 0) break;
+      if (
+        next.page !== prev.page ||
+        next.cells.length >= 2 ||
+        Math.abs(next.size - l.size) > 0.5 ||
+        gap > 1.6 * l.size ||
+        gap < 0
+      )
+        break;
       if (BULLET.test(next.text)) break;
       if (next.size >= bodySize * 1.15 && next.text.length <= 150) break;
-      text = /[A-Za-z]-$/.test(text) && /^[a-z]/.test(next.text) ? text.slice(0, -1) + next.text : `${text} ${next.text}`;
+      text =
+        /[A-Za-z]-$/.test(text) && /^[a-z]/.test(next.text) ? text.slice(0, -1) + next.text : `${text} ${next.text}`;
       j++;
     }
-    out.push({ kind: isItem ? 'list_item' : 'paragraph', text: cleanText(text), page: l.page, ...(isItem ? { level: 1 } : {}) });
+    out.push({
+      kind: isItem ? 'list_item' : 'paragraph',
+      text: cleanText(text),
+      page: l.page,
+      ...(isItem ? { level: 1 } : {}),
+    });
     i = j;
   }
   return [...out, ...blocks];
@@ -191,7 +232,11 @@ function readTable(lines: Line[], start: number): { header: string[] | null; row
     let bestDist = Infinity;
     cols.forEach((col, k) => {
       // left-aligned, right-aligned (numbers) or overlapping the header cell
-      const dist = Math.min(Math.abs(c.x - col.x), Math.abs(c.right - col.right), c.x <= col.right && c.right >= col.x ? 0 : Infinity);
+      const dist = Math.min(
+        Math.abs(c.x - col.x),
+        Math.abs(c.right - col.right),
+        c.x <= col.right && c.right >= col.x ? 0 : Infinity,
+      );
       if (dist < bestDist) {
         bestDist = dist;
         best = k;

@@ -1,5 +1,14 @@
 import { suggestionLabel } from '../../engine/suggestion-label.js';
-import type { KnownBlock, Button, ActionsBlock, SectionBlock, ContextBlock, RichTextBlock, RichTextElement, RichTextSection } from '@slack/types';
+import type {
+  KnownBlock,
+  Button,
+  ActionsBlock,
+  SectionBlock,
+  ContextBlock,
+  RichTextBlock,
+  RichTextElement,
+  RichTextSection,
+} from '@slack/types';
 import type { Citation, EngineResult, HopState, Snippet } from '../../engine/types.js';
 import { LIMITS, escapeMrkdwn, safeText, truncate } from './text.js';
 
@@ -33,7 +42,12 @@ function section(text: string): SectionBlock {
 }
 
 function context(...texts: string[]): ContextBlock {
-  return { type: 'context', elements: texts.slice(0, LIMITS.contextElements).map((t) => ({ type: 'mrkdwn', text: truncate(t, LIMITS.contextText), verbatim: true })) };
+  return {
+    type: 'context',
+    elements: texts
+      .slice(0, LIMITS.contextElements)
+      .map((t) => ({ type: 'mrkdwn', text: truncate(t, LIMITS.contextText), verbatim: true })),
+  };
 }
 
 /**
@@ -63,7 +77,11 @@ function button(text: string, actionId: string, value: string, style?: 'primary'
 // Document text in rich text: text elements are shown literally (mrkdwn would render "*bold*" in a
 // datasheet as bold, and a bare URL as a link), and links are explicit elements.
 
-const plain = (text: string, bold = false): RichTextElement => ({ type: 'text', text, ...(bold ? { style: { bold: true } } : {}) });
+const plain = (text: string, bold = false): RichTextElement => ({
+  type: 'text',
+  text,
+  ...(bold ? { style: { bold: true } } : {}),
+});
 
 /** A citation as rich-text elements: the document (and headings) linked where it has an http(s) URL. */
 function citationElements(c: Citation): RichTextElement[] {
@@ -77,7 +95,12 @@ function citationElements(c: Citation): RichTextElement[] {
  * Quoted document text, literally, with its citation under it: a lead line first when given (a
  * value or a row label, `bold` for the value), a quote (the sentence or snippet) and the citation.
  */
-function quoteBlock(parts: { lead?: RichTextElement[]; text?: string | null; citation?: Citation | null; max?: number }): RichTextBlock {
+function quoteBlock(parts: {
+  lead?: RichTextElement[];
+  text?: string | null;
+  citation?: Citation | null;
+  max?: number;
+}): RichTextBlock {
   const elements: RichTextBlock['elements'] = [];
   if (parts.lead?.length) elements.push({ type: 'rich_text_section', elements: parts.lead } satisfies RichTextSection);
   const text = parts.text?.trim();
@@ -122,36 +145,72 @@ export function answerMessage(r: EngineResult, opts: AnswerOptions): Message {
   } else {
     headline = a.value;
     // the value, the sentence it was read from and its citation: all document text, shown literally
-    blocks.push(quoteBlock({ lead: [plain(truncate(headline, 2000), true)], text: a.sentence ? truncate(a.sentence, 800) : null, citation: a.source?.citation ?? null }));
-    if (a.status === 'conflicting') blocks.push(section(':warning: Another source reads this differently — both are below; check which applies.'));
+    blocks.push(
+      quoteBlock({
+        lead: [plain(truncate(headline, 2000), true)],
+        text: a.sentence ? truncate(a.sentence, 800) : null,
+        citation: a.source?.citation ?? null,
+      }),
+    );
+    if (a.status === 'conflicting')
+      blocks.push(section(':warning: Another source reads this differently — both are below; check which applies.'));
   }
   if (a.comparison) {
-    blocks.push(section(`Compared${a.comparison.attribute ? ` (${safeText(a.comparison.attribute.replace('{}', '…'), 100)})` : ''}:`));
+    blocks.push(
+      section(
+        `Compared${a.comparison.attribute ? ` (${safeText(a.comparison.attribute.replace('{}', '…'), 100)})` : ''}:`,
+      ),
+    );
     for (const o of a.comparison.options) {
-      const lead = [plain('• '), plain(truncate(o.entity, 150), true), ...(o.value ? [plain(`: ${truncate(o.value, 150)}`)] : [])];
+      const lead = [
+        plain('• '),
+        plain(truncate(o.entity, 150), true),
+        ...(o.value ? [plain(`: ${truncate(o.value, 150)}`)] : []),
+      ];
       blocks.push(o.snippet ? snippetBlock(o.snippet, 400, lead) : quoteBlock({ lead }));
     }
   }
   for (const c of a.conflicts) {
-    for (const v of c.values.slice(0, 4)) blocks.push(snippetBlock(v.snippet, 500, [plain('• '), plain(truncate(v.value, 200), true)]));
+    for (const v of c.values.slice(0, 4))
+      blocks.push(snippetBlock(v.snippet, 500, [plain('• '), plain(truncate(v.value, 200), true)]));
   }
   if (a.alternatives.length) {
     const elements: RichTextElement[] = [plain('Other readings close behind: ')];
-    for (const [i, x] of a.alternatives.entries()) elements.push(...(i ? [plain('; ')] : []), plain(truncate(x.value, 100), true), plain(' ('), ...citationElements(x.snippet.citation), plain(')'));
+    for (const [i, x] of a.alternatives.entries())
+      elements.push(
+        ...(i ? [plain('; ')] : []),
+        plain(truncate(x.value, 100), true),
+        plain(' ('),
+        ...citationElements(x.snippet.citation),
+        plain(')'),
+      );
     blocks.push({ type: 'rich_text', elements: [{ type: 'rich_text_section', elements }] });
   }
-  blocks.push(context(`Confidence: *${a.confidence.label}* (P(right) ${a.confidence.score.toFixed(2)}) — ${safeText(a.confidence.reasons.join('; '), 2500)}`));
+  blocks.push(
+    context(
+      `Confidence: *${a.confidence.label}* (P(right) ${a.confidence.score.toFixed(2)}) — ${safeText(a.confidence.reasons.join('; '), 2500)}`,
+    ),
+  );
 
   // The chain of evidence, one cited snippet per hop.
   const chainHops = r.hops.filter((h) => h.snippets[0]);
   if (chainHops.length) {
     blocks.push({ type: 'divider' });
-    blocks.push(section(`*Chain of evidence* (${r.hops.length} hop${r.hops.length === 1 ? '' : 's'}; ${STOP_TEXT[r.stopReason]})`));
+    blocks.push(
+      section(
+        `*Chain of evidence* (${r.hops.length} hop${r.hops.length === 1 ? '' : 's'}; ${STOP_TEXT[r.stopReason]})`,
+      ),
+    );
     for (const h of chainHops.slice(0, 5)) {
       blocks.push(
         snippetBlock(h.snippets[0]!, 600, [
           plain(`Hop ${h.hop}`, true),
-          ...(h.bridge ? [plain(' via '), { type: 'text', text: truncate(h.bridge, 100), style: { italic: true } } satisfies RichTextElement] : []),
+          ...(h.bridge
+            ? [
+                plain(' via '),
+                { type: 'text', text: truncate(h.bridge, 100), style: { italic: true } } satisfies RichTextElement,
+              ]
+            : []),
         ]),
       );
     }
@@ -159,10 +218,21 @@ export function answerMessage(r: EngineResult, opts: AnswerOptions): Message {
 
   // Suggested next hops when the engine stopped instead of guessing.
   if (r.suggestions.length && opts.stateKey) {
-    blocks.push(section(':thinking_face: I stopped here: the next hop I would take is likely wrong. Pick one to continue, or stop:'));
+    blocks.push(
+      section(
+        ':thinking_face: I stopped here: the next hop I would take is likely wrong. Pick one to continue, or stop:',
+      ),
+    );
     const elements: Button[] = r.suggestions
       .slice(0, 3)
-      .map((s, i) => button(`Continue with: ${suggestionLabel(s)}`, `${ACTIONS.continue}_${i}`, JSON.stringify({ k: opts.stateKey, i }), i === 0 ? 'primary' : undefined));
+      .map((s, i) =>
+        button(
+          `Continue with: ${suggestionLabel(s)}`,
+          `${ACTIONS.continue}_${i}`,
+          JSON.stringify({ k: opts.stateKey, i }),
+          i === 0 ? 'primary' : undefined,
+        ),
+      );
     elements.push(button('Stop here', ACTIONS.stop, JSON.stringify({ k: opts.stateKey })));
     blocks.push({ type: 'actions', block_id: 'ragask_suggestions', elements } satisfies ActionsBlock);
   }
@@ -178,7 +248,9 @@ export function answerMessage(r: EngineResult, opts: AnswerOptions): Message {
     });
   }
   blocks.push(
-    context(`${r.hops.length} hop${r.hops.length === 1 ? '' : 's'} · ${Math.round(r.timings.totalMs)} ms · ${r.evidence.length} snippets considered${opts.footer ? ` · ${opts.footer}` : ''}`),
+    context(
+      `${r.hops.length} hop${r.hops.length === 1 ? '' : 's'} · ${Math.round(r.timings.totalMs)} ms · ${r.evidence.length} snippets considered${opts.footer ? ` · ${opts.footer}` : ''}`,
+    ),
   );
   // the plain-text fallback feeds notifications and previews: escaped like everything else
   return withinLimits({ text: safeText(headline, LIMITS.fallbackText), blocks });
@@ -198,7 +270,12 @@ export function traceMessage(r: EngineResult): Message {
     blocks.push(
       richText(
         [[plain('Suggested next hops', true)]],
-        r.suggestions.map((s) => [plain(`${truncate(suggestionLabel(s), 160)} — score ${s.score.toFixed(2)}, coherence ${s.coherence.cosine.toFixed(2)}: `), italic(truncate(s.query, 300))]),
+        r.suggestions.map((s) => [
+          plain(
+            `${truncate(suggestionLabel(s), 160)} — score ${s.score.toFixed(2)}, coherence ${s.coherence.cosine.toFixed(2)}: `,
+          ),
+          italic(truncate(s.query, 300)),
+        ]),
       ),
     );
   }
@@ -208,9 +285,18 @@ export function traceMessage(r: EngineResult): Message {
 const italic = (text: string): RichTextElement => ({ type: 'text', text, style: { italic: true } });
 
 /** A rich-text block of lines (sections), then a bulleted list of items. */
-function richText(lines: RichTextElement[][], items: RichTextElement[][] = [], style: 'bullet' | 'ordered' = 'bullet'): RichTextBlock {
+function richText(
+  lines: RichTextElement[][],
+  items: RichTextElement[][] = [],
+  style: 'bullet' | 'ordered' = 'bullet',
+): RichTextBlock {
   const elements: RichTextBlock['elements'] = lines.map((l) => ({ type: 'rich_text_section', elements: l }));
-  if (items.length) elements.push({ type: 'rich_text_list', style, elements: items.map((i) => ({ type: 'rich_text_section', elements: i })) });
+  if (items.length)
+    elements.push({
+      type: 'rich_text_list',
+      style,
+      elements: items.map((i) => ({ type: 'rich_text_section', elements: i })),
+    });
   return { type: 'rich_text', elements };
 }
 
@@ -232,7 +318,9 @@ function traceHop(h: HopState): KnownBlock[] {
   ];
   const snippets = h.snippets.map((s): RichTextElement[] => {
     const ref = h.retrieved.find((x) => x.chunkId === s.chunkId);
-    const scores = ref ? `${ref.score.toFixed(3)} (rerank ${ref.rerank.toFixed(3)}, dense ${ref.dense?.toFixed(3) ?? '—'}, bm25 ${ref.bm25?.toFixed(1) ?? '—'})` : s.score.toFixed(3);
+    const scores = ref
+      ? `${ref.score.toFixed(3)} (rerank ${ref.rerank.toFixed(3)}, dense ${ref.dense?.toFixed(3) ?? '—'}, bm25 ${ref.bm25?.toFixed(1) ?? '—'})`
+      : s.score.toFixed(3);
     return [plain(`${scores} `), ...citationElements(s.citation), plain(`: ${truncate(s.text, 160)}`)];
   });
   const cands = h.candidates
@@ -251,7 +339,9 @@ function traceHop(h: HopState): KnownBlock[] {
         [
           plain('next: '),
           italic(truncate(h.nextQuery, 400)),
-          plain(` — coherence ${c.cosine.toFixed(3)} (≥ ${c.threshold}?), P(next hop right) ${c.pRight === null ? '—' : c.pRight.toFixed(2)} → ${c.passed ? 'continue' : 'stop and suggest'}`),
+          plain(
+            ` — coherence ${c.cosine.toFixed(3)} (≥ ${c.threshold}?), P(next hop right) ${c.pRight === null ? '—' : c.pRight.toFixed(2)} → ${c.passed ? 'continue' : 'stop and suggest'}`,
+          ),
         ],
       ]),
     );
@@ -265,7 +355,10 @@ export function withinLimits(m: Message): Message {
   const size = () => JSON.stringify(blocks).length;
   if (blocks.length > LIMITS.blocks || size() > LIMITS.messageChars) {
     // keep the head (answer, confidence) and the trailing actions and footer; drop from the middle
-    const tail: KnownBlock[] = [...blocks.filter((b) => b.type === 'actions'), ...blocks.slice(-1).filter((b) => b.type !== 'actions')];
+    const tail: KnownBlock[] = [
+      ...blocks.filter((b) => b.type === 'actions'),
+      ...blocks.slice(-1).filter((b) => b.type !== 'actions'),
+    ];
     const head = blocks.filter((b) => !tail.includes(b));
     const note = context('_(shortened to fit in one Slack message)_');
     let keep = head.length;
@@ -278,11 +371,19 @@ export function withinLimits(m: Message): Message {
 }
 
 export function workingMessage(question: string): Message {
-  return { text: 'Looking through the documents…', blocks: [echo(':mag: Looking through the documents for', question, 300)] };
+  return {
+    text: 'Looking through the documents…',
+    blocks: [echo(':mag: Looking through the documents for', question, 300)],
+  };
 }
 
 export function busyMessage(): Message {
-  return { text: 'Busy, retrying…', blocks: [context(':hourglass_flowing_sand: Many questions right now: yours is queued and will be answered shortly.')] };
+  return {
+    text: 'Busy, retrying…',
+    blocks: [
+      context(':hourglass_flowing_sand: Many questions right now: yours is queued and will be answered shortly.'),
+    ],
+  };
 }
 
 export function usageMessage(prefix?: string): Message {
@@ -301,7 +402,10 @@ export function usageMessage(prefix?: string): Message {
 /** A one-section message: plain text (escaped), or mrkdwn the caller made safe (mentions of ids it chose). */
 export function noticeMessage(text: string, opts: { mrkdwn?: boolean } = {}): Message {
   const body = opts.mrkdwn ? truncate(text, LIMITS.sectionText) : safeText(text, LIMITS.sectionText);
-  return { text: opts.mrkdwn ? truncate(text, LIMITS.fallbackText) : safeText(text, LIMITS.fallbackText), blocks: [section(body)] };
+  return {
+    text: opts.mrkdwn ? truncate(text, LIMITS.fallbackText) : safeText(text, LIMITS.fallbackText),
+    blocks: [section(body)],
+  };
 }
 
 export function errorMessage(): Message {

@@ -9,5 +9,6 @@ import * as appMention from './events/app-mention.js';
 import * as message from './events/message.js';
 
 export function registerListeners(app: App, service: SlackService): void {
-  for (const l of [appMention, message, ragaskCommand, continueAction, stopAction, traceAction, feedbackAction]) l.register(app, service);
+  for (const l of [appMention, message, ragaskCommand, continueAction, stopAction, traceAction, feedbackAction])
+    l.register(app, service);
 }

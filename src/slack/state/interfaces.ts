@@ -33,7 +33,13 @@ export interface SlackStateStore {
   getThread(channel: string, threadTs: string): Promise<ThreadState | null>;
   addTurn(channel: string, threadTs: string, turn: Omit<Turn, 'at'>): Promise<ThreadState>;
   // button states
-  saveState(s: { channel: string; threadTs: string; messageTs: string; owner: string; result: EngineResult }): Promise<string>;
+  saveState(s: {
+    channel: string;
+    threadTs: string;
+    messageTs: string;
+    owner: string;
+    result: EngineResult;
+  }): Promise<string>;
   setStateMessage(key: string, messageTs: string): Promise<void>;
   getState(key: string): Promise<StateRead | null>;
   useState(key: string, user: string): Promise<boolean>;
@@ -96,4 +102,5 @@ export interface FeedbackRow {
 export type EventClaim = { status: 'new'; messageTs: string | null; attempts: number } | { status: 'duplicate' };
 
 /** A stored state as read: expired (past its TTL, or stored by code whose results this code cannot read) holds no result. */
-export type StateRead = (StoredState & { expired: false }) | (Omit<StoredState, 'result'> & { result: null; expired: true });
+export type StateRead =
+  (StoredState & { expired: false }) | (Omit<StoredState, 'result'> & { result: null; expired: true });

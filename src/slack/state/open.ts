@@ -9,11 +9,21 @@ import { SqliteSlackState } from './sqlite.js';
  * embedded store, or the same PostgreSQL database (and schema), over a connection of its own, so
  * the core store needs to know nothing of it. `ttlMs`: how long button states and threads last.
  */
-export async function openSlackState(settings: Pick<OpenStoreOptions, 'dataDir' | 'databaseUrl' | 'pgSchema'>, ttlMs: number): Promise<SlackStateStore> {
+export async function openSlackState(
+  settings: Pick<OpenStoreOptions, 'dataDir' | 'databaseUrl' | 'pgSchema'>,
+  ttlMs: number,
+): Promise<SlackStateStore> {
   if (settings.databaseUrl) {
     const [{ openPool }, { PgSlackState }] = await Promise.all([import('../../store/pg/db.js'), import('./pg.js')]);
     const pool = await openPool(settings.databaseUrl, settings.pgSchema ? { schema: settings.pgSchema } : {});
     return new PgSlackState(pool, ttlMs, undefined, undefined, undefined, true);
   }
-  return new SqliteSlackState(openDatabase(path.join(settings.dataDir, DB_FILE)), ttlMs, undefined, undefined, undefined, true);
+  return new SqliteSlackState(
+    openDatabase(path.join(settings.dataDir, DB_FILE)),
+    ttlMs,
+    undefined,
+    undefined,
+    undefined,
+    true,
+  );
 }

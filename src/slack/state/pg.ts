@@ -2,7 +2,16 @@ import { randomBytes } from 'node:crypto';
 import type { EngineResult } from '../../engine/types.js';
 import { inTransaction, migrate, type PgMigration, type PgPool } from '../../store/pg/db.js';
 import { claimable, MAX_TURNS, OWNER, threadKey, type ClaimRow } from './claims.js';
-import { EVENT_LEASE_MS, type EventClaim, type FeedbackContext, type FeedbackRow, type SlackStateStore, type StateRead, type ThreadState, type Turn } from './interfaces.js';
+import {
+  EVENT_LEASE_MS,
+  type EventClaim,
+  type FeedbackContext,
+  type FeedbackRow,
+  type SlackStateStore,
+  type StateRead,
+  type ThreadState,
+  type Turn,
+} from './interfaces.js';
 import { encodeResult, encodeTurns, toFeedback, toStoredState, toTurns } from './rows.js';
 
 /** The Slack app's tables in PostgreSQL (the same rows as the SQLite backend's, in one migration). */
@@ -61,7 +70,10 @@ export class PgSlackState implements SlackStateStore {
     this.ready.catch(() => undefined);
   }
 
-  private async q<R extends object = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<{ rows: R[]; rowCount: number }> {
+  private async q<R extends object = Record<string, unknown>>(
+    sql: string,
+    params: unknown[] = [],
+  ): Promise<{ rows: R[]; rowCount: number }> {
     await this.ready;
     const r = await this.pool.query<R>(sql, params);
     return { rows: r.rows, rowCount: r.rowCount ?? 0 };
@@ -69,10 +81,18 @@ export class PgSlackState implements SlackStateStore {
 
   async renewClaims(): Promise<void> {
     if (this.inflight.size === 0) return;
-    await this.q("UPDATE slack_events SET lease_until = $1 WHERE owner = $2 AND status = 'received' AND event_id = ANY($3::text[])", [this.now() + this.leaseMs, this.owner, [...this.inflight]]);
+    await this.q(
+      "UPDATE slack_events SET lease_until = $1 WHERE owner = $2 AND status = 'received' AND event_id = ANY($3::text[])",
+      [this.now() + this.leaseMs, this.owner, [...this.inflight]],
+    );
   }
 
-  async claimEvent(eventId: string, channel: string | null, payload: unknown = null, staleMs = 10 * 60_000): Promise<EventClaim> {
+  async claimEvent(
+    eventId: string,
+    channel: string | null,
+    payload: unknown = null,
+    staleMs = 10 * 60_000,
+  ): Promise<EventClaim> {
     if (this.inflight.has(eventId)) return { status: 'duplicate' };
     await this.ready;
     const t = this.now();
@@ -90,7 +110,10 @@ export class PgSlackState implements SlackStateStore {
         )
       ).rows[0];
       if (row && row.status === 'received' && claimable(row, this.owner, t, staleMs)) {
-        await c.query('UPDATE slack_events SET owner = $1, updated_at = $2, attempts = attempts + 1, lease_until = $3 WHERE event_id = $4', [this.owner, t, t + this.leaseMs, eventId]);
+        await c.query(
+          'UPDATE slack_events SET owner = $1, updated_at = $2, attempts = attempts + 1, lease_until = $3 WHERE event_id = $4',
+          [this.owner, t, t + this.leaseMs, eventId],
+        );
         return { status: 'new', messageTs: row.answer_ts, attempts: row.attempts + 1 };
       }
       return { status: 'duplicate' };
@@ -101,24 +124,34 @@ export class PgSlackState implements SlackStateStore {
 
   async recordDelivery(eventId: string, channel: string | null, raw: unknown): Promise<void> {
     const t = this.now();
-    await this.q("INSERT INTO slack_events (event_id, status, channel, owner, payload, created_at, updated_at) VALUES ($1, 'received', $2, NULL, $3, $4, $4) ON CONFLICT (event_id) DO NOTHING", [
-      eventId,
-      channel,
-      JSON.stringify({ raw }),
-      t,
-    ]);
+    await this.q(
+      "INSERT INTO slack_events (event_id, status, channel, owner, payload, created_at, updated_at) VALUES ($1, 'received', $2, NULL, $3, $4, $4) ON CONFLICT (event_id) DO NOTHING",
+      [eventId, channel, JSON.stringify({ raw }), t],
+    );
   }
 
   async ignoreEvent(eventId: string): Promise<void> {
-    await this.q("UPDATE slack_events SET status = 'ignored', updated_at = $1 WHERE event_id = $2 AND status = 'received' AND owner IS NULL", [this.now(), eventId]);
+    await this.q(
+      "UPDATE slack_events SET status = 'ignored', updated_at = $1 WHERE event_id = $2 AND status = 'received' AND owner IS NULL",
+      [this.now(), eventId],
+    );
   }
 
   async setEventMessage(eventId: string, ts: string): Promise<void> {
-    await this.q('UPDATE slack_events SET answer_ts = $1, updated_at = $2 WHERE event_id = $3', [ts, this.now(), eventId]);
+    await this.q('UPDATE slack_events SET answer_ts = $1, updated_at = $2 WHERE event_id = $3', [
+      ts,
+      this.now(),
+      eventId,
+    ]);
   }
 
   async finishEvent(eventId: string, status: 'answered' | 'ignored', answerTs: string | null = null): Promise<void> {
-    await this.q('UPDATE slack_events SET status = $1, answer_ts = $2, updated_at = $3 WHERE event_id = $4', [status, answerTs, this.now(), eventId]);
+    await this.q('UPDATE slack_events SET status = $1, answer_ts = $2, updated_at = $3 WHERE event_id = $4', [
+      status,
+      answerTs,
+      this.now(),
+      eventId,
+    ]);
     this.inflight.delete(eventId);
   }
 
@@ -131,7 +164,12 @@ export class PgSlackState implements SlackStateStore {
       [t - maxAgeMs, t, minIdleMs],
     );
     return rows.rows
-      .filter((r) => !this.inflight.has(r.event_id) && r.owner !== this.owner && claimable(r, this.owner, t, Number.POSITIVE_INFINITY))
+      .filter(
+        (r) =>
+          !this.inflight.has(r.event_id) &&
+          r.owner !== this.owner &&
+          claimable(r, this.owner, t, Number.POSITIVE_INFINITY),
+      )
       .map((r) => ({ eventId: r.event_id, payload: JSON.parse(r.payload) as unknown }));
   }
 
@@ -141,12 +179,19 @@ export class PgSlackState implements SlackStateStore {
   }
 
   async eventStatus(eventId: string): Promise<string | null> {
-    return (await this.q<{ status: string }>('SELECT status FROM slack_events WHERE event_id = $1', [eventId])).rows[0]?.status ?? null;
+    return (
+      (await this.q<{ status: string }>('SELECT status FROM slack_events WHERE event_id = $1', [eventId])).rows[0]
+        ?.status ?? null
+    );
   }
 
   async getThread(channel: string, threadTs: string): Promise<ThreadState | null> {
-    const row = (await this.q<{ participants: string; turns: string; expires_at: number }>('SELECT participants, turns, expires_at FROM slack_threads WHERE key = $1', [threadKey(channel, threadTs)]))
-      .rows[0];
+    const row = (
+      await this.q<{ participants: string; turns: string; expires_at: number }>(
+        'SELECT participants, turns, expires_at FROM slack_threads WHERE key = $1',
+        [threadKey(channel, threadTs)],
+      )
+    ).rows[0];
     if (!row || row.expires_at < this.now()) return null;
     return { channel, threadTs, participants: JSON.parse(row.participants) as string[], turns: toTurns(row.turns) };
   }
@@ -162,35 +207,37 @@ export class PgSlackState implements SlackStateStore {
         "INSERT INTO slack_threads (key, channel, thread_ts, participants, turns, created_at, updated_at, expires_at) VALUES ($1, $2, $3, '[]', '[]', $4, $4, $5) ON CONFLICT (key) DO NOTHING",
         [key, channel, threadTs, t, t + this.ttlMs],
       );
-      const row = (await c.query<{ participants: string; turns: string; expires_at: number }>('SELECT participants, turns, expires_at FROM slack_threads WHERE key = $1 FOR UPDATE', [key])).rows[0]!;
+      const row = (
+        await c.query<{ participants: string; turns: string; expires_at: number }>(
+          'SELECT participants, turns, expires_at FROM slack_threads WHERE key = $1 FOR UPDATE',
+          [key],
+        )
+      ).rows[0]!;
       const live = row.expires_at >= t;
       const participants = [...new Set([...(live ? (JSON.parse(row.participants) as string[]) : []), turn.user])];
       const turns = [...(live ? toTurns(row.turns) : []), { ...turn, at: t }].slice(-MAX_TURNS);
-      await c.query('UPDATE slack_threads SET participants = $1, turns = $2, updated_at = $3, expires_at = $4 WHERE key = $5', [
-        JSON.stringify(participants),
-        encodeTurns(turns),
-        t,
-        t + this.ttlMs,
-        key,
-      ]);
+      await c.query(
+        'UPDATE slack_threads SET participants = $1, turns = $2, updated_at = $3, expires_at = $4 WHERE key = $5',
+        [JSON.stringify(participants), encodeTurns(turns), t, t + this.ttlMs, key],
+      );
       return { channel, threadTs, participants, turns };
     });
   }
 
-  async saveState(s: { channel: string; threadTs: string; messageTs: string; owner: string; result: EngineResult }): Promise<string> {
+  async saveState(s: {
+    channel: string;
+    threadTs: string;
+    messageTs: string;
+    owner: string;
+    result: EngineResult;
+  }): Promise<string> {
     const t = this.now();
     // channel + thread + message, plus a random part so a key cannot be guessed from public ids
     const key = `${threadKey(s.channel, s.threadTs)}:${s.messageTs}:${randomBytes(6).toString('hex')}`;
-    await this.q('INSERT INTO slack_states (key, channel, thread_ts, message_ts, owner, result, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', [
-      key,
-      s.channel,
-      s.threadTs,
-      s.messageTs,
-      s.owner,
-      encodeResult(s.result),
-      t,
-      t + this.ttlMs,
-    ]);
+    await this.q(
+      'INSERT INTO slack_states (key, channel, thread_ts, message_ts, owner, result, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
+      [key, s.channel, s.threadTs, s.messageTs, s.owner, encodeResult(s.result), t, t + this.ttlMs],
+    );
     return key;
   }
 
@@ -210,22 +257,45 @@ export class PgSlackState implements SlackStateStore {
 
   /** Marks a state used; false if it was already: the conditional UPDATE lets one click win across replicas. */
   async useState(key: string, user: string): Promise<boolean> {
-    return (await this.q('UPDATE slack_states SET used_at = $1, used_by = $2 WHERE key = $3 AND used_at IS NULL', [this.now(), user, key])).rowCount === 1;
+    return (
+      (
+        await this.q('UPDATE slack_states SET used_at = $1, used_by = $2 WHERE key = $3 AND used_at IS NULL', [
+          this.now(),
+          user,
+          key,
+        ])
+      ).rowCount === 1
+    );
   }
 
   async addFeedback(f: Omit<FeedbackRow, 'id' | 'createdAt'>): Promise<boolean> {
     const r = await this.q(
       `INSERT INTO feedback (state_key, channel, thread_ts, message_ts, "user", value, question, answer, evidence, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
        ON CONFLICT (state_key, "user") DO UPDATE SET value = excluded.value, question = excluded.question, answer = excluded.answer, evidence = excluded.evidence, created_at = excluded.created_at`,
-      [f.stateKey, f.channel, f.threadTs, f.messageTs, f.user, f.value, f.question, f.answer, JSON.stringify(f.evidence), this.now()],
+      [
+        f.stateKey,
+        f.channel,
+        f.threadTs,
+        f.messageTs,
+        f.user,
+        f.value,
+        f.question,
+        f.answer,
+        JSON.stringify(f.evidence),
+        this.now(),
+      ],
     );
     return r.rowCount === 1;
   }
 
   async listFeedback(limit = 100, givenIn: FeedbackContext | null = null): Promise<FeedbackRow[]> {
-    const where = givenIn === null ? '' : 'channel' in givenIn ? 'WHERE channel = $2' : 'WHERE "user" = $2 AND channel LIKE \'D%\'';
-    const params: unknown[] = givenIn === null ? [limit] : [limit, 'channel' in givenIn ? givenIn.channel : givenIn.dmOf];
-    return (await this.q(`SELECT * FROM feedback ${where} ORDER BY created_at DESC, id DESC LIMIT $1`, params)).rows.map(toFeedback);
+    const where =
+      givenIn === null ? '' : 'channel' in givenIn ? 'WHERE channel = $2' : 'WHERE "user" = $2 AND channel LIKE \'D%\'';
+    const params: unknown[] =
+      givenIn === null ? [limit] : [limit, 'channel' in givenIn ? givenIn.channel : givenIn.dmOf];
+    return (
+      await this.q(`SELECT * FROM feedback ${where} ORDER BY created_at DESC, id DESC LIMIT $1`, params)
+    ).rows.map(toFeedback);
   }
 
   async prune(eventRetentionMs = 7 * 86400_000): Promise<number> {

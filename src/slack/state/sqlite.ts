@@ -2,7 +2,16 @@ import { randomBytes } from 'node:crypto';
 import type { EngineResult } from '../../engine/types.js';
 import { getMeta, setMeta, type DB } from '../../store/sqlite/db.js';
 import { claimable, MAX_TURNS, OWNER, threadKey, type ClaimRow } from './claims.js';
-import { EVENT_LEASE_MS, type EventClaim, type FeedbackContext, type FeedbackRow, type SlackStateStore, type StateRead, type ThreadState, type Turn } from './interfaces.js';
+import {
+  EVENT_LEASE_MS,
+  type EventClaim,
+  type FeedbackContext,
+  type FeedbackRow,
+  type SlackStateStore,
+  type StateRead,
+  type ThreadState,
+  type Turn,
+} from './interfaces.js';
 import { encodeResult, encodeTurns, toFeedback, toStoredState, toTurns } from './rows.js';
 
 /**
@@ -84,7 +93,9 @@ export class SqliteSlackState implements SlackStateStore {
   async renewClaims(): Promise<void> {
     if (this.inflight.size === 0) return;
     this.db
-      .prepare("UPDATE slack_events SET lease_until = ? WHERE owner = ? AND status = 'received' AND event_id IN (SELECT value FROM json_each(?))")
+      .prepare(
+        "UPDATE slack_events SET lease_until = ? WHERE owner = ? AND status = 'received' AND event_id IN (SELECT value FROM json_each(?))",
+      )
       .run(this.now() + this.leaseMs, this.owner, JSON.stringify([...this.inflight]));
   }
 
@@ -111,23 +122,54 @@ export class SqliteSlackState implements SlackStateStore {
    * (killed while answering) is claimed again, so it is answered once, not never; the placeholder
    * that process already posted is reused rather than posting a second message.
    */
-  async claimEvent(eventId: string, channel: string | null, payload: unknown = null, staleMs = 10 * 60_000): Promise<EventClaim> {
+  async claimEvent(
+    eventId: string,
+    channel: string | null,
+    payload: unknown = null,
+    staleMs = 10 * 60_000,
+  ): Promise<EventClaim> {
     if (this.inflight.has(eventId)) return { status: 'duplicate' };
     const t = this.now();
     // immediate: the row is read and written under the write lock, so two processes sharing the
     // ledger cannot both find it free (a deferred transaction would fail its upgrade instead)
     const claim = this.db
       .transaction((): EventClaim => {
-        const row = this.db.prepare('SELECT status, owner, answer_ts, updated_at, attempts, lease_until FROM slack_events WHERE event_id = ?').get(eventId) as
-          { status: string; owner: string | null; answer_ts: string | null; updated_at: number; attempts: number; lease_until: number | null } | undefined;
+        const row = this.db
+          .prepare(
+            'SELECT status, owner, answer_ts, updated_at, attempts, lease_until FROM slack_events WHERE event_id = ?',
+          )
+          .get(eventId) as
+          | {
+              status: string;
+              owner: string | null;
+              answer_ts: string | null;
+              updated_at: number;
+              attempts: number;
+              lease_until: number | null;
+            }
+          | undefined;
         if (!row) {
           this.db
-            .prepare("INSERT INTO slack_events (event_id, status, channel, owner, payload, created_at, updated_at, attempts, lease_until) VALUES (?, 'received', ?, ?, ?, ?, ?, 1, ?)")
-            .run(eventId, channel, this.owner, payload === null ? null : JSON.stringify(payload), t, t, t + this.leaseMs);
+            .prepare(
+              "INSERT INTO slack_events (event_id, status, channel, owner, payload, created_at, updated_at, attempts, lease_until) VALUES (?, 'received', ?, ?, ?, ?, ?, 1, ?)",
+            )
+            .run(
+              eventId,
+              channel,
+              this.owner,
+              payload === null ? null : JSON.stringify(payload),
+              t,
+              t,
+              t + this.leaseMs,
+            );
           return { status: 'new', messageTs: null, attempts: 1 };
         }
         if (row.status === 'received' && this.claimable(row, t, staleMs)) {
-          this.db.prepare('UPDATE slack_events SET owner = ?, updated_at = ?, attempts = attempts + 1, lease_until = ? WHERE event_id = ?').run(this.owner, t, t + this.leaseMs, eventId);
+          this.db
+            .prepare(
+              'UPDATE slack_events SET owner = ?, updated_at = ?, attempts = attempts + 1, lease_until = ? WHERE event_id = ?',
+            )
+            .run(this.owner, t, t + this.leaseMs, eventId);
           return { status: 'new', messageTs: row.answer_ts, attempts: row.attempts + 1 };
         }
         return { status: 'duplicate' };
@@ -144,22 +186,32 @@ export class SqliteSlackState implements SlackStateStore {
   async recordDelivery(eventId: string, channel: string | null, raw: unknown): Promise<void> {
     const t = this.now();
     this.db
-      .prepare("INSERT OR IGNORE INTO slack_events (event_id, status, channel, owner, payload, created_at, updated_at) VALUES (?, 'received', ?, NULL, ?, ?, ?)")
+      .prepare(
+        "INSERT OR IGNORE INTO slack_events (event_id, status, channel, owner, payload, created_at, updated_at) VALUES (?, 'received', ?, NULL, ?, ?, ?)",
+      )
       .run(eventId, channel, JSON.stringify({ raw }), t, t);
   }
 
   /** A recorded delivery the listeners left alone (not a question for ragask): never replayed. */
   async ignoreEvent(eventId: string): Promise<void> {
-    this.db.prepare("UPDATE slack_events SET status = 'ignored', updated_at = ? WHERE event_id = ? AND status = 'received' AND owner IS NULL").run(this.now(), eventId);
+    this.db
+      .prepare(
+        "UPDATE slack_events SET status = 'ignored', updated_at = ? WHERE event_id = ? AND status = 'received' AND owner IS NULL",
+      )
+      .run(this.now(), eventId);
   }
 
   /** Remembers the message posted for an event before it is answered (for a restart to reuse). */
   async setEventMessage(eventId: string, ts: string): Promise<void> {
-    this.db.prepare('UPDATE slack_events SET answer_ts = ?, updated_at = ? WHERE event_id = ?').run(ts, this.now(), eventId);
+    this.db
+      .prepare('UPDATE slack_events SET answer_ts = ?, updated_at = ? WHERE event_id = ?')
+      .run(ts, this.now(), eventId);
   }
 
   async finishEvent(eventId: string, status: 'answered' | 'ignored', answerTs: string | null = null): Promise<void> {
-    this.db.prepare('UPDATE slack_events SET status = ?, answer_ts = ?, updated_at = ? WHERE event_id = ?').run(status, answerTs, this.now(), eventId);
+    this.db
+      .prepare('UPDATE slack_events SET status = ?, answer_ts = ?, updated_at = ? WHERE event_id = ?')
+      .run(status, answerTs, this.now(), eventId);
     this.inflight.delete(eventId);
   }
 
@@ -177,11 +229,20 @@ export class SqliteSlackState implements SlackStateStore {
       .prepare(
         "SELECT event_id, owner, payload, lease_until, updated_at FROM slack_events WHERE status = 'received' AND payload IS NOT NULL AND created_at >= ? AND updated_at <= ? - ? * (1 << MIN(MAX(attempts - 1, 0), 6))",
       )
-      .all(t - maxAgeMs, t, minIdleMs) as { event_id: string; owner: string | null; payload: string; lease_until: number | null; updated_at: number }[];
+      .all(t - maxAgeMs, t, minIdleMs) as {
+      event_id: string;
+      owner: string | null;
+      payload: string;
+      lease_until: number | null;
+      updated_at: number;
+    }[];
     // held by nobody (recorded, never claimed), or by an owner that is gone or whose lease lapsed;
     // not by this owner, which is answering them
     return rows
-      .filter((r) => !this.inflight.has(r.event_id) && r.owner !== this.owner && this.claimable(r, t, Number.POSITIVE_INFINITY))
+      .filter(
+        (r) =>
+          !this.inflight.has(r.event_id) && r.owner !== this.owner && this.claimable(r, t, Number.POSITIVE_INFINITY),
+      )
       .map((r) => ({ eventId: r.event_id, payload: JSON.parse(r.payload) as unknown }));
   }
 
@@ -192,7 +253,8 @@ export class SqliteSlackState implements SlackStateStore {
   }
 
   async eventStatus(eventId: string): Promise<string | null> {
-    const row = this.db.prepare('SELECT status FROM slack_events WHERE event_id = ?').get(eventId) as { status: string } | undefined;
+    const row = this.db.prepare('SELECT status FROM slack_events WHERE event_id = ?').get(eventId) as
+      { status: string } | undefined;
     return row?.status ?? null;
   }
 
@@ -201,8 +263,9 @@ export class SqliteSlackState implements SlackStateStore {
   }
 
   private getThreadNow(channel: string, threadTs: string): ThreadState | null {
-    const row = this.db.prepare('SELECT participants, turns, expires_at FROM slack_threads WHERE key = ?').get(threadKey(channel, threadTs)) as
-      { participants: string; turns: string; expires_at: number } | undefined;
+    const row = this.db
+      .prepare('SELECT participants, turns, expires_at FROM slack_threads WHERE key = ?')
+      .get(threadKey(channel, threadTs)) as { participants: string; turns: string; expires_at: number } | undefined;
     if (!row || row.expires_at < this.now()) return null;
     return { channel, threadTs, participants: JSON.parse(row.participants) as string[], turns: toTurns(row.turns) };
   }
@@ -223,17 +286,34 @@ export class SqliteSlackState implements SlackStateStore {
         `INSERT INTO slack_threads (key, channel, thread_ts, participants, turns, created_at, updated_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT(key) DO UPDATE SET participants = excluded.participants, turns = excluded.turns, updated_at = excluded.updated_at, expires_at = excluded.expires_at`,
       )
-      .run(threadKey(channel, threadTs), channel, threadTs, JSON.stringify(participants), encodeTurns(turns), t, t, t + this.ttlMs);
+      .run(
+        threadKey(channel, threadTs),
+        channel,
+        threadTs,
+        JSON.stringify(participants),
+        encodeTurns(turns),
+        t,
+        t,
+        t + this.ttlMs,
+      );
     return { channel, threadTs, participants, turns };
   }
 
   /** Stores the engine state behind an answer message; the key goes into its buttons. */
-  async saveState(s: { channel: string; threadTs: string; messageTs: string; owner: string; result: EngineResult }): Promise<string> {
+  async saveState(s: {
+    channel: string;
+    threadTs: string;
+    messageTs: string;
+    owner: string;
+    result: EngineResult;
+  }): Promise<string> {
     const t = this.now();
     // channel + thread + message, plus a random part so a key cannot be guessed from public ids
     const key = `${threadKey(s.channel, s.threadTs)}:${s.messageTs}:${randomBytes(6).toString('hex')}`;
     this.db
-      .prepare('INSERT INTO slack_states (key, channel, thread_ts, message_ts, owner, result, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      .prepare(
+        'INSERT INTO slack_states (key, channel, thread_ts, message_ts, owner, result, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      )
       .run(key, s.channel, s.threadTs, s.messageTs, s.owner, encodeResult(s.result), t, t + this.ttlMs);
     return key;
   }
@@ -244,7 +324,8 @@ export class SqliteSlackState implements SlackStateStore {
   }
 
   async getState(key: string): Promise<StateRead | null> {
-    const row = this.db.prepare('SELECT * FROM slack_states WHERE key = ?').get(key) as Record<string, unknown> | undefined;
+    const row = this.db.prepare('SELECT * FROM slack_states WHERE key = ?').get(key) as
+      Record<string, unknown> | undefined;
     if (!row) return null;
     return toStoredState(key, row, this.now());
   }
@@ -256,7 +337,11 @@ export class SqliteSlackState implements SlackStateStore {
 
   /** Marks a state used; false if it was already (two clicks racing: only one wins). */
   async useState(key: string, user: string): Promise<boolean> {
-    return this.db.prepare('UPDATE slack_states SET used_at = ?, used_by = ? WHERE key = ? AND used_at IS NULL').run(this.now(), user, key).changes === 1;
+    return (
+      this.db
+        .prepare('UPDATE slack_states SET used_at = ?, used_by = ? WHERE key = ? AND used_at IS NULL')
+        .run(this.now(), user, key).changes === 1
+    );
   }
 
   /** One entry per answer and person; clicking again changes it. */
@@ -267,7 +352,18 @@ export class SqliteSlackState implements SlackStateStore {
          ON CONFLICT(state_key, user) DO UPDATE SET value = excluded.value, question = excluded.question, answer = excluded.answer,
            evidence = excluded.evidence, created_at = excluded.created_at`,
       )
-      .run(f.stateKey, f.channel, f.threadTs, f.messageTs, f.user, f.value, f.question, f.answer, JSON.stringify(f.evidence), this.now());
+      .run(
+        f.stateKey,
+        f.channel,
+        f.threadTs,
+        f.messageTs,
+        f.user,
+        f.value,
+        f.question,
+        f.answer,
+        JSON.stringify(f.evidence),
+        this.now(),
+      );
     return r.changes === 1;
   }
 
@@ -276,9 +372,18 @@ export class SqliteSlackState implements SlackStateStore {
    * user's direct messages with ragask (an entry belongs to the context it was given in).
    */
   async listFeedback(limit = 100, givenIn: FeedbackContext | null = null): Promise<FeedbackRow[]> {
-    const where = givenIn === null ? '' : 'channel' in givenIn ? 'WHERE channel = @channel' : "WHERE user = @user AND channel LIKE 'D%'";
+    const where =
+      givenIn === null
+        ? ''
+        : 'channel' in givenIn
+          ? 'WHERE channel = @channel'
+          : "WHERE user = @user AND channel LIKE 'D%'";
     const params = givenIn === null ? {} : 'channel' in givenIn ? { channel: givenIn.channel } : { user: givenIn.dmOf };
-    return (this.db.prepare(`SELECT * FROM feedback ${where} ORDER BY created_at DESC, id DESC LIMIT @limit`).all({ ...params, limit }) as Record<string, unknown>[]).map(toFeedback);
+    return (
+      this.db
+        .prepare(`SELECT * FROM feedback ${where} ORDER BY created_at DESC, id DESC LIMIT @limit`)
+        .all({ ...params, limit }) as Record<string, unknown>[]
+    ).map(toFeedback);
   }
 
   /** Deletes expired states and threads and old event ids; returns how many rows went. */

@@ -33,7 +33,8 @@ export type PgClient = pg.PoolClient;
  * database can hold several stores apart: eval datasets, benchmark corpora, test runs.
  */
 export async function openPool(url: string, opts: { max?: number; schema?: string } = {}): Promise<PgPool> {
-  if (opts.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(opts.schema)) throw new Error(`not a schema name: ${opts.schema}`);
+  if (opts.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(opts.schema))
+    throw new Error(`not a schema name: ${opts.schema}`);
   const pool = new pg.Pool({
     connectionString: url,
     // per process (each engine worker is one): a replica holds (workers + 1) × this at most
@@ -85,15 +86,19 @@ export interface PgMigration {
  */
 export async function migrate(pool: PgPool, component: string, migrations: readonly PgMigration[]): Promise<number> {
   const latest = migrations[migrations.length - 1]!.version;
-  await pool.query('CREATE TABLE IF NOT EXISTS ragask_schema (component TEXT PRIMARY KEY, version INTEGER NOT NULL)').catch(async (e: unknown) => {
-    // two processes creating it at once: one wins, the other sees it exist
-    const exists = await pool.query("SELECT 1 FROM pg_tables WHERE tablename = 'ragask_schema'");
-    if (exists.rowCount === 0) throw e;
-  });
+  await pool
+    .query('CREATE TABLE IF NOT EXISTS ragask_schema (component TEXT PRIMARY KEY, version INTEGER NOT NULL)')
+    .catch(async (e: unknown) => {
+      // two processes creating it at once: one wins, the other sees it exist
+      const exists = await pool.query("SELECT 1 FROM pg_tables WHERE tablename = 'ragask_schema'");
+      if (exists.rowCount === 0) throw e;
+    });
   for (;;) {
     const applied = await inTransaction(pool, async (c) => {
       await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`ragask-migrate-${component}`]);
-      const row = await c.query<{ version: number }>('SELECT version FROM ragask_schema WHERE component = $1', [component]);
+      const row = await c.query<{ version: number }>('SELECT version FROM ragask_schema WHERE component = $1', [
+        component,
+      ]);
       const current = row.rows[0]?.version ?? 0;
       if (current > latest) {
         throw new UserError(
@@ -104,11 +109,16 @@ export async function migrate(pool: PgPool, component: string, migrations: reado
       const next = migrations.find((m) => m.version === current + 1);
       if (!next) return null;
       await c.query(next.sql);
-      await c.query('INSERT INTO ragask_schema (component, version) VALUES ($1, $2) ON CONFLICT (component) DO UPDATE SET version = excluded.version', [component, next.version]);
+      await c.query(
+        'INSERT INTO ragask_schema (component, version) VALUES ($1, $2) ON CONFLICT (component) DO UPDATE SET version = excluded.version',
+        [component, next.version],
+      );
       return next.version;
     });
     if (applied === null) break;
   }
-  const done = await pool.query<{ version: number }>('SELECT version FROM ragask_schema WHERE component = $1', [component]);
+  const done = await pool.query<{ version: number }>('SELECT version FROM ragask_schema WHERE component = $1', [
+    component,
+  ]);
   return done.rows[0]?.version ?? 0;
 }

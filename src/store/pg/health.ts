@@ -24,13 +24,34 @@ async function pgHealth(url: string): Promise<{
         "SELECT coalesce((SELECT extversion FROM pg_extension WHERE extname = 'vector'), (SELECT default_version FROM pg_available_extensions WHERE name = 'vector')) AS v",
       )
     ).rows[0]!.v;
-    const tables = new Set((await pool.query<{ t: string }>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = ANY(current_schemas(false))')).rows.map((r) => r.t));
+    const tables = new Set(
+      (
+        await pool.query<{ t: string }>(
+          'SELECT table_name AS t FROM information_schema.tables WHERE table_schema = ANY(current_schemas(false))',
+        )
+      ).rows.map((r) => r.t),
+    );
     const schema: Record<string, number> = {};
-    if (tables.has('ragask_schema')) for (const r of (await pool.query<{ component: string; version: number }>('SELECT component, version FROM ragask_schema')).rows) schema[r.component] = r.version;
+    if (tables.has('ragask_schema'))
+      for (const r of (
+        await pool.query<{ component: string; version: number }>('SELECT component, version FROM ragask_schema')
+      ).rows)
+        schema[r.component] = r.version;
     const hasStore = tables.has('windows') && tables.has('ragask_meta');
-    const count = async (t: string) => (hasStore ? Number((await pool.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM ${t}`)).rows[0]!.n) : 0);
-    const model = hasStore ? ((await pool.query<{ value: string }>("SELECT value FROM ragask_meta WHERE key = 'embedding_model'")).rows[0]?.value ?? null) : null;
-    return { server, pgvector: available, schema, documents: await count('documents'), windows: await count('windows'), model };
+    const count = async (t: string) =>
+      hasStore ? Number((await pool.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM ${t}`)).rows[0]!.n) : 0;
+    const model = hasStore
+      ? ((await pool.query<{ value: string }>("SELECT value FROM ragask_meta WHERE key = 'embedding_model'")).rows[0]
+          ?.value ?? null)
+      : null;
+    return {
+      server,
+      pgvector: available,
+      schema,
+      documents: await count('documents'),
+      windows: await count('windows'),
+      model,
+    };
   } finally {
     await pool.end();
   }
@@ -51,7 +72,11 @@ export async function pgStoreHealth(url: string, wantModel: string): Promise<Hea
         fix: 'install pgvector 0.5 or newer on the server (CREATE EXTENSION vector)',
       });
     else
-      checks.push({ name: 'store', ok: true, detail: `${where}: PostgreSQL ${h.server}, pgvector ${h.pgvector}, schema ${JSON.stringify(h.schema)}, ${h.documents} documents, ${h.windows} windows` });
+      checks.push({
+        name: 'store',
+        ok: true,
+        detail: `${where}: PostgreSQL ${h.server}, pgvector ${h.pgvector}, schema ${JSON.stringify(h.schema)}, ${h.documents} documents, ${h.windows} windows`,
+      });
     const want = wantModel;
     if (h.model && h.windows > 0 && h.model !== want)
       checks.push({
@@ -61,7 +86,12 @@ export async function pgStoreHealth(url: string, wantModel: string): Promise<Hea
         fix: 'run `npx ragask reindex`, or set RAGASK_MODEL / RAGASK_MODEL_VARIANT back',
       });
   } catch (e) {
-    checks.push({ name: 'store', ok: false, detail: errorMessage(e), fix: 'check RAGASK_DATABASE_URL and that the server runs, or unset it to use the embedded store' });
+    checks.push({
+      name: 'store',
+      ok: false,
+      detail: errorMessage(e),
+      fix: 'check RAGASK_DATABASE_URL and that the server runs, or unset it to use the embedded store',
+    });
   }
   return checks;
 }

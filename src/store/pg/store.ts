@@ -163,7 +163,10 @@ export class PgStore implements Store {
   }
 
   static async open(opts: PgStoreOptions): Promise<PgStore> {
-    const pool = await openPool(opts.url, { ...(opts.poolSize ? { max: opts.poolSize } : {}), ...(opts.schema ? { schema: opts.schema } : {}) });
+    const pool = await openPool(opts.url, {
+      ...(opts.poolSize ? { max: opts.poolSize } : {}),
+      ...(opts.schema ? { schema: opts.schema } : {}),
+    });
     try {
       await migrate(pool, 'store', storeMigrations(opts.dimension, opts.hnsw));
       const store = new PgStore(pool, opts.model, opts.dimension, opts.hnsw, opts.url, opts.log ?? silentLogger);
@@ -177,11 +180,15 @@ export class PgStore implements Store {
   }
 
   private async meta(key: string, client: PgPool | PgClient = this.pool): Promise<string | undefined> {
-    return (await client.query<{ value: string }>('SELECT value FROM ragask_meta WHERE key = $1', [key])).rows[0]?.value;
+    return (await client.query<{ value: string }>('SELECT value FROM ragask_meta WHERE key = $1', [key])).rows[0]
+      ?.value;
   }
 
   private async setMeta(key: string, value: string, client: PgPool | PgClient = this.pool): Promise<void> {
-    await client.query('INSERT INTO ragask_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
+    await client.query(
+      'INSERT INTO ragask_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      [key, value],
+    );
   }
 
   /** Vectors of another model are garbage to this one: refuse with the re-index command instead. */
@@ -198,7 +205,10 @@ export class PgStore implements Store {
     if (!stored || windows === 0) {
       const storedDimension = Number((await this.meta('embedding_dimension')) ?? dimension);
       if (storedDimension !== dimension)
-        throw new UserError(`${where} holds ${storedDimension}-dimensional vectors, but the model gives ${dimension}: use a new database for this model`, 'model_mismatch');
+        throw new UserError(
+          `${where} holds ${storedDimension}-dimensional vectors, but the model gives ${dimension}: use a new database for this model`,
+          'model_mismatch',
+        );
       await this.setMeta('embedding_model', model);
       await this.setMeta('embedding_dimension', String(dimension));
       return;
@@ -213,7 +223,9 @@ export class PgStore implements Store {
 
   /** Counts a committed change: the generation keys every cache of every replica. */
   private async bump(client: PgClient, access: boolean): Promise<void> {
-    await client.query(`UPDATE ragask_meta SET value = (value::bigint + 1)::text WHERE key IN ('generation'${access ? ", 'access_version'" : ''})`);
+    await client.query(
+      `UPDATE ragask_meta SET value = (value::bigint + 1)::text WHERE key IN ('generation'${access ? ", 'access_version'" : ''})`,
+    );
   }
 
   async getDocumentBySource(source: string): Promise<DocumentRow | undefined> {
@@ -222,11 +234,18 @@ export class PgStore implements Store {
   }
 
   async listDocuments(): Promise<DocumentRow[]> {
-    return (await this.pool.query('SELECT * FROM documents ORDER BY source COLLATE "C"')).rows.map((r) => toDocument(r as Record<string, unknown>));
+    return (await this.pool.query('SELECT * FROM documents ORDER BY source COLLATE "C"')).rows.map((r) =>
+      toDocument(r as Record<string, unknown>),
+    );
   }
 
   async sourcesUnder(prefix: string): Promise<{ id: number; source: string }[]> {
-    return (await this.pool.query<{ id: number; source: string }>('SELECT id, source FROM documents WHERE left(source, length($1)) = $1', [prefix])).rows;
+    return (
+      await this.pool.query<{ id: number; source: string }>(
+        'SELECT id, source FROM documents WHERE left(source, length($1)) = $1',
+        [prefix],
+      )
+    ).rows;
   }
 
   /**
@@ -245,24 +264,34 @@ export class PgStore implements Store {
     return ids;
   }
 
-  private async writeDocument(c: PgClient, doc: DocumentWrite['doc'], chunks: ChunkInput[], defaultScope: Scope): Promise<number> {
+  private async writeDocument(
+    c: PgClient,
+    doc: DocumentWrite['doc'],
+    chunks: ChunkInput[],
+    defaultScope: Scope,
+  ): Promise<number> {
     await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`ragask-doc:${doc.source}`]);
-    const old = (await c.query<{ id: number; scope: string }>('SELECT id, scope FROM documents WHERE source = $1', [doc.source])).rows[0];
+    const old = (
+      await c.query<{ id: number; scope: string }>('SELECT id, scope FROM documents WHERE source = $1', [doc.source])
+    ).rows[0];
     if (old) await c.query('DELETE FROM documents WHERE id = $1', [old.id]);
     // a new version of a document keeps the scope it was given, unless a scope comes with it
     const scope = doc.scope ? scopeToJson(doc.scope) : (old?.scope ?? scopeToJson(defaultScope));
     const docId = (
-      await c.query<{ id: number }>('INSERT INTO documents (source, path, title, kind, url, content_hash, bytes, ingested_at, scope) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id', [
-        doc.source,
-        doc.path,
-        doc.title,
-        doc.kind,
-        doc.url,
-        doc.contentHash,
-        doc.bytes,
-        new Date().toISOString(),
-        scope,
-      ])
+      await c.query<{ id: number }>(
+        'INSERT INTO documents (source, path, title, kind, url, content_hash, bytes, ingested_at, scope) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id',
+        [
+          doc.source,
+          doc.path,
+          doc.title,
+          doc.kind,
+          doc.url,
+          doc.contentHash,
+          doc.bytes,
+          new Date().toISOString(),
+          scope,
+        ],
+      )
     ).rows[0]!.id;
     if (chunks.length === 0) return docId;
     // one statement per table for the whole document (arrays unnested in order)
@@ -319,7 +348,13 @@ export class PgStore implements Store {
 
   async setScope(docIds: readonly number[], scope: Scope): Promise<number> {
     return inTransaction(this.pool, async (c) => {
-      const n = (await c.query('UPDATE documents SET scope = $1 WHERE id = ANY($2::bigint[])', [scopeToJson(scope), [...docIds]])).rowCount ?? 0;
+      const n =
+        (
+          await c.query('UPDATE documents SET scope = $1 WHERE id = ANY($2::bigint[])', [
+            scopeToJson(scope),
+            [...docIds],
+          ])
+        ).rowCount ?? 0;
       await this.bump(c, true);
       // cached retrieval results were computed under the old scopes
       await c.query('DELETE FROM query_cache');
@@ -333,35 +368,56 @@ export class PgStore implements Store {
 
   async scopes(): Promise<Map<number, Scope | null>> {
     const out = new Map<number, Scope | null>();
-    for (const r of (await this.pool.query<{ id: number; scope: string }>('SELECT id, scope FROM documents')).rows) out.set(r.id, scopeFromJson(r.scope));
+    for (const r of (await this.pool.query<{ id: number; scope: string }>('SELECT id, scope FROM documents')).rows)
+      out.set(r.id, scopeFromJson(r.scope));
     return out;
   }
 
   async getChunks(ids: readonly number[]): Promise<Map<number, ChunkRow>> {
     const out = new Map<number, ChunkRow>();
     if (ids.length === 0) return out;
-    for (const r of (await this.pool.query<RawChunk>(`${CHUNK_SELECT} WHERE c.id = ANY($1::bigint[])`, [[...ids]])).rows) out.set(r.id, toChunk(r));
+    for (const r of (await this.pool.query<RawChunk>(`${CHUNK_SELECT} WHERE c.id = ANY($1::bigint[])`, [[...ids]]))
+      .rows)
+      out.set(r.id, toChunk(r));
     return out;
   }
 
   async chunksOfDocument(docId: number): Promise<ChunkRow[]> {
-    return (await this.pool.query<RawChunk>(`${CHUNK_SELECT} WHERE c.doc_id = $1 ORDER BY c.ord`, [docId])).rows.map(toChunk);
+    return (await this.pool.query<RawChunk>(`${CHUNK_SELECT} WHERE c.doc_id = $1 ORDER BY c.ord`, [docId])).rows.map(
+      toChunk,
+    );
   }
 
   async chunkIdsOfDocument(docId: number): Promise<number[]> {
-    return (await this.pool.query<{ id: number }>('SELECT id FROM chunks WHERE doc_id = $1 ORDER BY ord', [docId])).rows.map((r) => r.id);
+    return (
+      await this.pool.query<{ id: number }>('SELECT id FROM chunks WHERE doc_id = $1 ORDER BY ord', [docId])
+    ).rows.map((r) => r.id);
   }
 
   async windowChunks(windowIds: readonly number[]): Promise<Map<number, number>> {
     const out = new Map<number, number>();
     if (windowIds.length === 0) return out;
-    for (const r of (await this.pool.query<{ id: number; chunk_id: number }>('SELECT id, chunk_id FROM windows WHERE id = ANY($1::bigint[])', [[...windowIds]])).rows) out.set(r.id, r.chunk_id);
+    for (const r of (
+      await this.pool.query<{ id: number; chunk_id: number }>(
+        'SELECT id, chunk_id FROM windows WHERE id = ANY($1::bigint[])',
+        [[...windowIds]],
+      )
+    ).rows)
+      out.set(r.id, r.chunk_id);
     return out;
   }
 
   async windowsOfChunks(chunkIds: readonly number[]): Promise<WindowRow[]> {
     if (chunkIds.length === 0) return [];
-    const rows = await this.pool.query<{ id: number; chunk_id: number; ord: number; char_start: number; char_end: number; token_count: number; embedding: string }>(
+    const rows = await this.pool.query<{
+      id: number;
+      chunk_id: number;
+      ord: number;
+      char_start: number;
+      char_end: number;
+      token_count: number;
+      embedding: string;
+    }>(
       'SELECT id, chunk_id, ord, char_start, char_end, token_count, embedding::text AS embedding FROM windows WHERE chunk_id = ANY($1::bigint[]) ORDER BY chunk_id, ord',
       [[...chunkIds]],
     );
@@ -377,15 +433,29 @@ export class PgStore implements Store {
   }
 
   async windowTexts(): Promise<{ id: number; title: string; headingPath: string[]; text: string }[]> {
-    const rows = await this.pool.query<{ id: number; char_start: number; char_end: number; chunk: string; title: string; heading_path: string }>(
+    const rows = await this.pool.query<{
+      id: number;
+      char_start: number;
+      char_end: number;
+      chunk: string;
+      title: string;
+      heading_path: string;
+    }>(
       `SELECT w.id, w.char_start, w.char_end, c.text AS chunk, d.title, c.heading_path FROM windows w JOIN chunks c ON c.id = w.chunk_id JOIN documents d ON d.id = c.doc_id ORDER BY w.id`,
     );
     // window offsets are JavaScript (UTF-16) offsets: the text is cut here, not in SQL
-    return rows.rows.map((r) => ({ id: r.id, title: r.title, headingPath: JSON.parse(r.heading_path) as string[], text: r.chunk.slice(r.char_start, r.char_end) }));
+    return rows.rows.map((r) => ({
+      id: r.id,
+      title: r.title,
+      headingPath: JSON.parse(r.heading_path) as string[],
+      text: r.chunk.slice(r.char_start, r.char_end),
+    }));
   }
 
   async allWindowVectors(): Promise<{ id: number; vector: Float32Array }[]> {
-    const rows = await this.pool.query<{ id: number; embedding: string }>('SELECT id, embedding::text AS embedding FROM windows');
+    const rows = await this.pool.query<{ id: number; embedding: string }>(
+      'SELECT id, embedding::text AS embedding FROM windows',
+    );
     return rows.rows.map((r) => ({ id: r.id, vector: Float32Array.from(pgvector.fromSql(r.embedding) as number[]) }));
   }
 
@@ -402,7 +472,11 @@ export class PgStore implements Store {
   private async bm25Corpus(): Promise<{ chunks: number; avgLength: number }> {
     const generation = this.index.appliedSeq;
     if (this.corpusStats?.generation === generation) return this.corpusStats;
-    const r = (await this.pool.query<{ n: number; avg: number | null }>('SELECT count(*)::bigint AS n, avg(fts_len)::float8 AS avg FROM chunks')).rows[0]!;
+    const r = (
+      await this.pool.query<{ n: number; avg: number | null }>(
+        'SELECT count(*)::bigint AS n, avg(fts_len)::float8 AS avg FROM chunks',
+      )
+    ).rows[0]!;
     this.corpusStats = { generation, chunks: r.n, avgLength: r.avg ?? 1 };
     return this.corpusStats;
   }
@@ -415,10 +489,17 @@ export class PgStore implements Store {
    * where its words stand next to each other, in order, read from the tsvector's positions, as FTS5
    * counts phrase hits. Only chunks matching the query (and of the allowed documents) are scored.
    */
-  async searchText(query: TextQuery, limit: number, weights: [number, number, number] = [2.0, 1.0, 1.0], docIds: ReadonlySet<number> | null = null): Promise<{ chunkId: number; score: number }[]> {
+  async searchText(
+    query: TextQuery,
+    limit: number,
+    weights: [number, number, number] = [2.0, 1.0, 1.0],
+    docIds: ReadonlySet<number> | null = null,
+  ): Promise<{ chunkId: number; score: number }[]> {
     if (query.terms.length === 0 || (docIds && docIds.size === 0)) return [];
     const { chunks: n, avgLength } = await this.bm25Corpus();
-    const dfs = await Promise.all(query.terms.map((t) => this.countTextMatches({ terms: [t], match: 'any' }, Number.MAX_SAFE_INTEGER)));
+    const dfs = await Promise.all(
+      query.terms.map((t) => this.countTextMatches({ terms: [t], match: 'any' }, Number.MAX_SAFE_INTEGER)),
+    );
     const idf = dfs.map((df) => Math.max(1e-6, Math.log((n - df + 0.5) / (df + 0.5))));
     const only = docIds ? 'AND c.doc_id = ANY($8::bigint[])' : '';
     const params: unknown[] = [query.terms, idf, weights[0], weights[1], weights[2], avgLength, limit];
@@ -458,8 +539,17 @@ export class PgStore implements Store {
       if (hit && (hit.exact || cap <= hit.n)) return Math.min(hit.n, cap);
     }
     const only = docIds ? 'AND doc_id = ANY($3::bigint[])' : '';
-    const params: unknown[] = docIds ? [query.terms, Math.min(cap, Number.MAX_SAFE_INTEGER), [...docIds]] : [query.terms, Math.min(cap, Number.MAX_SAFE_INTEGER)];
-    const n = Number((await this.pool.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM (SELECT 1 FROM chunks WHERE fts @@ ${tsquerySql(query, '$1')} ${only} LIMIT $2) s`, params)).rows[0]!.n);
+    const params: unknown[] = docIds
+      ? [query.terms, Math.min(cap, Number.MAX_SAFE_INTEGER), [...docIds]]
+      : [query.terms, Math.min(cap, Number.MAX_SAFE_INTEGER)];
+    const n = Number(
+      (
+        await this.pool.query<{ n: number }>(
+          `SELECT count(*)::bigint AS n FROM (SELECT 1 FROM chunks WHERE fts @@ ${tsquerySql(query, '$1')} ${only} LIMIT $2) s`,
+          params,
+        )
+      ).rows[0]!.n,
+    );
     if (!docIds) this.textCounts.set(key, { n, exact: n < cap });
     return n;
   }
@@ -469,12 +559,21 @@ export class PgStore implements Store {
    * terms, best first (ts_rank over titles and headings, shorter labels first; the caller scores
    * each by Jaccard anyway), then up to `mentioned` others that merely mention it, in stored order.
    */
-  async entityMentions(query: TextQuery, limits: { labelled: number; mentioned: number }, docIds: ReadonlySet<number> | null = null): Promise<{ labelled: MentionHit[]; mentioned: MentionHit[] }> {
+  async entityMentions(
+    query: TextQuery,
+    limits: { labelled: number; mentioned: number },
+    docIds: ReadonlySet<number> | null = null,
+  ): Promise<{ labelled: MentionHit[]; mentioned: MentionHit[] }> {
     if (query.terms.length === 0) return { labelled: [], mentioned: [] };
     const only = docIds ? 'AND c.doc_id = ANY($3::bigint[])' : '';
     const extra: unknown[] = docIds ? [[...docIds]] : [];
     const hits = (rows: { chunk_id: number; doc_id: number; title: string; heading_path: string }[]): MentionHit[] =>
-      rows.map((r) => ({ chunkId: r.chunk_id, docId: r.doc_id, title: r.title, headingPath: JSON.parse(r.heading_path) as string[] }));
+      rows.map((r) => ({
+        chunkId: r.chunk_id,
+        docId: r.doc_id,
+        title: r.title,
+        headingPath: JSON.parse(r.heading_path) as string[],
+      }));
     const tsq = tsquerySql(query, '$1');
     const labelled = (
       await this.pool.query<{ chunk_id: number; doc_id: number; title: string; heading_path: string }>(
@@ -490,24 +589,34 @@ export class PgStore implements Store {
       )
     ).rows;
     const seen = new Set(labelled.map((r) => r.chunk_id));
-    return { labelled: hits(labelled), mentioned: hits(mentioned.filter((r) => !seen.has(r.chunk_id)).slice(0, limits.mentioned)) };
+    return {
+      labelled: hits(labelled),
+      mentioned: hits(mentioned.filter((r) => !seen.has(r.chunk_id)).slice(0, limits.mentioned)),
+    };
   }
 
   async cachedQuery(key: string): Promise<{ value: string; createdAt: number } | null> {
-    const r = (await this.pool.query<{ value: string; created_at: number }>('SELECT value, created_at FROM query_cache WHERE key = $1', [key])).rows[0];
+    const r = (
+      await this.pool.query<{ value: string; created_at: number }>(
+        'SELECT value, created_at FROM query_cache WHERE key = $1',
+        [key],
+      )
+    ).rows[0];
     return r ? { value: r.value, createdAt: r.created_at } : null;
   }
 
   async cacheQuery(key: string, value: string, createdAt: number): Promise<void> {
-    await this.pool.query('INSERT INTO query_cache (key, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO UPDATE SET value = excluded.value, created_at = excluded.created_at', [
-      key,
-      value,
-      createdAt,
-    ]);
+    await this.pool.query(
+      'INSERT INTO query_cache (key, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO UPDATE SET value = excluded.value, created_at = excluded.created_at',
+      [key, value, createdAt],
+    );
   }
 
   async dropCachedQueries(which: { key: string } | { before: number }): Promise<number> {
-    const r = 'key' in which ? await this.pool.query('DELETE FROM query_cache WHERE key = $1', [which.key]) : await this.pool.query('DELETE FROM query_cache WHERE created_at < $1', [which.before]);
+    const r =
+      'key' in which
+        ? await this.pool.query('DELETE FROM query_cache WHERE key = $1', [which.key])
+        : await this.pool.query('DELETE FROM query_cache WHERE created_at < $1', [which.before]);
     return r.rowCount ?? 0;
   }
 
@@ -517,16 +626,20 @@ export class PgStore implements Store {
 
   async setVectors(batch: readonly { id: number; vector: Float32Array }[]): Promise<void> {
     await inTransaction(this.pool, async (c) => {
-      await c.query('UPDATE windows SET embedding = t.embedding::vector FROM unnest($1::bigint[], $2::text[]) AS t(id, embedding) WHERE windows.id = t.id', [
-        batch.map((w) => w.id),
-        batch.map((w) => pgvector.toSql(Array.from(w.vector)) as string),
-      ]);
+      await c.query(
+        'UPDATE windows SET embedding = t.embedding::vector FROM unnest($1::bigint[], $2::text[]) AS t(id, embedding) WHERE windows.id = t.id',
+        [batch.map((w) => w.id), batch.map((w) => pgvector.toSql(Array.from(w.vector)) as string)],
+      );
       await this.bump(c, false);
     });
   }
 
   async finishReembedding(model: string, dimension: number): Promise<void> {
-    if (dimension !== this.index.dimension) throw new UserError(`re-embedding into ${dimension} dimensions needs a new database (this one holds ${this.index.dimension})`, 'model_mismatch');
+    if (dimension !== this.index.dimension)
+      throw new UserError(
+        `re-embedding into ${dimension} dimensions needs a new database (this one holds ${this.index.dimension})`,
+        'model_mismatch',
+      );
     await inTransaction(this.pool, async (c) => {
       await this.setMeta('embedding_model', model, c);
       await this.setMeta('embedding_dimension', String(dimension), c);
@@ -562,7 +675,14 @@ export class PgStore implements Store {
       )
     ).rows[0]!;
     const counts = await this.counts();
-    return { ...counts, model: this.model, dimension: this.index.dimension, dbBytes: sizes.db, indexBytes: sizes.idx, indexSize: counts.windows };
+    return {
+      ...counts,
+      model: this.model,
+      dimension: this.index.dimension,
+      dbBytes: sizes.db,
+      indexBytes: sizes.idx,
+      indexSize: counts.windows,
+    };
   }
 
   async close(): Promise<void> {

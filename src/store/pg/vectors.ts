@@ -43,10 +43,16 @@ export class PgVectorIndex implements VectorIndex {
     const hits = await inTransaction(this.pool, async (c) => {
       // the candidate list must hold at least k (pgvector returns at most ef_search rows)
       await c.query("SELECT set_config('hnsw.ef_search', $1, true)", [String(Math.min(1000, Math.max(this.ef, k)))]);
-      const r = await c.query<{ id: number; d: number }>(`SELECT id, embedding <=> $1::vector AS d FROM windows ${filter} ORDER BY embedding <=> $1::vector LIMIT $2`, params);
+      const r = await c.query<{ id: number; d: number }>(
+        `SELECT id, embedding <=> $1::vector AS d FROM windows ${filter} ORDER BY embedding <=> $1::vector LIMIT $2`,
+        params,
+      );
       if (!docs || r.rows.length >= k) return r.rows;
       // filtered below k: exact over the allowed windows (the ORDER BY expression bypasses the HNSW index)
-      const exact = await c.query<{ id: number; d: number }>(`SELECT id, embedding <=> $1::vector AS d FROM windows ${filter} ORDER BY (embedding <=> $1::vector) + 0 LIMIT $2`, params);
+      const exact = await c.query<{ id: number; d: number }>(
+        `SELECT id, embedding <=> $1::vector AS d FROM windows ${filter} ORDER BY (embedding <=> $1::vector) + 0 LIMIT $2`,
+        params,
+      );
       return exact.rows;
     });
     return hits.map((h) => ({ windowId: h.id, score: 1 - h.d }));

@@ -129,7 +129,10 @@ export function openDatabase(file: string, opts: OpenOptions = {}): DB {
     db.prepare('SELECT count(*) FROM sqlite_master').get();
   } catch (e) {
     if (e instanceof UserError) throw e;
-    throw new UserError(`${file}: cannot open the store (${(e as Error).message}); restore it from a backup, or move it away and run \`ragask ingest <your sources>\` to rebuild it`, 'store_corrupt');
+    throw new UserError(
+      `${file}: cannot open the store (${(e as Error).message}); restore it from a backup, or move it away and run \`ragask ingest <your sources>\` to rebuild it`,
+      'store_corrupt',
+    );
   }
   if (!opts.readonly) migrate(db, file);
   return db;
@@ -138,7 +141,10 @@ export function openDatabase(file: string, opts: OpenOptions = {}): DB {
 export function migrate(db: DB, file = 'the store'): number {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > SCHEMA_VERSION) {
-    throw new UserError(`${file} has schema version ${current}, newer than this ragask (${SCHEMA_VERSION}); upgrade ragask or use another RAGASK_DATA_DIR`, 'store_version');
+    throw new UserError(
+      `${file} has schema version ${current}, newer than this ragask (${SCHEMA_VERSION}); upgrade ragask or use another RAGASK_DATA_DIR`,
+      'store_version',
+    );
   }
   // each migration reads the version under the write lock, so processes opening a store together
   // (replicas starting at once) apply it once
@@ -159,5 +165,8 @@ export function getMeta(db: DB, key: string): string | undefined {
 }
 
 export function setMeta(db: DB, key: string, value: string): void {
-  db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
+  db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(
+    key,
+    value,
+  );
 }

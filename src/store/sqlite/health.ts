@@ -15,9 +15,14 @@ import { storeHealth } from './store.js';
 export function sqliteHealth(dataDir: string, hnsw: HnswParams, wantModel: string): HealthCheck[] {
   const checks: HealthCheck[] = [];
   const dbFile = path.join(dataDir, DB_FILE);
-  const rebuild = 'move the file away and re-ingest your sources (`npx ragask ingest <paths>`), or restore it from a backup';
+  const rebuild =
+    'move the file away and re-ingest your sources (`npx ragask ingest <paths>`), or restore it from a backup';
   if (!fs.existsSync(dbFile)) {
-    checks.push({ name: 'store', ok: true, detail: `${dbFile} does not exist yet (it is created by the first ingest)` });
+    checks.push({
+      name: 'store',
+      ok: true,
+      detail: `${dbFile} does not exist yet (it is created by the first ingest)`,
+    });
     return checks;
   }
   let db: DB;
@@ -28,17 +33,34 @@ export function sqliteHealth(dataDir: string, hnsw: HnswParams, wantModel: strin
     return checks;
   }
   try {
-    const { schemaVersion: version, integrity, orphanChunks, orphanWindows, emptyDocs, ftsGap, documents: docs, windows } = storeHealth(db);
+    const {
+      schemaVersion: version,
+      integrity,
+      orphanChunks,
+      orphanWindows,
+      emptyDocs,
+      ftsGap,
+      documents: docs,
+      windows,
+    } = storeHealth(db);
     const problems: string[] = [];
     if (integrity.join() !== 'ok') problems.push(`SQLite quick_check: ${integrity.slice(0, 3).join('; ')}`);
-    if (version !== SCHEMA_VERSION) problems.push(`schema version ${version}, this ragask expects ${SCHEMA_VERSION} (opening it for writing migrates it)`);
-    if (orphanChunks + orphanWindows) problems.push(`${orphanChunks} chunks and ${orphanWindows} windows without a parent`);
+    if (version !== SCHEMA_VERSION)
+      problems.push(
+        `schema version ${version}, this ragask expects ${SCHEMA_VERSION} (opening it for writing migrates it)`,
+      );
+    if (orphanChunks + orphanWindows)
+      problems.push(`${orphanChunks} chunks and ${orphanWindows} windows without a parent`);
     if (emptyDocs) problems.push(`${emptyDocs} documents without chunks`);
     if (ftsGap) problems.push(`${ftsGap} chunks missing from the full-text index`);
     checks.push(
       problems.length
         ? { name: 'store', ok: false, detail: problems.join('; '), fix: rebuild }
-        : { name: 'store', ok: true, detail: `${dbFile}: integrity ok, schema ${version}, ${docs} documents, ${windows} windows` },
+        : {
+            name: 'store',
+            ok: true,
+            detail: `${dbFile}: integrity ok, schema ${version}, ${docs} documents, ${windows} windows`,
+          },
     );
 
     const model = getMeta(db, 'embedding_model');
@@ -51,7 +73,11 @@ export function sqliteHealth(dataDir: string, hnsw: HnswParams, wantModel: strin
         fix: 'run `npx ragask reindex`, or set RAGASK_MODEL / RAGASK_MODEL_VARIANT back',
       });
     const dim = Number(getMeta(db, 'embedding_dimension') ?? 384);
-    const idx = HnswIndex.inspect(db, path.join(dataDir, INDEX_FILE), { dimension: dim, model: model ?? want, params: hnsw });
+    const idx = HnswIndex.inspect(db, path.join(dataDir, INDEX_FILE), {
+      dimension: dim,
+      model: model ?? want,
+      params: hnsw,
+    });
     if (idx.problem)
       checks.push({
         name: 'index ↔ store',
@@ -67,7 +93,11 @@ export function sqliteHealth(dataDir: string, hnsw: HnswParams, wantModel: strin
         fix: 'delete data/index.hnsw*; it is rebuilt from SQLite on the next start',
       });
     else
-      checks.push({ name: 'index ↔ store', ok: true, detail: `index loads; ${idx.size} vectors${idx.behind ? `, ${idx.behind} store changes to replay on next open` : ', in step with the store'}` });
+      checks.push({
+        name: 'index ↔ store',
+        ok: true,
+        detail: `index loads; ${idx.size} vectors${idx.behind ? `, ${idx.behind} store changes to replay on next open` : ', in step with the store'}`,
+      });
   } finally {
     db.close();
   }

@@ -32,7 +32,8 @@ function sha256File(file: string): string {
   const fd = fs.openSync(file, 'r');
   const buf = Buffer.allocUnsafe(1 << 20);
   try {
-    for (let n = fs.readSync(fd, buf, 0, buf.length, null); n > 0; n = fs.readSync(fd, buf, 0, buf.length, null)) h.update(buf.subarray(0, n));
+    for (let n = fs.readSync(fd, buf, 0, buf.length, null); n > 0; n = fs.readSync(fd, buf, 0, buf.length, null))
+      h.update(buf.subarray(0, n));
   } finally {
     fs.closeSync(fd);
   }
@@ -117,7 +118,11 @@ export class HnswIndex implements VectorIndex {
    * Checks, without changing anything, whether the index file would load as it is and agrees with
    * SQLite: for `ragask doctor`. `problem` is null when it does.
    */
-  static inspect(db: DB, file: string, opts: { dimension: number; model: string; params: HnswParams }): { problem: string | null; size: number; behind: number } {
+  static inspect(
+    db: DB,
+    file: string,
+    opts: { dimension: number; model: string; params: HnswParams },
+  ): { problem: string | null; size: number; behind: number } {
     const vi = new HnswIndex(db, file, opts.dimension, opts.model, opts.params, silentLogger);
     const problem = vi.tryLoad();
     if (problem) return { problem, size: 0, behind: 0 };
@@ -126,7 +131,11 @@ export class HnswIndex implements VectorIndex {
   }
 
   /** Loads the index file if it matches SQLite, else rebuilds it; then replays newer log entries. */
-  static open(db: DB, file: string, opts: { dimension: number; model: string; params: HnswParams; log?: Logger; persist?: boolean }): HnswIndex {
+  static open(
+    db: DB,
+    file: string,
+    opts: { dimension: number; model: string; params: HnswParams; log?: Logger; persist?: boolean },
+  ): HnswIndex {
     const vi = new HnswIndex(db, file, opts.dimension, opts.model, opts.params, opts.log ?? silentLogger);
     vi.persist = opts.persist ?? true;
     if (vi.persist) vi.removeStaleTemporaries();
@@ -152,8 +161,10 @@ export class HnswIndex implements VectorIndex {
     } catch {
       return 'index sidecar unreadable';
     }
-    if (meta.format !== 1 || meta.dimension !== this.dimension || meta.model !== this.model) return 'index built for another model or format';
-    if (meta.m !== this.params.m || meta.efConstruction !== this.params.efConstruction) return 'HNSW parameters changed';
+    if (meta.format !== 1 || meta.dimension !== this.dimension || meta.model !== this.model)
+      return 'index built for another model or format';
+    if (meta.m !== this.params.m || meta.efConstruction !== this.params.efConstruction)
+      return 'HNSW parameters changed';
     if (sha256File(this.file) !== meta.sha256) return 'index file does not match its sidecar (torn or corrupt write)';
     const maxSeq = this.maxLogSeq();
     if (meta.seq > maxSeq) return 'index is newer than the store (store restored from an older copy?)';
@@ -176,7 +187,12 @@ export class HnswIndex implements VectorIndex {
 
   private fresh(capacity: number): void {
     this.index = new hnswlib.HierarchicalNSW('ip', this.dimension);
-    this.index.initIndex({ maxElements: Math.max(1024, capacity), m: this.params.m, efConstruction: this.params.efConstruction, randomSeed: 100 });
+    this.index.initIndex({
+      maxElements: Math.max(1024, capacity),
+      m: this.params.m,
+      efConstruction: this.params.efConstruction,
+      randomSeed: 100,
+    });
     this.index.setEf(this.params.efSearch);
     this.deleted = 0;
   }
@@ -193,7 +209,10 @@ export class HnswIndex implements VectorIndex {
       this.fresh(Math.ceil(total * 1.25));
       const seq = this.maxLogSeq();
       let done = 0;
-      for (const row of this.db.prepare('SELECT id, vector FROM windows ORDER BY id').iterate() as Iterable<{ id: number; vector: Buffer }>) {
+      for (const row of this.db.prepare('SELECT id, vector FROM windows ORDER BY id').iterate() as Iterable<{
+        id: number;
+        vector: Buffer;
+      }>) {
         this.index.addPoint(Array.from(blobToVector(row.vector)), row.id);
         if (++done % 1000 === 0) onProgress?.(done, total);
       }
@@ -258,7 +277,9 @@ export class HnswIndex implements VectorIndex {
     const n = Math.min(k, count);
     if (this.params.efSearch < n) this.index.setEf(n);
     const windowDoc = allowedDocs ? this.windowDocs() : null;
-    const res = windowDoc ? this.index.searchKnn(Array.from(vector), n, (wid) => allowedDocs!.has(windowDoc[wid] ?? 0)) : this.index.searchKnn(Array.from(vector), n);
+    const res = windowDoc
+      ? this.index.searchKnn(Array.from(vector), n, (wid) => allowedDocs!.has(windowDoc[wid] ?? 0))
+      : this.index.searchKnn(Array.from(vector), n);
     if (this.params.efSearch < n) this.index.setEf(this.params.efSearch);
     return res.neighbors.map((id, i) => ({ windowId: id, score: 1 - res.distances[i]! }));
   }
@@ -270,7 +291,10 @@ export class HnswIndex implements VectorIndex {
     if (this.windowDocCache?.seq === this.seq) return this.windowDocCache.map;
     const max = (this.db.prepare('SELECT coalesce(max(id), 0) AS m FROM windows').get() as { m: number }).m;
     const map = new Int32Array(max + 1);
-    for (const r of this.db.prepare('SELECT w.id, c.doc_id FROM windows w JOIN chunks c ON c.id = w.chunk_id').iterate() as Iterable<{ id: number; doc_id: number }>) map[r.id] = r.doc_id;
+    for (const r of this.db
+      .prepare('SELECT w.id, c.doc_id FROM windows w JOIN chunks c ON c.id = w.chunk_id')
+      .iterate() as Iterable<{ id: number; doc_id: number }>)
+      map[r.id] = r.doc_id;
     this.windowDocCache = { seq: this.seq, map };
     return map;
   }

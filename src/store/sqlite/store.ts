@@ -8,7 +8,16 @@ import { UserError } from '../../errors.js';
 import { DB_FILE, getMeta, openDatabase, setMeta, type DB } from './db.js';
 import { PUBLIC_SCOPE, scopeFromJson, scopeToJson, type Scope } from '../access.js';
 import { HnswIndex, INDEX_FILE } from './hnsw.js';
-import type { ChunkInput, ChunkRow, DocumentInput, DocumentRow, HnswParams, MentionHit, StoreStats, WindowRow } from '../types.js';
+import type {
+  ChunkInput,
+  ChunkRow,
+  DocumentInput,
+  DocumentRow,
+  HnswParams,
+  MentionHit,
+  StoreStats,
+  WindowRow,
+} from '../types.js';
 import type { DocumentWrite, Store, TextQuery } from '../interfaces.js';
 import { blobToVector, vectorToBlob } from './vectors.js';
 import { CHUNK_SELECT, toChunk, toDocument, type RawChunk } from '../rows.js';
@@ -74,10 +83,18 @@ export function storeHealth(db: DB): {
     schemaVersion: db.pragma('user_version', { simple: true }) as number,
     // SQLite's own check of the file: ["ok"], or what it found wrong
     integrity: (db.pragma('quick_check') as { quick_check: string }[]).map((r) => r.quick_check),
-    orphanChunks: count('SELECT count(*) AS n FROM chunks c LEFT JOIN documents d ON d.id = c.doc_id WHERE d.id IS NULL'),
-    orphanWindows: count('SELECT count(*) AS n FROM windows w LEFT JOIN chunks c ON c.id = w.chunk_id WHERE c.id IS NULL'),
-    emptyDocs: count('SELECT count(*) AS n FROM documents d WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.doc_id = d.id)'),
-    ftsGap: count('SELECT count(*) AS n FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM chunks_fts f WHERE f.rowid = c.id)'),
+    orphanChunks: count(
+      'SELECT count(*) AS n FROM chunks c LEFT JOIN documents d ON d.id = c.doc_id WHERE d.id IS NULL',
+    ),
+    orphanWindows: count(
+      'SELECT count(*) AS n FROM windows w LEFT JOIN chunks c ON c.id = w.chunk_id WHERE c.id IS NULL',
+    ),
+    emptyDocs: count(
+      'SELECT count(*) AS n FROM documents d WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.doc_id = d.id)',
+    ),
+    ftsGap: count(
+      'SELECT count(*) AS n FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM chunks_fts f WHERE f.rowid = c.id)',
+    ),
     documents: count('SELECT count(*) AS n FROM documents'),
     windows: count('SELECT count(*) AS n FROM windows'),
   };
@@ -121,7 +138,13 @@ export class SqliteStore implements Store {
     const log = opts.log ?? silentLogger;
     try {
       if (!opts.allowModelMismatch) SqliteStore.checkModel(db, dbFile, opts.model, opts.dimension);
-      const index = HnswIndex.open(db, path.join(opts.dataDir, INDEX_FILE), { dimension: opts.dimension, model: opts.model, params: opts.hnsw, log, persist: opts.persistIndex ?? true });
+      const index = HnswIndex.open(db, path.join(opts.dataDir, INDEX_FILE), {
+        dimension: opts.dimension,
+        model: opts.model,
+        params: opts.hnsw,
+        log,
+        persist: opts.persistIndex ?? true,
+      });
       return new SqliteStore(db, index, dbFile, opts.model, log);
     } catch (e) {
       db.close();
@@ -158,12 +181,17 @@ export class SqliteStore implements Store {
   }
 
   async listDocuments(): Promise<DocumentRow[]> {
-    return (this.sql('SELECT * FROM documents ORDER BY source').all() as Record<string, unknown>[]).map((r) => toDocument(r));
+    return (this.sql('SELECT * FROM documents ORDER BY source').all() as Record<string, unknown>[]).map((r) =>
+      toDocument(r),
+    );
   }
 
   /** Sources whose key starts with `prefix` (the records of one .jsonl file, or the files under a folder). */
   async sourcesUnder(prefix: string): Promise<{ id: number; source: string }[]> {
-    return this.sql('SELECT id, source FROM documents WHERE substr(source, 1, length(?)) = ?').all(prefix, prefix) as { id: number; source: string }[];
+    return this.sql('SELECT id, source FROM documents WHERE substr(source, 1, length(?)) = ?').all(prefix, prefix) as {
+      id: number;
+      source: string;
+    }[];
   }
 
   /** Writes whole documents (each replacing any earlier version with the same source) in one transaction. */
@@ -174,26 +202,57 @@ export class SqliteStore implements Store {
   private replaceDocumentNow(doc: DocumentInput, chunks: ChunkInput[], defaultScope: Scope): number {
     this.textCounts.clear();
     const tx = this.db.transaction(() => {
-      const old = this.sql('SELECT id, scope FROM documents WHERE source = ?').get(doc.source) as { id: number; scope: string } | undefined;
+      const old = this.sql('SELECT id, scope FROM documents WHERE source = ?').get(doc.source) as
+        { id: number; scope: string } | undefined;
       if (old) this.deleteDocumentNow(old.id);
       // a new version of a document keeps the scope it was given, unless a scope comes with it
       const scope = doc.scope ? scopeToJson(doc.scope) : (old?.scope ?? scopeToJson(defaultScope));
       const { lastInsertRowid } = this.db
-        .prepare('INSERT INTO documents (source, path, title, kind, url, content_hash, bytes, ingested_at, scope) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
-        .run(doc.source, doc.path, doc.title, doc.kind, doc.url, doc.contentHash, doc.bytes, new Date().toISOString(), scope);
+        .prepare(
+          'INSERT INTO documents (source, path, title, kind, url, content_hash, bytes, ingested_at, scope) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        )
+        .run(
+          doc.source,
+          doc.path,
+          doc.title,
+          doc.kind,
+          doc.url,
+          doc.contentHash,
+          doc.bytes,
+          new Date().toISOString(),
+          scope,
+        );
       this.bumpAccessVersion();
       const docId = Number(lastInsertRowid);
-      const insChunk = this.sql('INSERT INTO chunks (doc_id, ord, kind, heading_path, page, text, token_count, density, entities) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+      const insChunk = this.sql(
+        'INSERT INTO chunks (doc_id, ord, kind, heading_path, page, text, token_count, density, entities) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      );
       const insFts = this.sql('INSERT INTO chunks_fts (rowid, title, headings, body) VALUES (?, ?, ?, ?)');
       const insLabels = this.sql('INSERT INTO chunk_labels_fts (rowid, title, headings) VALUES (?, ?, ?)');
-      const insWin = this.sql('INSERT INTO windows (chunk_id, ord, char_start, char_end, token_count, vector) VALUES (?, ?, ?, ?, ?, ?)');
+      const insWin = this.sql(
+        'INSERT INTO windows (chunk_id, ord, char_start, char_end, token_count, vector) VALUES (?, ?, ?, ?, ?, ?)',
+      );
       const insLog = this.sql("INSERT INTO index_log (window_id, op) VALUES (?, 'add')");
       for (const c of chunks) {
-        const chunkId = Number(insChunk.run(docId, c.ord, c.kind, JSON.stringify(c.headingPath), c.page, c.text, c.tokenCount, c.density, JSON.stringify(c.entities)).lastInsertRowid);
+        const chunkId = Number(
+          insChunk.run(
+            docId,
+            c.ord,
+            c.kind,
+            JSON.stringify(c.headingPath),
+            c.page,
+            c.text,
+            c.tokenCount,
+            c.density,
+            JSON.stringify(c.entities),
+          ).lastInsertRowid,
+        );
         insFts.run(chunkId, doc.title, c.headingPath.join(' '), c.text);
         insLabels.run(chunkId, doc.title, c.headingPath.join(' '));
         for (const w of c.windows) {
-          const wid = Number(insWin.run(chunkId, w.ord, w.charStart, w.charEnd, w.tokenCount, vectorToBlob(w.vector)).lastInsertRowid);
+          const wid = Number(
+            insWin.run(chunkId, w.ord, w.charStart, w.charEnd, w.tokenCount, vectorToBlob(w.vector)).lastInsertRowid,
+          );
           insLog.run(wid);
         }
       }
@@ -212,7 +271,10 @@ export class SqliteStore implements Store {
   /** Changes who may see documents; returns how many changed. */
   async setScope(docIds: readonly number[], scope: Scope): Promise<number> {
     return this.db.transaction(() => {
-      const n = this.sql('UPDATE documents SET scope = ? WHERE id IN (SELECT value FROM json_each(?))').run(scopeToJson(scope), JSON.stringify(docIds)).changes;
+      const n = this.sql('UPDATE documents SET scope = ? WHERE id IN (SELECT value FROM json_each(?))').run(
+        scopeToJson(scope),
+        JSON.stringify(docIds),
+      ).changes;
       this.bumpAccessVersion();
       // cached retrieval results were computed under the old scopes
       this.sql('DELETE FROM query_cache').run();
@@ -221,24 +283,32 @@ export class SqliteStore implements Store {
   }
 
   private bumpAccessVersion(): void {
-    this.sql("INSERT INTO meta (key, value) VALUES ('access_version', '1') ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1").run();
+    this.sql(
+      "INSERT INTO meta (key, value) VALUES ('access_version', '1') ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
+    ).run();
   }
 
   /** Changes whenever a document is added, removed or re-scoped: the key of access caches. */
   async accessVersion(): Promise<number> {
-    return Number((this.sql('SELECT value FROM meta WHERE key = ?').get('access_version') as { value: string } | undefined)?.value ?? '0');
+    return Number(
+      (this.sql('SELECT value FROM meta WHERE key = ?').get('access_version') as { value: string } | undefined)
+        ?.value ?? '0',
+    );
   }
 
   /** Every document's scope (null: unreadable). */
   async scopes(): Promise<Map<number, Scope | null>> {
     const out = new Map<number, Scope | null>();
-    for (const r of this.sql('SELECT id, scope FROM documents').all() as { id: number; scope: string }[]) out.set(r.id, scopeFromJson(r.scope));
+    for (const r of this.sql('SELECT id, scope FROM documents').all() as { id: number; scope: string }[])
+      out.set(r.id, scopeFromJson(r.scope));
     return out;
   }
 
   private deleteDocumentNow(docId: number): void {
     this.textCounts.clear();
-    this.sql("INSERT INTO index_log (window_id, op) SELECT w.id, 'del' FROM windows w JOIN chunks c ON c.id = w.chunk_id WHERE c.doc_id = ?").run(docId);
+    this.sql(
+      "INSERT INTO index_log (window_id, op) SELECT w.id, 'del' FROM windows w JOIN chunks c ON c.id = w.chunk_id WHERE c.doc_id = ?",
+    ).run(docId);
     this.sql('DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE doc_id = ?)').run(docId);
     this.sql('DELETE FROM chunk_labels_fts WHERE rowid IN (SELECT id FROM chunks WHERE doc_id = ?)').run(docId);
     this.sql('DELETE FROM windows WHERE chunk_id IN (SELECT id FROM chunks WHERE doc_id = ?)').run(docId);
@@ -259,14 +329,18 @@ export class SqliteStore implements Store {
   }
 
   async chunkIdsOfDocument(docId: number): Promise<number[]> {
-    return (this.sql('SELECT id FROM chunks WHERE doc_id = ? ORDER BY ord').all(docId) as { id: number }[]).map((r) => r.id);
+    return (this.sql('SELECT id FROM chunks WHERE doc_id = ? ORDER BY ord').all(docId) as { id: number }[]).map(
+      (r) => r.id,
+    );
   }
 
   /** Window id → chunk id for the given windows (dropping any no longer in SQLite). */
   async windowChunks(windowIds: readonly number[]): Promise<Map<number, number>> {
     const out = new Map<number, number>();
     if (windowIds.length === 0) return out;
-    const rows = this.sql('SELECT id, chunk_id FROM windows WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(windowIds)) as { id: number; chunk_id: number }[];
+    const rows = this.sql('SELECT id, chunk_id FROM windows WHERE id IN (SELECT value FROM json_each(?))').all(
+      JSON.stringify(windowIds),
+    ) as { id: number; chunk_id: number }[];
     for (const r of rows) out.set(r.id, r.chunk_id);
     return out;
   }
@@ -274,13 +348,36 @@ export class SqliteStore implements Store {
   async windowsOfChunks(chunkIds: readonly number[]): Promise<WindowRow[]> {
     if (chunkIds.length === 0) return [];
     const rows = this.db
-      .prepare('SELECT id, chunk_id, ord, char_start, char_end, token_count, vector FROM windows WHERE chunk_id IN (SELECT value FROM json_each(?)) ORDER BY chunk_id, ord')
-      .all(JSON.stringify(chunkIds)) as { id: number; chunk_id: number; ord: number; char_start: number; char_end: number; token_count: number; vector: Buffer }[];
-    return rows.map((r) => ({ id: r.id, chunkId: r.chunk_id, ord: r.ord, charStart: r.char_start, charEnd: r.char_end, tokenCount: r.token_count, vector: blobToVector(r.vector) }));
+      .prepare(
+        'SELECT id, chunk_id, ord, char_start, char_end, token_count, vector FROM windows WHERE chunk_id IN (SELECT value FROM json_each(?)) ORDER BY chunk_id, ord',
+      )
+      .all(JSON.stringify(chunkIds)) as {
+      id: number;
+      chunk_id: number;
+      ord: number;
+      char_start: number;
+      char_end: number;
+      token_count: number;
+      vector: Buffer;
+    }[];
+    return rows.map((r) => ({
+      id: r.id,
+      chunkId: r.chunk_id,
+      ord: r.ord,
+      charStart: r.char_start,
+      charEnd: r.char_end,
+      tokenCount: r.token_count,
+      vector: blobToVector(r.vector),
+    }));
   }
 
   /** BM25 over chunks (title, headings, body): FTS5's own, scores returned as positive numbers, higher is better. */
-  async searchText(query: TextQuery, limit: number, weights: [number, number, number] = [2.0, 1.0, 1.0], docIds: ReadonlySet<number> | null = null): Promise<{ chunkId: number; score: number }[]> {
+  async searchText(
+    query: TextQuery,
+    limit: number,
+    weights: [number, number, number] = [2.0, 1.0, 1.0],
+    docIds: ReadonlySet<number> | null = null,
+  ): Promise<{ chunkId: number; score: number }[]> {
     const match = fts5Match(query);
     if (!match) return [];
     // with an access filter, only chunks of allowed documents are ranked at all
@@ -293,7 +390,9 @@ export class SqliteStore implements Store {
             )
             .all(weights[0], weights[1], weights[2], match, docIdsJson(docIds), limit)
         : this.db
-            .prepare(`SELECT rowid AS id, -bm25(chunks_fts, ?, ?, ?) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score DESC LIMIT ?`)
+            .prepare(
+              `SELECT rowid AS id, -bm25(chunks_fts, ?, ?, ?) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score DESC LIMIT ?`,
+            )
             .all(weights[0], weights[1], weights[2], match, limit)
     ) as { id: number; score: number }[];
     return rows.map((r) => ({ chunkId: r.id, score: r.score }));
@@ -314,7 +413,11 @@ export class SqliteStore implements Store {
     }
     const only = docIds ? ' AND rowid IN (SELECT id FROM chunks WHERE doc_id IN (SELECT value FROM json_each(?)))' : '';
     const params: unknown[] = docIds ? [match, docIdsJson(docIds), cap] : [match, cap];
-    const n = (this.sql(`SELECT count(*) AS n FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?${only} LIMIT ?)`).get(...params) as { n: number }).n;
+    const n = (
+      this.sql(`SELECT count(*) AS n FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?${only} LIMIT ?)`).get(
+        ...params,
+      ) as { n: number }
+    ).n;
     if (!docIds) this.textCounts.set(key, n);
     return n;
   }
@@ -336,13 +439,22 @@ export class SqliteStore implements Store {
    * with how many titles name it), and up to `mentioned` others that merely mention it (in stored
    * order: ranking every mention would read the whole posting list of a common name).
    */
-  async entityMentions(query: TextQuery, limits: { labelled: number; mentioned: number }, docIds: ReadonlySet<number> | null = null): Promise<{ labelled: MentionHit[]; mentioned: MentionHit[] }> {
+  async entityMentions(
+    query: TextQuery,
+    limits: { labelled: number; mentioned: number },
+    docIds: ReadonlySet<number> | null = null,
+  ): Promise<{ labelled: MentionHit[]; mentioned: MentionHit[] }> {
     const match = fts5Match(query);
     if (!match) return { labelled: [], mentioned: [] };
     const only = docIds ? ' AND c.doc_id IN (SELECT value FROM json_each(?))' : '';
     const params: unknown[] = docIds ? [match, docIdsJson(docIds)] : [match];
     const hits = (rows: { chunk_id: number; doc_id: number; title: string; heading_path: string }[]): MentionHit[] =>
-      rows.map((r) => ({ chunkId: r.chunk_id, docId: r.doc_id, title: r.title, headingPath: JSON.parse(r.heading_path) as string[] }));
+      rows.map((r) => ({
+        chunkId: r.chunk_id,
+        docId: r.doc_id,
+        title: r.title,
+        headingPath: JSON.parse(r.heading_path) as string[],
+      }));
     const labelled = this.db
       .prepare(
         `SELECT l.rowid AS chunk_id, d.id AS doc_id, d.title, c.heading_path FROM chunk_labels_fts l JOIN chunks c ON c.id = l.rowid JOIN documents d ON d.id = c.doc_id
@@ -354,14 +466,26 @@ export class SqliteStore implements Store {
         `SELECT f.rowid AS chunk_id, d.id AS doc_id, d.title, c.heading_path FROM chunks_fts f JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.doc_id
          WHERE chunks_fts MATCH ?${only} LIMIT ?`,
       )
-      .all(...params, limits.mentioned + labelled.length) as { chunk_id: number; doc_id: number; title: string; heading_path: string }[];
+      .all(...params, limits.mentioned + labelled.length) as {
+      chunk_id: number;
+      doc_id: number;
+      title: string;
+      heading_path: string;
+    }[];
     const seen = new Set(labelled.map((r) => r.chunk_id));
-    return { labelled: hits(labelled), mentioned: hits(mentioned.filter((r) => !seen.has(r.chunk_id)).slice(0, limits.mentioned)) };
+    return {
+      labelled: hits(labelled),
+      mentioned: hits(mentioned.filter((r) => !seen.has(r.chunk_id)).slice(0, limits.mentioned)),
+    };
   }
 
   /** Chunks of at least `minTokens` tokens, with how many windows each has (the reranker's training pairs). */
   async chunksWithWindowCounts(minTokens: number): Promise<{ id: number; text: string; windows: number }[]> {
-    return this.db.prepare('SELECT c.id, c.text, (SELECT count(*) FROM windows w WHERE w.chunk_id = c.id) AS windows FROM chunks c WHERE c.token_count >= ?').all(minTokens) as {
+    return this.db
+      .prepare(
+        'SELECT c.id, c.text, (SELECT count(*) FROM windows w WHERE w.chunk_id = c.id) AS windows FROM chunks c WHERE c.token_count >= ?',
+      )
+      .all(minTokens) as {
       id: number;
       text: string;
       windows: number;
@@ -370,19 +494,24 @@ export class SqliteStore implements Store {
 
   /** The query cache's entry for a key (JSON and when it was written, in seconds), if any. */
   async cachedQuery(key: string): Promise<{ value: string; createdAt: number } | null> {
-    const row = this.sql('SELECT value, created_at FROM query_cache WHERE key = ?').get(key) as { value: string; created_at: number } | undefined;
+    const row = this.sql('SELECT value, created_at FROM query_cache WHERE key = ?').get(key) as
+      { value: string; created_at: number } | undefined;
     return row ? { value: row.value, createdAt: row.created_at } : null;
   }
 
   async cacheQuery(key: string, value: string, createdAt: number): Promise<void> {
     this.db
-      .prepare('INSERT INTO query_cache (key, value, created_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, created_at = excluded.created_at')
+      .prepare(
+        'INSERT INTO query_cache (key, value, created_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, created_at = excluded.created_at',
+      )
       .run(key, value, createdAt);
   }
 
   /** Drops one cached query (a key), or every entry written before `before` seconds; returns how many. */
   async dropCachedQueries(which: { key: string } | { before: number }): Promise<number> {
-    return 'key' in which ? this.sql('DELETE FROM query_cache WHERE key = ?').run(which.key).changes : this.sql('DELETE FROM query_cache WHERE created_at < ?').run(which.before).changes;
+    return 'key' in which
+      ? this.sql('DELETE FROM query_cache WHERE key = ?').run(which.key).changes
+      : this.sql('DELETE FROM query_cache WHERE created_at < ?').run(which.before).changes;
   }
 
   /** Every window's own text with its document title and headings, in id order (for re-embedding). */
@@ -393,8 +522,20 @@ export class SqliteStore implements Store {
         `SELECT w.id, w.char_start, w.char_end, c.text AS chunk, d.title, c.heading_path
          FROM windows w JOIN chunks c ON c.id = w.chunk_id JOIN documents d ON d.id = c.doc_id ORDER BY w.id`,
       )
-      .all() as { id: number; char_start: number; char_end: number; chunk: string; title: string; heading_path: string }[];
-    return rows.map((r) => ({ id: r.id, title: r.title, headingPath: JSON.parse(r.heading_path) as string[], text: r.chunk.slice(r.char_start, r.char_end) }));
+      .all() as {
+      id: number;
+      char_start: number;
+      char_end: number;
+      chunk: string;
+      title: string;
+      heading_path: string;
+    }[];
+    return rows.map((r) => ({
+      id: r.id,
+      title: r.title,
+      headingPath: JSON.parse(r.heading_path) as string[],
+      text: r.chunk.slice(r.char_start, r.char_end),
+    }));
   }
 
   /**
@@ -426,7 +567,10 @@ export class SqliteStore implements Store {
 
   /** Every window's id and vector (exact search, for measuring the HNSW index's recall). */
   async allWindowVectors(): Promise<{ id: number; vector: Float32Array }[]> {
-    return (this.sql('SELECT id, vector FROM windows').all() as { id: number; vector: Buffer }[]).map((w) => ({ id: w.id, vector: blobToVector(w.vector) }));
+    return (this.sql('SELECT id, vector FROM windows').all() as { id: number; vector: Buffer }[]).map((w) => ({
+      id: w.id,
+      vector: blobToVector(w.vector),
+    }));
   }
 
   async counts(): Promise<{ documents: number; chunks: number; windows: number }> {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { asksForDefault, expectedType, firstValue, typeFit, valueWithin } from '../../../src/engine/answer/answer-type.js';
+import {
+  asksForDefault,
+  expectedType,
+  firstValue,
+  typeFit,
+  valueWithin,
+} from '../../../src/engine/answer/answer-type.js';
 
 describe('the kind of value a question asks for', () => {
   it('reads numbers, units, names, paths and how-tos from the words of the question', () => {

@@ -1,14 +1,36 @@
 import { describe, expect, it } from 'vitest';
-import { attributeOf, choiceOptions, parseComparison, parseDate, parseNumber, pickByValue } from '../../../src/engine/answer/comparison.js';
+import {
+  attributeOf,
+  choiceOptions,
+  parseComparison,
+  parseDate,
+  parseNumber,
+  pickByValue,
+} from '../../../src/engine/answer/comparison.js';
 
 describe('comparison questions', () => {
   it('finds the two options of a choice however the question places them', () => {
     expect(choiceOptions('Who is older, Ada Brook or Carl Dunn?')).toEqual(['Ada Brook', 'Carl Dunn']);
-    expect(choiceOptions('Between Shibataea and Pediocactus, which is a genus of bamboo?')).toEqual(['Shibataea', 'Pediocactus']);
-    expect(choiceOptions('Who is older out of John Waite and Jeff Scott Soto?')).toEqual(['John Waite', 'Jeff Scott Soto']);
-    expect(choiceOptions('Which magazine was published first Guitar World or Chic ?')).toEqual(['Guitar World', 'Chic']);
-    expect(choiceOptions('Is the Nipponanthemum or Graptopetalum native to Japan?')).toEqual(['Nipponanthemum', 'Graptopetalum']);
-    expect(choiceOptions('Which man, John Williams or Yevgeny Zamyatin, composed the film score?')).toEqual(['John Williams', 'Yevgeny Zamyatin']);
+    expect(choiceOptions('Between Shibataea and Pediocactus, which is a genus of bamboo?')).toEqual([
+      'Shibataea',
+      'Pediocactus',
+    ]);
+    expect(choiceOptions('Who is older out of John Waite and Jeff Scott Soto?')).toEqual([
+      'John Waite',
+      'Jeff Scott Soto',
+    ]);
+    expect(choiceOptions('Which magazine was published first Guitar World or Chic ?')).toEqual([
+      'Guitar World',
+      'Chic',
+    ]);
+    expect(choiceOptions('Is the Nipponanthemum or Graptopetalum native to Japan?')).toEqual([
+      'Nipponanthemum',
+      'Graptopetalum',
+    ]);
+    expect(choiceOptions('Which man, John Williams or Yevgeny Zamyatin, composed the film score?')).toEqual([
+      'John Williams',
+      'Yevgeny Zamyatin',
+    ]);
   });
 
   it('does not read a list in a bridge question as a choice', () => {
@@ -25,11 +47,28 @@ describe('comparison questions', () => {
   });
 
   it('reads which attribute a choice compares and which way wins', () => {
-    expect(attributeOf('Who is older, Ada Brook or Carl Dunn?')).toMatchObject({ template: 'When was {} born?', value: 'date', pick: 'min' });
-    expect(attributeOf('Who was born later, Carlos Fuentes or Christa Wolf')).toMatchObject({ template: 'When was {} born?', pick: 'max' });
-    expect(attributeOf("Which magazine was started first, Arthur's Magazine or First for Women?")).toMatchObject({ template: 'When was {} started?', pick: 'min' });
-    expect(attributeOf('Who died first, Mary Lightner or Linda Hayes?')).toMatchObject({ template: 'When did {} die?', pick: 'min' });
-    expect(attributeOf('Which opera has more acts, Einstein on the Beach or Owen Wingrave?')).toMatchObject({ template: 'How many acts does {} have?', value: 'number', pick: 'max' });
+    expect(attributeOf('Who is older, Ada Brook or Carl Dunn?')).toMatchObject({
+      template: 'When was {} born?',
+      value: 'date',
+      pick: 'min',
+    });
+    expect(attributeOf('Who was born later, Carlos Fuentes or Christa Wolf')).toMatchObject({
+      template: 'When was {} born?',
+      pick: 'max',
+    });
+    expect(attributeOf("Which magazine was started first, Arthur's Magazine or First for Women?")).toMatchObject({
+      template: 'When was {} started?',
+      pick: 'min',
+    });
+    expect(attributeOf('Who died first, Mary Lightner or Linda Hayes?')).toMatchObject({
+      template: 'When did {} die?',
+      pick: 'min',
+    });
+    expect(attributeOf('Which opera has more acts, Einstein on the Beach or Owen Wingrave?')).toMatchObject({
+      template: 'How many acts does {} have?',
+      value: 'number',
+      pick: 'max',
+    });
     // the attribute of something one hop away is not read off the options' own passages
     expect(attributeOf('Which film has the director who was born later, Stage Kisses or The Lame Devil?')).toBeNull();
     expect(attributeOf('Which is an herb, Trachymene or Elaeagnus?')).toBeNull();

@@ -8,7 +8,13 @@ import type { Snippet } from '../../../src/engine/types.js';
 
 const d = FEATURE_NAMES.length;
 /** A model whose probability is σ(bias) whatever the features: the compose logic, not the fit, is under test. */
-const constant = (bias: number): LogisticModel => ({ features: FEATURE_NAMES, mean: new Array(d).fill(0), std: new Array(d).fill(1), weights: new Array(d).fill(0), bias });
+const constant = (bias: number): LogisticModel => ({
+  features: FEATURE_NAMES,
+  mean: new Array(d).fill(0),
+  std: new Array(d).fill(1),
+  weights: new Array(d).fill(0),
+  bias,
+});
 
 function passage(id: number, title: string, text: string): EvidencePassage {
   const snippet: Snippet = {
@@ -22,8 +28,16 @@ function passage(id: number, title: string, text: string): EvidencePassage {
   return { snippet, text, title, hop: 1, weight: 1, confirmed: true, rank: id - 1 };
 }
 
-const lake = passage(1, 'Lake Varen', 'Lake Varen is a glacial lake in the Tatra foothills. Its deepest point, 64 metres, was measured in 1931 by Emil Dobrowski. It freezes every winter.');
-const notes = passage(2, 'Field notes', 'Our own survey of Lake Varen in 2019 found the deepest point at 61 metres, measured by Hana Lis.');
+const lake = passage(
+  1,
+  'Lake Varen',
+  'Lake Varen is a glacial lake in the Tatra foothills. Its deepest point, 64 metres, was measured in 1931 by Emil Dobrowski. It freezes every winter.',
+);
+const notes = passage(
+  2,
+  'Field notes',
+  'Our own survey of Lake Varen in 2019 found the deepest point at 61 metres, measured by Hana Lis.',
+);
 
 const features = (over: Partial<ReadingFeatures> = {}): ReadingFeatures => ({
   kind: 'span',
@@ -51,7 +65,18 @@ const features = (over: Partial<ReadingFeatures> = {}): ReadingFeatures => ({
 
 function spanReading(p: EvidencePassage, value: string, over: Partial<Reading> = {}): Reading {
   const start = p.text.indexOf(value);
-  return { kind: 'span', value, passage: p, start, end: start + value.length, rivals: [], comparison: null, features: features(), ms: 12, ...over };
+  return {
+    kind: 'span',
+    value,
+    passage: p,
+    start,
+    end: start + value.length,
+    rivals: [],
+    comparison: null,
+    features: features(),
+    ms: 12,
+    ...over,
+  };
 }
 
 describe('composing the answer from a reading', () => {
@@ -60,7 +85,11 @@ describe('composing the answer from a reading', () => {
     expect(a.status).toBe('answered');
     expect(a.value).toBe('Emil Dobrowski');
     expect(a.kind).toBe('span');
-    expect(a.span).toEqual({ chunkId: 1, start: lake.text.indexOf('Emil Dobrowski'), end: lake.text.indexOf('Emil Dobrowski') + 'Emil Dobrowski'.length });
+    expect(a.span).toEqual({
+      chunkId: 1,
+      start: lake.text.indexOf('Emil Dobrowski'),
+      end: lake.text.indexOf('Emil Dobrowski') + 'Emil Dobrowski'.length,
+    });
     expect(lake.text.slice(a.span!.start, a.span!.end)).toBe(a.value);
     expect(a.sentence).toBe('Its deepest point, 64 metres, was measured in 1931 by Emil Dobrowski.');
     expect(a.source!.citation.document).toBe('Lake Varen');
@@ -69,7 +98,14 @@ describe('composing the answer from a reading', () => {
   });
 
   it('declines below the threshold: no short answer, the closest sentences cited instead', () => {
-    const a = composeAnswer([], [lake.snippet, notes.snippet], [lake, notes], spanReading(lake, 'Emil Dobrowski'), 'answered', constant(-2));
+    const a = composeAnswer(
+      [],
+      [lake.snippet, notes.snippet],
+      [lake, notes],
+      spanReading(lake, 'Emil Dobrowski'),
+      'answered',
+      constant(-2),
+    );
     expect(a.status).toBe('insufficient');
     expect(a.value).toBeNull();
     expect(a.sentence).toBeNull();
@@ -92,20 +128,34 @@ describe('composing the answer from a reading', () => {
     });
     const a = composeAnswer([], [lake.snippet, notes.snippet], [lake, notes], reading, 'answered', constant(-2));
     // both next best spans stand in the reader's own sentence: it is quoted once, the notes follow
-    expect(a.leads.map((l) => l.text)).toEqual(['Its deepest point, 64 metres, was measured in 1931 by Emil Dobrowski.', notes.snippet.text]);
+    expect(a.leads.map((l) => l.text)).toEqual([
+      'Its deepest point, 64 metres, was measured in 1931 by Emil Dobrowski.',
+      notes.snippet.text,
+    ]);
     const freezes = lake.text.indexOf('freezes');
-    const other = spanReading(lake, 'Emil Dobrowski', { nextBest: [{ passage: lake, start: freezes, end: freezes + 7 }] });
+    const other = spanReading(lake, 'Emil Dobrowski', {
+      nextBest: [{ passage: lake, start: freezes, end: freezes + 7 }],
+    });
     const b = composeAnswer([], [lake.snippet, notes.snippet], [lake, notes], other, 'answered', constant(-2));
-    expect(b.leads.map((l) => l.text)).toEqual(['Its deepest point, 64 metres, was measured in 1931 by Emil Dobrowski.', 'It freezes every winter.', notes.snippet.text]);
+    expect(b.leads.map((l) => l.text)).toEqual([
+      'Its deepest point, 64 metres, was measured in 1931 by Emil Dobrowski.',
+      'It freezes every winter.',
+      notes.snippet.text,
+    ]);
   });
 
   it('labels medium between 0.5 and 0.8', () => {
-    expect(composeAnswer([], [lake.snippet], [lake], spanReading(lake, 'Emil Dobrowski'), 'answered', constant(0.5)).confidence.label).toBe('medium');
+    expect(
+      composeAnswer([], [lake.snippet], [lake], spanReading(lake, 'Emil Dobrowski'), 'answered', constant(0.5))
+        .confidence.label,
+    ).toBe('medium');
   });
 
   it('shows a source that reads differently side by side with the answer', () => {
     const start = notes.text.indexOf('61 metres');
-    const reading = spanReading(lake, '64 metres', { rivals: [{ value: '61 metres', passage: notes, start, end: start + 9, score: 11 }] });
+    const reading = spanReading(lake, '64 metres', {
+      rivals: [{ value: '61 metres', passage: notes, start, end: start + 9, score: 11 }],
+    });
     const a = composeAnswer([], [lake.snippet, notes.snippet], [lake, notes], reading, 'answered', constant(1.5));
     expect(a.status).toBe('conflicting');
     expect(a.conflicts[0]!.values.map((v) => v.value)).toEqual(['64 metres', '61 metres']);
@@ -147,7 +197,9 @@ describe('composing the answer from a reading', () => {
   });
 
   it('finds the sentence around a span, and a table row as one statement', () => {
-    expect(sentenceAround(lake.text, lake.text.indexOf('freezes'), lake.text.indexOf('freezes') + 7).text).toBe('It freezes every winter.');
+    expect(sentenceAround(lake.text, lake.text.indexOf('freezes'), lake.text.indexOf('freezes') + 7).text).toBe(
+      'It freezes every winter.',
+    );
     const row = 'Temperature: −20 °C; Offset: +0.35 °C';
     expect(sentenceAround(row, row.indexOf('+0.35'), row.length).text).toBe(row);
   });

@@ -9,7 +9,14 @@ import type { ReaderPassage, ReaderResult, ReaderWindow } from '../../../src/mod
 // test/models/reader.test.ts and end to end in test/engine/engine.test.ts.
 
 function passage(id: number, title: string, text: string, docId = id): EvidencePassage {
-  const snippet: Snippet = { chunkId: id, docId, windowId: null, text, score: 0.8, citation: { document: title, source: `/d/${docId}.md`, heading_path: [], page: null, url: null } };
+  const snippet: Snippet = {
+    chunkId: id,
+    docId,
+    windowId: null,
+    text,
+    score: 0.8,
+    citation: { document: title, source: `/d/${docId}.md`, heading_path: [], page: null, url: null },
+  };
   return { snippet, text, title, hop: 1, weight: 1, confirmed: true, rank: id - 1 };
 }
 
@@ -28,15 +35,29 @@ function scripted(script: Script): AnswerReader & { calls: { question: string; t
         if (w.probs.none < windows[best]!.probs.none) best = i;
       });
       const w = windows[best]!;
-      const kind = w.probs.yes > w.probs.span && w.probs.yes > w.probs.no ? 'yes' : w.probs.no > w.probs.span ? 'no' : 'span';
-      const result: ReaderResult = { windows, kind, pAnswer: 1 - w.probs.none, pKind: 0.9, window: best, span: kind === 'span' ? (w.spans[0] ?? null) : null, ms: 1 };
+      const kind =
+        w.probs.yes > w.probs.span && w.probs.yes > w.probs.no ? 'yes' : w.probs.no > w.probs.span ? 'no' : 'span';
+      const result: ReaderResult = {
+        windows,
+        kind,
+        pAnswer: 1 - w.probs.none,
+        pKind: 0.9,
+        window: best,
+        span: kind === 'span' ? (w.spans[0] ?? null) : null,
+        ms: 1,
+      };
       return result;
     },
   };
 }
 
 /** A window over `passages` whose spans are the given texts (found in those passages), best first. */
-function window(passages: readonly ReaderPassage[], texts: string[], probs: Partial<ReaderWindow['probs']> = {}, scores?: number[]): ReaderWindow {
+function window(
+  passages: readonly ReaderPassage[],
+  texts: string[],
+  probs: Partial<ReaderWindow['probs']> = {},
+  scores?: number[],
+): ReaderWindow {
   const spans = texts.map((text, i) => {
     const p = passages.findIndex((x) => x.text.includes(text));
     const start = passages[p]!.text.indexOf(text);
@@ -90,11 +111,21 @@ describe('what the reader is given, and the value taken back', () => {
 });
 
 describe('what the question asks for', () => {
-  const work = passage(1, 'Server settings', 'maintenance_work_mem sets the maximum amount of memory used by maintenance operations. The default is 64 megabytes.');
+  const work = passage(
+    1,
+    'Server settings',
+    'maintenance_work_mem sets the maximum amount of memory used by maintenance operations. The default is 64 megabytes.',
+  );
 
   it('takes the value over a description that the reader scores higher, for "how much"', async () => {
     const reader = scripted((_, ps) => [window(ps, ['the maximum amount of memory', '64 megabytes'], {}, [12, 11])]);
-    const r = await readAnswer(reader, 'How much memory do maintenance operations get by default?', [hop(null)], [work], false);
+    const r = await readAnswer(
+      reader,
+      'How much memory do maintenance operations get by default?',
+      [hop(null)],
+      [work],
+      false,
+    );
     expect(r.value).toBe('64 megabytes');
     expect(r.features.expected).toBe('number');
     expect(r.features.typeFit).toBe(1);
@@ -104,25 +135,66 @@ describe('what the question asks for', () => {
   });
 
   it('takes a name over a sentence for "which program", and ends a value at the value', async () => {
-    const tools = passage(2, 'Log files', 'Use the bundled logresolve program to turn the IP addresses of a log into host names after the fact.');
-    const reader = scripted((_, ps) => [window(ps, ['turn the IP addresses of a log into host names', 'logresolve'], {}, [12, 10])]);
-    expect((await readAnswer(reader, 'Which bundled program turns IPs in the log into hostnames?', [hop(null)], [tools], false)).value).toBe('logresolve');
-    const notes = passage(3, 'Field notes', 'At the −20 °C point we applied an offset of +0.30 °C to the Vantor TS-40 readings.');
+    const tools = passage(
+      2,
+      'Log files',
+      'Use the bundled logresolve program to turn the IP addresses of a log into host names after the fact.',
+    );
+    const reader = scripted((_, ps) => [
+      window(ps, ['turn the IP addresses of a log into host names', 'logresolve'], {}, [12, 10]),
+    ]);
+    expect(
+      (
+        await readAnswer(
+          reader,
+          'Which bundled program turns IPs in the log into hostnames?',
+          [hop(null)],
+          [tools],
+          false,
+        )
+      ).value,
+    ).toBe('logresolve');
+    const notes = passage(
+      3,
+      'Field notes',
+      'At the −20 °C point we applied an offset of +0.30 °C to the Vantor TS-40 readings.',
+    );
     const long = scripted((_, ps) => [window(ps, ['+0.30 °C to the Vantor TS-40'])]);
-    const r = await readAnswer(long, 'Which calibration offset applies at −20 °C to the sensor?', [hop(null)], [notes], false);
+    const r = await readAnswer(
+      long,
+      'Which calibration offset applies at −20 °C to the sensor?',
+      [hop(null)],
+      [notes],
+      false,
+    );
     expect(r.value).toBe('+0.30 °C');
     expect(notes.text.slice(r.start, r.end)).toBe('+0.30 °C');
   });
 
   it('reads the value under the label the question names: "Default" for "if we leave it alone"', async () => {
     const prose = passage(1, 'MaxKeepAliveRequests', 'If it is set to 0, unlimited requests will be allowed.');
-    const row = { ...passage(2, 'MaxKeepAliveRequests', 'Default: MaxKeepAliveRequests 100', 1), answerRanges: [[9, 33]] as [number, number][] };
+    const row = {
+      ...passage(2, 'MaxKeepAliveRequests', 'Default: MaxKeepAliveRequests 100', 1),
+      answerRanges: [[9, 33]] as [number, number][],
+    };
     const reader = scripted((_, ps) => [window(ps, ['0', '100'], {}, [8, 3])]);
-    const asked = await readAnswer(reader, 'If we leave MaxKeepAliveRequests alone, how many requests are served per connection?', [hop(null)], [prose, row], false);
+    const asked = await readAnswer(
+      reader,
+      'If we leave MaxKeepAliveRequests alone, how many requests are served per connection?',
+      [hop(null)],
+      [prose, row],
+      false,
+    );
     expect(asked.value).toBe('100');
     expect(asked.passage).toBe(row);
     // the same spans for a question that does not ask for the default
-    const other = await readAnswer(reader, 'How many requests does MaxKeepAliveRequests allow per connection?', [hop(null)], [prose, row], false);
+    const other = await readAnswer(
+      reader,
+      'How many requests does MaxKeepAliveRequests allow per connection?',
+      [hop(null)],
+      [prose, row],
+      false,
+    );
     expect(other.value).toBe('0');
   });
 });
@@ -134,7 +206,13 @@ describe('reading the answer off the evidence', () => {
   it('passes over a bridge entity of the chain and a span the question already says', async () => {
     const reader = scripted((_, ps) => [window(ps, ['Project Falcon', '2024-03-14', 'Mirela Ostrowski'])]);
     // the chain went on from Project Falcon (to a third hop): the way there, never the answer
-    const r = await readAnswer(reader, 'Who leads the project whose drone lost telemetry on 2024-03-14?', [hop(null), hop('Project Falcon'), hop('Falcon team')], [project, falcon], false);
+    const r = await readAnswer(
+      reader,
+      'Who leads the project whose drone lost telemetry on 2024-03-14?',
+      [hop(null), hop('Project Falcon'), hop('Falcon team')],
+      [project, falcon],
+      false,
+    );
     expect(r.kind).toBe('span');
     expect(r.value).toBe('Mirela Ostrowski');
     expect(r.passage).toBe(falcon);
@@ -145,10 +223,26 @@ describe('reading the answer off the evidence', () => {
     const people = passage(3, 'People directory', 'Name: Mirela Ostrowski; Role: Project lead, Falcon');
     const reader = scripted((_, ps) => [window(ps, ['Mirela Ostrowski', 'Ostrowski'])]);
     const q = 'Who leads the project whose drone lost telemetry on 2024-03-14?';
-    const arrived = await readAnswer(reader, q, [hop(null), hop('Project Falcon'), hop('Mirela Ostrowski')], [falcon, people], false);
+    const arrived = await readAnswer(
+      reader,
+      q,
+      [hop(null), hop('Project Falcon'), hop('Mirela Ostrowski')],
+      [falcon, people],
+      false,
+    );
     expect(arrived.value).toBe('Mirela Ostrowski');
     const partOfEarlier = scripted((_, ps) => [window(ps, ['Falcon', 'Mirela Ostrowski'])]);
-    expect((await readAnswer(partOfEarlier, q, [hop(null), hop('Project Falcon'), hop('Mirela Ostrowski')], [falcon, people], false)).value).toBe('Mirela Ostrowski');
+    expect(
+      (
+        await readAnswer(
+          partOfEarlier,
+          q,
+          [hop(null), hop('Project Falcon'), hop('Mirela Ostrowski')],
+          [falcon, people],
+          false,
+        )
+      ).value,
+    ).toBe('Mirela Ostrowski');
   });
 
   it('names another document that reads differently close behind as a rival, not one far behind', async () => {
@@ -178,7 +272,13 @@ describe('reading the answer off the evidence', () => {
     const other = passage(2, 'Alpine art', 'Alpine art flourished in the 1920s.');
     const brandt = passage(3, 'Oskar Brandt', 'Oskar Brandt (1899–1960) was a German painter.');
     const reader = scripted((_, ps) => [window(ps, [], { span: 0.05, yes: 0.8, no: 0.1, none: 0.05 })]);
-    const r = await readAnswer(reader, 'Were Marta Keel and Oskar Brandt both painters?', [], [keel, other, brandt], false);
+    const r = await readAnswer(
+      reader,
+      'Were Marta Keel and Oskar Brandt both painters?',
+      [],
+      [keel, other, brandt],
+      false,
+    );
     expect(r.value).toBe('yes');
     expect(reader.calls).toHaveLength(1);
     expect(reader.calls[0]!.titles.sort()).toEqual(['Marta Keel', 'Oskar Brandt']);
