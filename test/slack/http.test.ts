@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandBody, deliver, eventBody } from '../../src/slack/stand-in.js';
 import { SECRET, startHarness, blocksText, expectedHeadline, type Harness } from './harness.js';
+import { FakeEngine } from './fake-engine.js';
 
+// The HTTP transport and the service's flows, on a fake engine (the engine's answers themselves are
+// tested end to end in end-to-end.test.ts and in test/engine)
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ engine: new FakeEngine() });
 });
 afterAll(() => h.close());
 
@@ -34,26 +37,6 @@ async function answerIn(thread: string, channel = 'C1') {
 }
 
 describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', () => {
-  it('answers an @-mention in a thread under the question, with citations and buttons', async () => {
-    const { body } = mention('Who leads the project whose drone lost telemetry on 2024-03-14?', '1000.0001');
-    const r = await deliver(h.port, SECRET, body, 'application/json');
-    expect(r.status).toBe(200);
-    const placeholder = await h.fake.waitFor(() =>
-      h.fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === '1000.0001'),
-    );
-    expect(String(placeholder.args.text)).toMatch(/Looking through the documents/);
-    const update = await answerIn('1000.0001');
-    const text = blocksText(update.args.blocks);
-    expect(update.args.text).toBe(
-      await expectedHeadline(h, 'Who leads the project whose drone lost telemetry on 2024-03-14?'),
-    );
-    expect(text).toContain('Chain of evidence');
-    expect(text).toContain('<https://wiki.kestrel.example/projects/falcon|Project Falcon › Team>');
-    expect(text).toContain('INC-2024-031');
-    expect(text).toMatch(/ragask_trace/);
-    expect(text).toMatch(/ragask_feedback_helpful/);
-  });
-
   it('answers a duplicated delivery (Slack retry) exactly once', async () => {
     const { body } = mention('How long must the PM-5 warm up?', '1000.0002');
     await deliver(h.port, SECRET, body, 'application/json');
@@ -126,7 +109,7 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
   });
 
   it('falls back to a placeholder message where assistant status is not available', async () => {
-    const h2 = await startHarness();
+    const h2 = await startHarness({ engine: new FakeEngine() });
     try {
       h2.fake.fail('assistant.threads.setStatus', 'not_allowed_token_type', 5);
       const { body } = eventBody({
@@ -152,42 +135,6 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
     } finally {
       await h2.close();
     }
-  });
-
-  it('treats a reply in an answered thread as a follow-up, conditioned on the earlier question', async () => {
-    const first = mention(
-      'Which calibration offset applies at −20 °C to the temperature sensor used in Project Falcon?',
-      '1000.0006',
-    );
-    await deliver(h.port, SECRET, first.body, 'application/json');
-    await answerIn('1000.0006');
-    // a plain message in the thread, no mention
-    const follow = eventBody({
-      type: 'message',
-      channel_type: 'channel',
-      user: 'U1',
-      text: 'and what about at −40 °C?',
-      ts: '1000.0007',
-      thread_ts: '1000.0006',
-      channel: 'C1',
-      event_ts: '1000.0007',
-    });
-    await deliver(h.port, SECRET, follow.body, 'application/json');
-    const replies = await h.fake.waitFor(() => {
-      const posts = h.fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '1000.0006');
-      return posts.length === 2 ? posts : null;
-    });
-    expect(replies).toHaveLength(2);
-    const final = await h.fake.waitFor(
-      () =>
-        h.fake
-          .callsOf('chat.update')
-          .filter((c) => blocksText(c.args.blocks).includes('+0.42'))
-          .at(-1),
-      20_000,
-      'follow-up answer',
-    );
-    expect(blocksText(final.args.blocks)).toContain('Temperature: -40 °C; Offset: +0.42 °C');
   });
 
   it("acknowledges Slack's app_rate_limited notice at once, and logs it", async () => {

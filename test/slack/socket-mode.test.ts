@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blocksText, expectedHeadline, startHarness, type Harness } from './harness.js';
+import { FakeEngine } from './fake-engine.js';
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness({ mode: 'socket' });
+  h = await startHarness({ engine: new FakeEngine(), mode: 'socket' });
   await h.fake.waitFor(() => h.fake.socketConnected, 10_000, 'socket connection');
 });
 afterAll(() => h.close());
