@@ -13,6 +13,7 @@ import type { Store } from '../store/interfaces.js';
 import { PUBLIC_SCOPE, type Scope } from '../store/access.js';
 import type { ParsedDocument } from './blocks.js';
 import { chunkBlocks } from './chunker.js';
+import { parseDocx } from './parsers/docx.js';
 import { parseHtml } from './parsers/html.js';
 import { parseMarkdown } from './parsers/markdown.js';
 import { parsePdf } from './parsers/pdf.js';
@@ -270,6 +271,7 @@ function fileUnit(f: SourceFile, bytes: Buffer, size: number, fingerprint: strin
     fallbackTitle: titleFromPath(f.path),
     url,
     load: async () => {
+      if (kind === 'docx') return parseDocx(new Uint8Array(bytes));
       if (kind === 'pdf') {
         if (bytes.subarray(0, 1024).indexOf('%PDF-') < 0) throw new Error('not a PDF (no %PDF- header)');
         try {

@@ -12,6 +12,7 @@ const EXTENSIONS: Record<string, DocumentKind> = {
   '.html': 'html',
   '.htm': 'html',
   '.pdf': 'pdf',
+  '.docx': 'docx',
   '.jsonl': 'jsonl',
 };
 

@@ -5,7 +5,7 @@
  */
 import type { Scope } from './access.js';
 
-export type DocumentKind = 'markdown' | 'text' | 'html' | 'pdf' | 'jsonl';
+export type DocumentKind = 'markdown' | 'text' | 'html' | 'pdf' | 'docx' | 'jsonl';
 
 export interface DocumentInput {
   /** Unique key: the file path, or `path#id` for a record of a .jsonl corpus. */
