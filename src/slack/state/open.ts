@@ -4,6 +4,9 @@ import { DB_FILE, openDatabase } from '../../store/sqlite/db.js';
 import type { SlackStateStore } from './interfaces.js';
 import { SqliteSlackState } from './sqlite.js';
 
+/** Connections of the Slack state's own pool: its queries are short and one per delivery, click or turn. */
+const SLACK_POOL_SIZE = 2;
+
 /**
  * The Slack app's state, opened from the store's database settings: the same SQLite file as the
  * embedded store, or the same PostgreSQL database (and schema), over a connection of its own, so
@@ -15,7 +18,10 @@ export async function openSlackState(
 ): Promise<SlackStateStore> {
   if (settings.databaseUrl) {
     const [{ openPool }, { PgSlackState }] = await Promise.all([import('../../store/pg/db.js'), import('./pg.js')]);
-    const pool = await openPool(settings.databaseUrl, settings.pgSchema ? { schema: settings.pgSchema } : {});
+    const pool = await openPool(settings.databaseUrl, {
+      max: SLACK_POOL_SIZE,
+      ...(settings.pgSchema ? { schema: settings.pgSchema } : {}),
+    });
     return new PgSlackState(pool, ttlMs, undefined, undefined, undefined, true);
   }
   return new SqliteSlackState(

@@ -37,7 +37,7 @@ export async function openPool(url: string, opts: { max?: number; schema?: strin
     throw new Error(`not a schema name: ${opts.schema}`);
   const pool = new pg.Pool({
     connectionString: url,
-    // per process (each engine worker is one): a replica holds (workers + 1) × this at most
+    // per process (each engine worker is one): a replica's stores hold (workers + 1) × this at most, its Slack state 2 more
     max: opts.max ?? PG_POOL_SIZE,
     types,
     idleTimeoutMillis: 30_000,
