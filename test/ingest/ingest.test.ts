@@ -101,17 +101,19 @@ describe('bad input', () => {
     fs.writeFileSync(path.join(docs, 'binary.txt'), Buffer.from([0x00, 0x01, 0x02, 0xff, 0x00, 0x10]));
     const pdf = fs.readFileSync(path.join(SAMPLE_DIR, 'datasheets', 'vantor-ts40.pdf'));
     fs.writeFileSync(path.join(docs, 'truncated.pdf'), pdf.subarray(0, 700));
-    fs.writeFileSync(path.join(docs, 'notes.docx'), 'not supported');
+    fs.writeFileSync(path.join(docs, 'notes.odt'), 'not supported');
+    fs.writeFileSync(path.join(docs, 'memo.docx'), 'a text file with the wrong name');
     fs.writeFileSync(
       path.join(docs, 'corpus.jsonl'),
       '{"id": "r1", "title": "Record one", "text": "The delta unit runs at 48 V."}\n{broken json\n{"id": "r2", "title": "No text"}\n{"id": "r3", "title": "Record three", "text": "The epsilon unit runs at 1.8 V."}\n',
     );
-    const r = await run([docs, path.join(docs, 'notes.docx'), path.join(dir, 'missing-folder')]);
+    const r = await run([docs, path.join(docs, 'notes.odt'), path.join(dir, 'missing-folder')]);
     const byFile = (name: string) => r.failed.filter((f) => path.basename(f.file) === name);
     expect(byFile('empty.md')[0]!.reason).toMatch(/empty/);
     expect(byFile('binary.txt')[0]!.reason).toMatch(/binary/);
     expect(byFile('truncated.pdf')[0]!.reason).toMatch(/corrupt or truncated PDF/);
-    expect(byFile('notes.docx')[0]!.reason).toMatch(/unsupported file type/);
+    expect(byFile('notes.odt')[0]!.reason).toMatch(/unsupported file type/);
+    expect(byFile('memo.docx')[0]!.reason).toMatch(/not a \.docx file/);
     expect(byFile('missing-folder')[0]!.reason).toMatch(/no such file/);
     const jsonl = byFile('corpus.jsonl');
     expect(jsonl.map((f) => f.line)).toEqual([2, 3]);
