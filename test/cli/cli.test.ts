@@ -128,6 +128,18 @@ describe('ragask CLI', () => {
     expect(j.windows).toBe(j.indexSize);
   });
 
+  it('bench --ingest measures ingest against the encoder alone on the same windows', async () => {
+    const file = path.join(dir, 'bench-ingest.json');
+    const r = await ragask(['bench', '--ingest', '--dataset', SAMPLE_DIR, '--json', file]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/ingest windows\/s/);
+    const [row, ...rest] = JSON.parse(fs.readFileSync(file, 'utf8')).ingest as Record<string, number>[];
+    expect(rest).toEqual([]);
+    expect(row!.windows).toBeGreaterThan(0);
+    for (const k of ['ingest_windows_per_s', 'raw_encode_windows_per_s', 'ratio']) expect(row![k]).toBeGreaterThan(0);
+    expect(row!.ratio).toBeCloseTo(row!.ingest_windows_per_s! / row!.raw_encode_windows_per_s!, 2);
+  });
+
   it('eval --json writes exactly the documented shape', async () => {
     const file = path.join(dir, 'eval.json');
     const r = await ragask([

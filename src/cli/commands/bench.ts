@@ -12,6 +12,7 @@ import { ingest } from '../../ingest/ingest.js';
 import type { CliContext } from '../program.js';
 import { progressBar } from '../progress.js';
 import { SAMPLE_DIR } from './demo.js';
+import { formatIngest, ingestBench } from './bench-ingest.js';
 import { formatScale, scaleBench } from './bench-scale.js';
 import { configFrom } from './shared.js';
 import { LOCAL } from '../../store/access.js';
@@ -177,9 +178,18 @@ export function register(program: Command, ctx: CliContext): void {
       path.resolve('..', 'shared', 'datasets'),
     )
     .option('--keep <dir>', 'with --scale: keep the built stores in this folder and reuse them next time')
+    .option('--ingest', "instead: ingest's windows/s against the encoder's alone on the same windows, and their ratio")
     .action(
       async (
-        opts: { dataset: string; json?: string; scale?: boolean; sizes: number[]; shared: string; keep?: string },
+        opts: {
+          dataset: string;
+          json?: string;
+          scale?: boolean;
+          ingest?: boolean;
+          sizes: number[];
+          shared: string;
+          keep?: string;
+        },
         cmd: Command,
       ) => {
         const base = configFrom(ctx, cmd);
@@ -187,6 +197,16 @@ export function register(program: Command, ctx: CliContext): void {
         if (datasetDir !== opts.dataset)
           process.stderr.write(`ragask: ${opts.dataset} not found; benchmarking on the sample corpus instead\n`);
         const dataset = loadDataset(datasetDir);
+        if (opts.ingest) {
+          const rows = await ingestBench(base, dataset, (s) => process.stderr.write(s));
+          ctx.out(`dataset ${dataset.name}; ${machineLine(base)}\n\n${formatIngest(rows)}`);
+          if (opts.json)
+            fs.writeFileSync(
+              opts.json,
+              `${JSON.stringify({ dataset: dataset.name, machine: machineLine(base), ingest: rows }, null, 2)}\n`,
+            );
+          return;
+        }
         if (opts.scale) {
           const rows = await scaleBench(base, dataset, {
             sizes: opts.sizes,

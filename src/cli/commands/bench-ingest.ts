@@ -1,0 +1,83 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Config } from '../../config.js';
+import { openCore } from '../../core.js';
+import type { EvalDataset } from '../../eval/dataset.js';
+import { ingest } from '../../ingest/ingest.js';
+import { windowEmbeddingText } from '../../ingest/windows.js';
+import { progressBar } from '../progress.js';
+
+/** Ingest against the encoder's own limit on the same windows, measured in one run. */
+export interface IngestBenchRow {
+  backend: 'sqlite';
+  documents: number;
+  windows: number;
+  ingest_s: number;
+  ingest_windows_per_s: number;
+  raw_encode_s: number;
+  raw_encode_windows_per_s: number;
+  /** ingest_windows_per_s / raw_encode_windows_per_s: 1 is ingest as fast as encoding alone. */
+  ratio: number;
+}
+
+/** The batch the raw encode runs in: ingest's own (BATCH_WINDOWS), so both see the same batches. */
+const RAW_BATCH = 256;
+
+/**
+ * Ingests the dataset into a fresh embedded store (parse, chunk, embed, write, index), then encodes
+ * the very windows it wrote, alone, in batches like ingest's: how close ingest comes to the encoder.
+ */
+export async function ingestBench(
+  base: Config,
+  dataset: EvalDataset,
+  err: (s: string) => void,
+): Promise<IngestBenchRow[]> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ragask-bench-ingest-'));
+  const config: Config = { ...base, dataDir: dir, databaseUrl: null, databaseSchema: null, queryCacheTtlS: 0 };
+  const core = await openCore(config);
+  try {
+    await core.encoder.encodeOne('warm up');
+    err('bench: ingest\n');
+    const t0 = performance.now();
+    const rep = await ingest(
+      { store: core.store, encoder: core.encoder, config, progress: progressBar() },
+      dataset.inputs,
+      { exclude: [path.join(dataset.dir, 'questions.jsonl')] },
+    );
+    const ingestS = (performance.now() - t0) / 1000;
+    const texts = (await core.store.windowTexts()).map((w) => windowEmbeddingText(w.title, w.headingPath, w.text));
+    err(`bench: encoding the same ${texts.length} windows alone\n`);
+    const t1 = performance.now();
+    for (let i = 0; i < texts.length; i += RAW_BATCH) await core.encoder.encode(texts.slice(i, i + RAW_BATCH));
+    const rawS = (performance.now() - t1) / 1000;
+    const ingestRate = rep.windows / Math.max(1e-9, ingestS);
+    const rawRate = texts.length / Math.max(1e-9, rawS);
+    return [
+      {
+        backend: 'sqlite',
+        documents: rep.added + rep.updated,
+        windows: rep.windows,
+        ingest_s: +ingestS.toFixed(2),
+        ingest_windows_per_s: +ingestRate.toFixed(1),
+        raw_encode_s: +rawS.toFixed(2),
+        raw_encode_windows_per_s: +rawRate.toFixed(1),
+        ratio: +(ingestRate / rawRate).toFixed(3),
+      },
+    ];
+  } finally {
+    await core.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export function formatIngest(rows: readonly IngestBenchRow[]): string {
+  return [
+    '| backend | documents | windows | ingest s | ingest windows/s | raw encode s | raw encode windows/s | ratio |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...rows.map(
+      (r) =>
+        `| ${r.backend} | ${r.documents} | ${r.windows} | ${r.ingest_s} | ${r.ingest_windows_per_s} | ${r.raw_encode_s} | ${r.raw_encode_windows_per_s} | ${r.ratio} |`,
+    ),
+  ].join('\n');
+}
