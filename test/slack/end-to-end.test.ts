@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliver, eventBody } from '../../src/slack/stand-in.js';
-import { SECRET, startHarness, blocksText, expectedHeadline, type Harness } from './harness.js';
+import { SECRET, answerIn, blocksText, expectedHeadline, mention, startHarness, type Harness } from './harness.js';
 
 // The real engine behind the real Bolt app: what the sample's questions are answered with, cited,
 // and how a follow-up is read in the context of its thread. The flows around it run on a fake
@@ -11,31 +11,6 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const mention = (text: string, ts: string, extra: Record<string, unknown> = {}) =>
-  eventBody({ type: 'app_mention', user: 'U1', text: `<@UBOT> ${text}`, ts, channel: 'C1', event_ts: ts, ...extra });
-
-/** The answer for a question: the last chat.update, with the answer in it, of the placeholder posted in `thread`. */
-async function answerIn(thread: string, channel = 'C1') {
-  const post = await h.fake.waitFor(
-    () =>
-      h.fake
-        .callsOf('chat.postMessage')
-        .find((c) => c.args.thread_ts === thread && c.args.channel === channel && c.result),
-    20_000,
-    `placeholder in ${thread}`,
-  );
-  const ts = post.result!.ts;
-  return h.fake.waitFor(
-    () =>
-      h.fake
-        .callsOf('chat.update')
-        .filter((c) => c.args.ts === ts && c.result && blocksText(c.args.blocks).includes('Confidence'))
-        .at(-1),
-    30_000,
-    `answer update of ${String(ts)}`,
-  );
-}
-
 describe('answers of the real engine in Slack (sample corpus, real Bolt over loopback)', () => {
   it('answers an @-mention in a thread under the question, with citations and buttons', async () => {
     const { body } = mention('Who leads the project whose drone lost telemetry on 2024-03-14?', '1000.0001');
@@ -45,7 +20,7 @@ describe('answers of the real engine in Slack (sample corpus, real Bolt over loo
       h.fake.callsOf('chat.postMessage').find((c) => c.args.thread_ts === '1000.0001'),
     );
     expect(String(placeholder.args.text)).toMatch(/Looking through the documents/);
-    const update = await answerIn('1000.0001');
+    const update = await answerIn(h, '1000.0001');
     const text = blocksText(update.args.blocks);
     expect(update.args.text).toBe(
       await expectedHeadline(h, 'Who leads the project whose drone lost telemetry on 2024-03-14?'),
@@ -63,7 +38,7 @@ describe('answers of the real engine in Slack (sample corpus, real Bolt over loo
       '1000.0006',
     );
     await deliver(h.port, SECRET, first.body, 'application/json');
-    await answerIn('1000.0006');
+    await answerIn(h, '1000.0006');
     // a plain message in the thread, no mention
     const follow = eventBody({
       type: 'message',

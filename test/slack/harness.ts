@@ -10,7 +10,7 @@ import { createLogger } from '../../src/log.js';
 import { createSlackApp, type SlackAppHandle } from '../../src/slack/app.js';
 import type { TierLimits } from '../../src/slack/api.js';
 import { SAMPLE_DIR, tempDir, testConfig } from '../helpers.js';
-import { FakeSlack } from '../../src/slack/stand-in.js';
+import { eventBody, FakeSlack } from '../../src/slack/stand-in.js';
 import type { Config, SettingName } from '../../src/config.js';
 import { answerMessage } from '../../src/slack/blocks/answer.js';
 import type { EngineResult } from '../../src/engine/types.js';
@@ -116,6 +116,32 @@ export async function startHarness(
       if (!opts.dir) fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** An @-mention of ragask by U1 in C1 (or `extra`'s channel), as Slack delivers it. */
+export const mention = (text: string, ts: string, extra: Record<string, unknown> = {}) =>
+  eventBody({ type: 'app_mention', user: 'U1', text: `<@UBOT> ${text}`, ts, channel: 'C1', event_ts: ts, ...extra });
+
+/** The answer for a question: the last chat.update, with the answer in it, of the placeholder posted in `thread`. */
+export async function answerIn(h: Harness, thread: string, channel = 'C1') {
+  const post = await h.fake.waitFor(
+    () =>
+      h.fake
+        .callsOf('chat.postMessage')
+        .find((c) => c.args.thread_ts === thread && c.args.channel === channel && c.result),
+    20_000,
+    `placeholder in ${thread}`,
+  );
+  const ts = post.result!.ts;
+  return h.fake.waitFor(
+    () =>
+      h.fake
+        .callsOf('chat.update')
+        .filter((c) => c.args.ts === ts && c.result && blocksText(c.args.blocks).includes('Confidence'))
+        .at(-1),
+    30_000,
+    `answer update of ${String(ts)}`,
+  );
 }
 
 /** The final text of a message: every section and context text of its last update. */

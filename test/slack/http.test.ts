@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandBody, deliver, eventBody } from '../../src/slack/stand-in.js';
-import { SECRET, startHarness, blocksText, expectedHeadline, type Harness } from './harness.js';
+import { SECRET, answerIn, blocksText, expectedHeadline, mention, startHarness, type Harness } from './harness.js';
 import { FakeEngine } from './fake-engine.js';
 
 // The HTTP transport and the service's flows, on a fake engine (the engine's answers themselves are
@@ -11,31 +11,6 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const mention = (text: string, ts: string, extra: Record<string, unknown> = {}) =>
-  eventBody({ type: 'app_mention', user: 'U1', text: `<@UBOT> ${text}`, ts, channel: 'C1', event_ts: ts, ...extra });
-
-/** The answer for a question: the last chat.update, with the answer in it, of the placeholder posted in `thread`. */
-async function answerIn(thread: string, channel = 'C1') {
-  const post = await h.fake.waitFor(
-    () =>
-      h.fake
-        .callsOf('chat.postMessage')
-        .find((c) => c.args.thread_ts === thread && c.args.channel === channel && c.result),
-    20_000,
-    `placeholder in ${thread}`,
-  );
-  const ts = post.result!.ts;
-  return h.fake.waitFor(
-    () =>
-      h.fake
-        .callsOf('chat.update')
-        .filter((c) => c.args.ts === ts && c.result && blocksText(c.args.blocks).includes('Confidence'))
-        .at(-1),
-    30_000,
-    `answer update of ${String(ts)}`,
-  );
-}
-
 describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', () => {
   it('answers a duplicated delivery (Slack retry) exactly once', async () => {
     const { body } = mention('How long must the PM-5 warm up?', '1000.0002');
@@ -44,7 +19,7 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
       'x-slack-retry-num': '1',
       'x-slack-retry-reason': 'http_timeout',
     });
-    await answerIn('1000.0002');
+    await answerIn(h, '1000.0002');
     await deliver(h.port, SECRET, body, 'application/json', {
       'x-slack-retry-num': '2',
       'x-slack-retry-reason': 'http_timeout',
@@ -59,7 +34,7 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
     const t0 = Date.now();
     const { body } = mention('Which frequency band does the Skylink LR-9 use?', '1000.0003');
     await deliver(h.port, SECRET, body, 'application/json');
-    const update = await answerIn('1000.0003');
+    const update = await answerIn(h, '1000.0003');
     expect(h.slack.api.rateLimited).toBe(before + 1);
     expect(update.at - t0).toBeGreaterThanOrEqual(1000);
     expect(update.args.text).toBe(await expectedHeadline(h, 'Which frequency band does the Skylink LR-9 use?'));
@@ -163,7 +138,7 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
       event_ts: '1000.0030',
     });
     await deliver(h.port, SECRET, asked.body, 'application/json');
-    await answerIn('1000.0030', 'G9');
+    await answerIn(h, '1000.0030', 'G9');
     const follow = eventBody({
       type: 'message',
       channel_type: 'mpim',
@@ -189,7 +164,7 @@ describe('Slack over HTTP (real Bolt HTTPReceiver on 127.0.0.1, fake Web API)', 
   it('leaves people talking in an answered thread alone: a non-asker, or a reply that is not a question', async () => {
     const first = mention('How long must the PM-5 warm up?', '1000.0020');
     await deliver(h.port, SECRET, first.body, 'application/json');
-    await answerIn('1000.0020');
+    await answerIn(h, '1000.0020');
     const before = h.fake.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === '1000.0020').length;
     const other = eventBody({
       type: 'message',
