@@ -5,6 +5,8 @@ import {
   answerMessage,
   escapeMrkdwn,
   noticeMessage,
+  notHelpfulMessage,
+  reasonOf,
   traceMessage,
   workingMessage,
   type Message,
@@ -36,7 +38,11 @@ export class ButtonFlow {
 
   /** Tells only the clicker, in the channel (or through the response URL for ephemeral messages). */
   private async tell(input: ActionInput, text: string, threadTs?: string, mrkdwn = false): Promise<void> {
-    const msg = noticeMessage(text, { mrkdwn });
+    await this.show(input, noticeMessage(text, { mrkdwn }), threadTs);
+  }
+
+  /** Shows a message to the clicker only. */
+  private async show(input: ActionInput, msg: Message, threadTs?: string): Promise<void> {
     if (input.ephemeral && input.responseUrl) {
       await this.deps.api.respond(input.responseUrl, { response_type: 'ephemeral', replace_original: false, ...msg });
       return;
@@ -231,12 +237,23 @@ export class ButtonFlow {
       answer: r.answer.value ?? r.answer.sentence ?? '(no answer)',
       evidence: r.evidence.slice(0, 10).map((s) => s.chunkId),
     });
+    if (value === 'helpful') await this.tell(input, 'Thanks — noted as helpful.', found.state.threadTs);
+    else await this.show(input, notHelpfulMessage(found.state.key), found.state.threadTs);
+  }
+
+  /** Why an answer was not helpful: kept on the clicker's feedback on it (the sources it cited are stored with it). */
+  async feedbackReason(input: ActionInput): Promise<void> {
+    const v = reasonOf(input.value);
+    const state = v ? await this.deps.store.getState(v.stateKey) : null;
+    if (!v || !state || state.channel !== input.channel) {
+      await this.tell(input, 'This button no longer works (its answer was not found). Please ask again.');
+      return;
+    }
+    const kept = await this.deps.store.setFeedbackReason(v.stateKey, input.user, v.reason);
     await this.tell(
       input,
-      value === 'helpful'
-        ? 'Thanks — noted as helpful.'
-        : 'Thanks — noted as not helpful; it helps improve the answers.',
-      found.state.threadTs,
+      kept ? 'Thanks — that tells us what to fix.' : 'Mark the answer as not helpful first, then say why.',
+      state.threadTs,
     );
   }
 }

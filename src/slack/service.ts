@@ -494,4 +494,8 @@ export class SlackService {
   handleFeedback(input: ActionInput, value: 'helpful' | 'not_helpful'): Promise<void> {
     return this.track(this.buttons.feedback(input, value));
   }
+
+  handleFeedbackReason(input: ActionInput): Promise<void> {
+    return this.track(this.buttons.feedbackReason(input));
+  }
 }

@@ -174,4 +174,26 @@ describe('suggested-hop buttons', () => {
     });
     expect(f.evidence.length).toBeGreaterThan(0);
   });
+
+  it('asks why an answer was not helpful, in one click, and keeps the reason with the feedback', async () => {
+    const notHelpful = buttons.find((b) => b.action_id === 'ragask_feedback_not_helpful')!;
+    await click('U6', messageTs, '2000.0001', notHelpful);
+    const asked = await h.fake.waitFor(ephemeralTo('U6', /What was wrong with it/));
+    const reasons = buttonsOf(asked);
+    expect(reasons.map((b) => b.text.text)).toEqual(['It is wrong', 'It is out of date', 'Not what I asked']);
+    const entry = async () => (await h.slack.store.listFeedback()).find((x) => x.user === 'U6')!;
+    expect(await entry()).toMatchObject({ value: 'not_helpful', reason: null });
+    await click(
+      'U6',
+      messageTs,
+      '2000.0001',
+      reasons.find((b) => b.action_id === 'ragask_feedback_reason_outdated')!,
+    );
+    await h.fake.waitFor(ephemeralTo('U6', /what to fix/));
+    expect(await entry()).toMatchObject({ value: 'not_helpful', reason: 'outdated' });
+    // someone who gave no "not helpful" cannot attach a reason to another person's feedback
+    await click('U7', messageTs, '2000.0001', reasons[0]!);
+    await h.fake.waitFor(ephemeralTo('U7', /not helpful first/));
+    expect((await h.slack.store.listFeedback()).some((x) => x.user === 'U7')).toBe(false);
+  });
 });

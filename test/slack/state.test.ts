@@ -263,3 +263,23 @@ describe.each(BACKENDS)('event claims across processes (%s)', (backend) => {
     60_000,
   );
 });
+
+describe.each(BACKENDS)('feedback reasons (%s)', (backend) => {
+  const it_ = skipBackend(backend) ? it.skip : it;
+  it_(
+    'keeps why an answer was not helpful on that feedback only, and forgets it when the person changes their mind',
+    async () => {
+      const store = (await sharedLedger(backend))(Date.now, 'host-a:1:a');
+      await store.addFeedback(feedback('C1:1.1:1.2:a', 'U1', 'not_helpful'));
+      await store.addFeedback(feedback('C1:1.1:1.2:a', 'U2', 'helpful'));
+      expect(await store.setFeedbackReason('C1:1.1:1.2:a', 'U1', 'wrong')).toBe(true);
+      // a helpful entry, or none at all, takes no reason
+      expect(await store.setFeedbackReason('C1:1.1:1.2:a', 'U2', 'wrong')).toBe(false);
+      expect(await store.setFeedbackReason('C1:1.1:1.2:a', 'U3', 'wrong')).toBe(false);
+      const byUser = async () => Object.fromEntries((await store.listFeedback()).map((r) => [r.user, r.reason]));
+      expect(await byUser()).toEqual({ U1: 'wrong', U2: null });
+      await store.addFeedback(feedback('C1:1.1:1.2:a', 'U1', 'helpful'));
+      expect(await byUser()).toEqual({ U1: null, U2: null });
+    },
+  );
+});

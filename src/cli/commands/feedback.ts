@@ -1,11 +1,18 @@
 import type { Command } from 'commander';
-import type { FeedbackContext } from '../../slack/state/interfaces.js';
+import type { FeedbackContext, FeedbackReason } from '../../slack/state/interfaces.js';
 import { openSlackState } from '../../slack/state/open.js';
 import { openStoreCore, storeSettingsOf } from '../../core.js';
 import { UserError } from '../../errors.js';
 import { allows, type AccessContext } from '../../store/access.js';
 import type { CliContext } from '../program.js';
 import { configFrom, parsePositiveInt } from './shared.js';
+
+/** Why it was not helpful, as the listing says it. */
+const REASON_TEXT: Record<FeedbackReason, string> = {
+  wrong: 'wrong',
+  outdated: 'out of date',
+  not_asked: 'not what was asked',
+};
 
 export function register(program: Command, ctx: CliContext): void {
   program
@@ -64,7 +71,7 @@ export function register(program: Command, ctx: CliContext): void {
           ];
           for (const r of rows) {
             lines.push(
-              `${new Date(r.createdAt).toISOString()}  ${r.value === 'helpful' ? '+ helpful    ' : '- not helpful'}  ${r.user} in ${r.channel}`,
+              `${new Date(r.createdAt).toISOString()}  ${r.value === 'helpful' ? '+ helpful    ' : '- not helpful'}${r.reason ? ` (${REASON_TEXT[r.reason]})` : ''}  ${r.user} in ${r.channel}`,
             );
             lines.push(`  Q: ${r.question}`, `  A: ${r.answer}`, `  evidence chunks: ${r.evidence.join(', ') || '—'}`);
           }

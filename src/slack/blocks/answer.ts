@@ -10,6 +10,7 @@ import type {
   RichTextSection,
 } from '@slack/types';
 import type { Citation, EngineResult, HopState, Snippet } from '../../engine/types.js';
+import { FEEDBACK_REASONS, type FeedbackReason } from '../state/interfaces.js';
 import { LIMITS, escapeMrkdwn, safeText, truncate } from './text.js';
 
 export const ACTIONS = {
@@ -18,7 +19,16 @@ export const ACTIONS = {
   trace: 'ragask_trace',
   helpful: 'ragask_feedback_helpful',
   notHelpful: 'ragask_feedback_not_helpful',
+  /** Followed by `_<reason>`: why an answer was not helpful. */
+  feedbackReason: 'ragask_feedback_reason',
 } as const;
+
+/** The buttons that say why an answer was not helpful, as the asker reads them. */
+const REASON_LABELS: Record<FeedbackReason, string> = {
+  wrong: 'It is wrong',
+  outdated: 'It is out of date',
+  not_asked: 'Not what I asked',
+};
 
 export interface Message {
   text: string;
@@ -406,6 +416,36 @@ export function noticeMessage(text: string, opts: { mrkdwn?: boolean } = {}): Me
     text: opts.mrkdwn ? truncate(text, LIMITS.fallbackText) : safeText(text, LIMITS.fallbackText),
     blocks: [section(body)],
   };
+}
+
+/** The thanks for a "Not helpful", with one click to say why (only the clicker sees it). */
+export function notHelpfulMessage(stateKey: string): Message {
+  const text = 'Thanks — noted as not helpful. What was wrong with it?';
+  return {
+    text,
+    blocks: [
+      section(text),
+      {
+        type: 'actions',
+        block_id: 'ragask_feedback_reason',
+        elements: FEEDBACK_REASONS.map((r) =>
+          button(REASON_LABELS[r], `${ACTIONS.feedbackReason}_${r}`, JSON.stringify({ k: stateKey, r })),
+        ),
+      } satisfies ActionsBlock,
+    ],
+  };
+}
+
+/** The reason a "why" button carries, or null for a value it did not write. */
+export function reasonOf(value: string): { stateKey: string; reason: FeedbackReason } | null {
+  try {
+    const v = JSON.parse(value) as { k?: unknown; r?: unknown };
+    return typeof v.k === 'string' && (FEEDBACK_REASONS as readonly unknown[]).includes(v.r)
+      ? { stateKey: v.k, reason: v.r as FeedbackReason }
+      : null;
+  } catch {
+    return null;
+  }
 }
 
 export function errorMessage(): Message {

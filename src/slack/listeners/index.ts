@@ -2,6 +2,7 @@ import type { App } from '@slack/bolt';
 import type { SlackService } from '../service.js';
 import * as continueAction from './actions/continue.js';
 import * as feedbackAction from './actions/feedback.js';
+import * as feedbackReasonAction from './actions/feedback-reason.js';
 import * as stopAction from './actions/stop.js';
 import * as traceAction from './actions/trace.js';
 import * as ragaskCommand from './commands/ragask.js';
@@ -9,6 +10,15 @@ import * as appMention from './events/app-mention.js';
 import * as message from './events/message.js';
 
 export function registerListeners(app: App, service: SlackService): void {
-  for (const l of [appMention, message, ragaskCommand, continueAction, stopAction, traceAction, feedbackAction])
+  for (const l of [
+    appMention,
+    message,
+    ragaskCommand,
+    continueAction,
+    stopAction,
+    traceAction,
+    feedbackAction,
+    feedbackReasonAction,
+  ])
     l.register(app, service);
 }

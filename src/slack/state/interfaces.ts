@@ -45,7 +45,9 @@ export interface SlackStateStore {
   useState(key: string, user: string): Promise<boolean>;
   unuseState(key: string): Promise<void>;
   // feedback
-  addFeedback(f: Omit<FeedbackRow, 'id' | 'createdAt'>): Promise<boolean>;
+  addFeedback(f: Omit<FeedbackRow, 'id' | 'createdAt' | 'reason'>): Promise<boolean>;
+  /** Says why an answer was not helpful, on that person's feedback on it; false when they gave none. */
+  setFeedbackReason(stateKey: string, user: string, reason: FeedbackReason): Promise<boolean>;
   listFeedback(limit?: number, givenIn?: FeedbackContext | null): Promise<FeedbackRow[]>;
   /** Drops expired threads and states, and events older than the retention; returns how many. */
   prune(eventRetentionMs?: number): Promise<number>;
@@ -92,11 +94,17 @@ export interface FeedbackRow {
   messageTs: string;
   user: string;
   value: 'helpful' | 'not_helpful';
+  /** Why it was not helpful, when the person said (one click after "Not helpful"). */
+  reason: FeedbackReason | null;
   question: string;
   answer: string;
   evidence: number[];
   createdAt: number;
 }
+
+/** Why an answer was not helpful: it was wrong, out of date, or answered another question. */
+export const FEEDBACK_REASONS = ['wrong', 'outdated', 'not_asked'] as const;
+export type FeedbackReason = (typeof FEEDBACK_REASONS)[number];
 
 /** A claimed event: new to this process, with the message already posted for it if a dead process had. */
 export type EventClaim = { status: 'new'; messageTs: string | null; attempts: number } | { status: 'duplicate' };

@@ -6,6 +6,7 @@ import {
   EVENT_LEASE_MS,
   type EventClaim,
   type FeedbackContext,
+  type FeedbackReason,
   type FeedbackRow,
   type SlackStateStore,
   type StateRead,
@@ -42,6 +43,7 @@ const PG_SLACK_MIGRATIONS: PgMigration[] = [
         UNIQUE (state_key, "user"));
     `,
   },
+  { version: 2, name: 'why an answer was not helpful', sql: 'ALTER TABLE feedback ADD COLUMN reason TEXT;' },
 ];
 
 /**
@@ -268,10 +270,18 @@ export class PgSlackState implements SlackStateStore {
     );
   }
 
-  async addFeedback(f: Omit<FeedbackRow, 'id' | 'createdAt'>): Promise<boolean> {
+  async setFeedbackReason(stateKey: string, user: string, reason: FeedbackReason): Promise<boolean> {
+    const r = await this.q(
+      `UPDATE feedback SET reason = $1 WHERE state_key = $2 AND "user" = $3 AND value = 'not_helpful'`,
+      [reason, stateKey, user],
+    );
+    return r.rowCount === 1;
+  }
+
+  async addFeedback(f: Omit<FeedbackRow, 'id' | 'createdAt' | 'reason'>): Promise<boolean> {
     const r = await this.q(
       `INSERT INTO feedback (state_key, channel, thread_ts, message_ts, "user", value, question, answer, evidence, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-       ON CONFLICT (state_key, "user") DO UPDATE SET value = excluded.value, question = excluded.question, answer = excluded.answer, evidence = excluded.evidence, created_at = excluded.created_at`,
+       ON CONFLICT (state_key, "user") DO UPDATE SET value = excluded.value, question = excluded.question, answer = excluded.answer, evidence = excluded.evidence, created_at = excluded.created_at, reason = NULL`,
       [
         f.stateKey,
         f.channel,

@@ -1,6 +1,6 @@
 /** Rows of the Slack app's tables as both SQL backends return them (the same columns in each). */
 import { decodeResult, encodeResult } from '../../engine/result-schema.js';
-import type { FeedbackRow, StateRead, Turn } from './interfaces.js';
+import { FEEDBACK_REASONS, type FeedbackReason, type FeedbackRow, type StateRead, type Turn } from './interfaces.js';
 
 export { encodeResult };
 
@@ -49,6 +49,7 @@ export function toFeedback(r: Record<string, unknown>): FeedbackRow {
     messageTs: r.message_ts as string,
     user: r.user as string,
     value: r.value as 'helpful' | 'not_helpful',
+    reason: (FEEDBACK_REASONS as readonly unknown[]).includes(r.reason) ? (r.reason as FeedbackReason) : null,
     question: r.question as string,
     answer: r.answer as string,
     evidence: JSON.parse(r.evidence as string) as number[],

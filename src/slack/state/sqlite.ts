@@ -6,6 +6,7 @@ import {
   EVENT_LEASE_MS,
   type EventClaim,
   type FeedbackContext,
+  type FeedbackReason,
   type FeedbackRow,
   type SlackStateStore,
   type StateRead,
@@ -60,6 +61,8 @@ export const SLACK_MIGRATIONS: string[] = [
   // v4: a claim is a lease, renewed while its owner answers: another replica (on any machine)
   // takes the event over once it lapses
   `ALTER TABLE slack_events ADD COLUMN lease_until INTEGER;`,
+  // v5: why an answer was not helpful (wrong, outdated, not what was asked), one click after it
+  `ALTER TABLE feedback ADD COLUMN reason TEXT;`,
 ];
 
 /** The SQLite backend of the SlackStateStore: its own tables and schema version in the store's file. */
@@ -345,12 +348,20 @@ export class SqliteSlackState implements SlackStateStore {
   }
 
   /** One entry per answer and person; clicking again changes it. */
-  async addFeedback(f: Omit<FeedbackRow, 'id' | 'createdAt'>): Promise<boolean> {
+  async setFeedbackReason(stateKey: string, user: string, reason: FeedbackReason): Promise<boolean> {
+    return (
+      this.db
+        .prepare("UPDATE feedback SET reason = ? WHERE state_key = ? AND user = ? AND value = 'not_helpful'")
+        .run(reason, stateKey, user).changes === 1
+    );
+  }
+
+  async addFeedback(f: Omit<FeedbackRow, 'id' | 'createdAt' | 'reason'>): Promise<boolean> {
     const r = this.db
       .prepare(
         `INSERT INTO feedback (state_key, channel, thread_ts, message_ts, user, value, question, answer, evidence, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT(state_key, user) DO UPDATE SET value = excluded.value, question = excluded.question, answer = excluded.answer,
-           evidence = excluded.evidence, created_at = excluded.created_at`,
+           evidence = excluded.evidence, created_at = excluded.created_at, reason = NULL`,
       )
       .run(
         f.stateKey,
