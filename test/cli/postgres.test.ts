@@ -46,6 +46,10 @@ describe.skipIf(!PG_URL)('ragask on PostgreSQL', () => {
     expect(fs.existsSync(path.join(dir, 'unused'))).toBe(false);
     const doctor = await onPg(['doctor']);
     expect(doctor.out).toMatch(/✓ store: postgresql:.*pgvector \d+\.\d+/);
+    // and which way a search restricted to what an asker may see runs on that pgvector
+    expect(doctor.out).toMatch(
+      /✓ filtered search: pgvector \d+\.\d+\.\d+: (iterative index scans|no iterative index scans)/,
+    );
   });
 
   it('migrates the embedded store into an empty database, scopes and vectors as they were, and again changes nothing', async () => {

@@ -2,6 +2,7 @@ import { errorMessage } from '../../errors.js';
 import type { HealthCheck } from '../health.js';
 import { redactUrl } from '../open.js';
 import { openPool } from './db.js';
+import { hasIterativeScan } from './vectors.js';
 
 /**
  * A read-only health check of a PostgreSQL store (for `ragask doctor`): the server and pgvector
@@ -77,6 +78,7 @@ export async function pgStoreHealth(url: string, wantModel: string): Promise<Hea
         ok: true,
         detail: `${where}: PostgreSQL ${h.server}, pgvector ${h.pgvector}, schema ${JSON.stringify(h.schema)}, ${h.documents} documents, ${h.windows} windows`,
       });
+    if (h.pgvector) checks.push({ name: 'filtered search', ok: true, detail: filteredSearch(h.pgvector) });
     const want = wantModel;
     if (h.model && h.windows > 0 && h.model !== want)
       checks.push({
@@ -94,4 +96,11 @@ export async function pgStoreHealth(url: string, wantModel: string): Promise<Hea
     });
   }
   return checks;
+}
+
+/** How a k-NN search restricted to what an asker may see runs on this pgvector. */
+export function filteredSearch(pgvector: string): string {
+  return hasIterativeScan(pgvector)
+    ? `pgvector ${pgvector}: iterative index scans (a filtered k-NN walks the graph on until it has k rows)`
+    : `pgvector ${pgvector}: no iterative index scans (they came in 0.8); a filter that leaves fewer than k rows falls back to an exact search over the allowed documents`;
 }

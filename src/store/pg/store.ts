@@ -8,7 +8,7 @@ import type { HnswParams } from '../types.js';
 import type { DocumentWrite, Store, TextQuery } from '../interfaces.js';
 import { redactUrl } from '../open.js';
 import { inTransaction, migrate, openPool, type PgClient, type PgMigration, type PgPool } from './db.js';
-import { PgVectorIndex } from './vectors.js';
+import { hasIterativeScan, PgVectorIndex } from './vectors.js';
 import { CHUNK_SELECT, toChunk, toDocument, type RawChunk } from '../rows.js';
 import type { ChunkInput, ChunkRow, DocumentRow, MentionHit, StoreStats, WindowRow } from '../types.js';
 
@@ -158,8 +158,9 @@ export class PgStore implements Store {
     hnsw: HnswParams,
     private readonly url: string,
     private readonly log: Logger,
+    iterativeScan: boolean,
   ) {
-    this.index = new PgVectorIndex(pool, dimension, hnsw.efSearch);
+    this.index = new PgVectorIndex(pool, dimension, hnsw.efSearch, iterativeScan);
   }
 
   static async open(opts: PgStoreOptions): Promise<PgStore> {
@@ -169,7 +170,18 @@ export class PgStore implements Store {
     });
     try {
       await migrate(pool, 'store', storeMigrations(opts.dimension, opts.hnsw));
-      const store = new PgStore(pool, opts.model, opts.dimension, opts.hnsw, opts.url, opts.log ?? silentLogger);
+      const pgvector =
+        (await pool.query<{ v: string | null }>("SELECT extversion AS v FROM pg_extension WHERE extname = 'vector'"))
+          .rows[0]?.v ?? null;
+      const store = new PgStore(
+        pool,
+        opts.model,
+        opts.dimension,
+        opts.hnsw,
+        opts.url,
+        opts.log ?? silentLogger,
+        hasIterativeScan(pgvector),
+      );
       if (!opts.allowModelMismatch) await store.checkModel(opts.model, opts.dimension);
       await store.syncIndex();
       return store;

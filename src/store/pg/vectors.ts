@@ -8,12 +8,23 @@ import { inTransaction, type PgPool } from './db.js';
  * (cosine) that PostgreSQL keeps in step with every committed write, so every replica searches the
  * same index and there is nothing to replay, save or rebuild on open.
  *
- * The access filter is part of the k-NN query itself (`doc_id = ANY(…)`). pgvector before 0.8
- * filters the HNSW candidates after the graph walk, so a selective filter can leave fewer than k
- * results; then the same query runs exactly over the allowed documents' windows (through their
- * `doc_id` index), which is cheap precisely when the filter is selective. An asker's k results are
+ * The access filter is part of the k-NN query itself (`doc_id = ANY(…)`). pgvector 0.8 and later
+ * walk the graph on until k rows pass the filter (iterative index scans, used where the server has
+ * them); before 0.8 the HNSW candidates are filtered after the walk, so a selective filter can leave
+ * fewer than k results; then the same query runs exactly over the allowed documents' windows
+ * (through their `doc_id` index), which is cheap precisely when the filter is selective. An asker's k results are
  * never thinned by documents they may not see.
  */
+/** The first pgvector with iterative index scans (`hnsw.iterative_scan`): a filtered k-NN then walks on until it has k rows. */
+const ITERATIVE_SCAN_SINCE = [0, 8] as const;
+
+/** Whether a pgvector version ("0.6.2", "0.8.0") has iterative index scans. */
+export function hasIterativeScan(version: string | null): boolean {
+  if (!version) return false;
+  const [major = 0, minor = 0] = version.split('.').map((x) => Number.parseInt(x, 10));
+  return major > ITERATIVE_SCAN_SINCE[0] || (major === ITERATIVE_SCAN_SINCE[0] && minor >= ITERATIVE_SCAN_SINCE[1]);
+}
+
 export class PgVectorIndex implements VectorIndex {
   /** The store's change counter as of the last Store.syncIndex (cache keys). */
   appliedSeq = 0;
@@ -23,6 +34,8 @@ export class PgVectorIndex implements VectorIndex {
     private readonly pool: PgPool,
     readonly dimension: number,
     private ef: number,
+    /** The server's pgvector has iterative index scans: a filtered search asks for them (the exact fallback stays for what they still miss). */
+    readonly iterativeScan = false,
   ) {}
 
   get efSearch(): number {
@@ -43,6 +56,7 @@ export class PgVectorIndex implements VectorIndex {
     const hits = await inTransaction(this.pool, async (c) => {
       // the candidate list must hold at least k (pgvector returns at most ef_search rows)
       await c.query("SELECT set_config('hnsw.ef_search', $1, true)", [String(Math.min(1000, Math.max(this.ef, k)))]);
+      if (docs && this.iterativeScan) await c.query("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)");
       const r = await c.query<{ id: number; d: number }>(
         `SELECT id, embedding <=> $1::vector AS d FROM windows ${filter} ORDER BY embedding <=> $1::vector LIMIT $2`,
         params,
