@@ -131,7 +131,9 @@ export async function ingest(
   };
   const fail = (f: InputFailure) => {
     report.failed.push(f);
-    log.warn({ file: f.file, line: f.line, reason: f.reason }, 'ingest: skipped');
+    // the report carries each failure to the caller, which says it to the person in one line (the
+    // CLI logs at warn); the log keeps it for a service at info
+    log.info({ file: f.file, line: f.line, reason: f.reason }, 'ingest: skipped');
   };
   const resolved = resolveInputs(inputs, opts.exclude ?? []);
   resolved.failures.forEach(fail);

@@ -174,6 +174,13 @@ describe('ragask CLI', () => {
     const missing = await ragask(['ingest', path.join(dir, 'nope')]);
     expect(missing.code).toBe(1);
     expect(missing.err).toMatch(/ragask: .*nope: no such file or folder\n/);
+    // one line for the bad input, then the summary: no log line repeating it
+    expect(
+      missing.err
+        .trim()
+        .split('\n')
+        .filter((l) => l.includes('nope')),
+    ).toHaveLength(1);
     const badFlag = await ragask(['ask', 'x', '--k', 'lots']);
     expect(badFlag.code).not.toBe(0);
     expect(badFlag.err).toMatch(/--k must be an integer/);
