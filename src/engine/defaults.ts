@@ -1,19 +1,11 @@
 /**
  * The engine's defaults, in one place: the settings' defaults (src/config.ts), the engine's own
- * (hops.ts DEFAULT_SETTINGS) and the core's (core.ts) read them from here. No imports, so the
- * config can read them without loading the engine.
+ * (hops.ts DEFAULT_SETTINGS) and the core's (core.ts) read them from here. Only a type import, so
+ * the config can read them without loading the engine.
  */
-export const ENGINE_DEFAULTS: Readonly<{
-  maxHops: number;
-  coherenceThreshold: number;
-  rerankTopK: number;
-  hopBudgetMs: number;
-  totalBudgetMs: number;
-  retrieveK: number;
-  answeredCoverage: number;
-  readerPassages: number;
-  stopForPerson: 'when-useful' | 'always';
-}> = {
+import type { EngineSettings } from './hops.js';
+
+export const ENGINE_DEFAULTS: Readonly<Omit<EngineSettings, 'gateThreshold' | 'usefulThreshold'>> = {
   maxHops: 3,
   /**
    * The cosine between consecutive hop queries below which a hop stops whatever the gate says: off.

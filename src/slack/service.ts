@@ -21,6 +21,16 @@ import { accessOf, EPHEMERAL_TS, type ActionInput, type Origin, type ServiceDeps
 
 export type { ActionInput, Origin, ServiceDeps } from './context.js';
 
+/** A `/ragask` command as its listener hands it over. */
+interface CommandInput {
+  channel: string;
+  user: string;
+  text: string;
+  responseUrl: string;
+  isDM: boolean;
+  teamId?: string;
+}
+
 export interface QuestionInput extends Origin {
   /** Slack's event id, for answering each delivery once; null for slash commands. */
   eventId: string | null;
@@ -323,25 +333,11 @@ export class SlackService {
    * `/ragask …`: help, usage for an empty question, or an answer — in the channel (a new thread, so
    * follow-ups work) or, with -p / RAGASK_SLACK_EPHEMERAL, only to the asker.
    */
-  handleCommand(input: {
-    channel: string;
-    user: string;
-    text: string;
-    responseUrl: string;
-    isDM: boolean;
-    teamId?: string;
-  }): Promise<void> {
+  handleCommand(input: CommandInput): Promise<void> {
     return this.track(this.answerCommand(input));
   }
 
-  private async answerCommand(input: {
-    channel: string;
-    user: string;
-    text: string;
-    responseUrl: string;
-    isDM: boolean;
-    teamId?: string;
-  }): Promise<void> {
+  private async answerCommand(input: CommandInput): Promise<void> {
     const { api, config } = this.deps;
     let text = input.text.trim();
     if (!text || /^(help|-h|--help|\?)$/i.test(text)) {

@@ -99,16 +99,18 @@ function closestLeads(
   passages: readonly EvidencePassage[],
   evidence: readonly Snippet[],
 ): Snippet[] {
-  const sentences = [
-    source,
-    ...(reading.nextBest ?? []).map((x) => citedSentence(x.passage, x.start, x.end)),
-    ...conflicts.flatMap((c) => c.values.map((v) => v.snippet)),
-  ];
+  // each next best span's sentence is found (a sentence split of its passage) only until the reader's leads are full
+  function* sentences(): Generator<Snippet | null> {
+    yield source;
+    for (const x of reading.nextBest ?? []) yield citedSentence(x.passage, x.start, x.end);
+    for (const c of conflicts) for (const v of c.values) yield v.snippet;
+  }
   const leads: Snippet[] = [];
   const quoted = new Set<string>();
   const chunks = new Set<number>();
-  for (const s of sentences) {
-    if (!s || quoted.has(s.text) || leads.length >= READER_LEADS) continue;
+  for (const s of sentences()) {
+    if (leads.length >= READER_LEADS) break;
+    if (!s || quoted.has(s.text)) continue;
     quoted.add(s.text);
     chunks.add(s.chunkId);
     leads.push(s);
