@@ -197,6 +197,37 @@ describe('what the question asks for', () => {
     );
     expect(other.value).toBe('0');
   });
+
+  it("gives the Default label's weight only to the row of what is asked, not to another entry's default", async () => {
+    const row = (id: number, directive: string, text: string, docId: number) => ({
+      ...passage(id, `Core > ${directive} Directive`, text, docId),
+      answerRanges: [[text.indexOf(': ') + 2, text.length]] as [number, number][],
+    });
+    const buffer = row(1, 'ReadBufferSize', 'Default: ReadBufferSize 8192', 1);
+    const bufferWhat = row(2, 'ReadBufferSize', 'Description: Size of the buffers used to read data', 1);
+    const backlog = passage(
+      3,
+      'MPM Common > ListenBackLog Directive',
+      'The maximum length of the queue of pending connections is set with ListenBackLog; it defaults to 511.',
+      2,
+    );
+    const reader = scripted((_, ps) => [window(ps, ['8192', '511'], {}, [8, 9])]);
+    const question = "What's the default length of the queue of pending TCP connections?";
+    const r = await readAnswer(reader, question, [hop(null)], [buffer, bufferWhat, backlog], false);
+    // the other directive's Default cell no longer outweighs the entry the question describes
+    expect(r.value).toBe('511');
+    expect(r.features.labelled).toBe(false);
+    // the same row, when it is the entry asked about, keeps its weight
+    const asked = await readAnswer(
+      reader,
+      'What size are the buffers used to read data by default?',
+      [hop(null)],
+      [buffer, bufferWhat, backlog],
+      false,
+    );
+    expect(asked.value).toBe('8192');
+    expect(asked.features.labelled).toBe(true);
+  });
 });
 
 describe('reading the answer off the evidence', () => {
