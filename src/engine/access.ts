@@ -5,23 +5,21 @@ import type { Store } from '../store/interfaces.js';
 /** What retrieval may see for one asker: applied before ranking, in every path of the engine. */
 export interface ResolvedAccess {
   context: AccessContext;
-  /** Distinguishes caches of different contexts. */
+  /** Distinguishes caches of different contexts, and of the same one before and after scopes or flags changed. */
   scopeKey: string;
   /** Allowed documents, or null when every document is. */
   allowedDocs: ReadonlySet<number> | null;
   allowDoc(docId: number): boolean;
+  /** Documents an admin demoted: ranked lower for everyone (`ragask sources demote`). */
+  demoted: ReadonlySet<number>;
 }
 
-const ALL_ACCESS: ResolvedAccess = {
-  context: { kind: 'local' },
-  scopeKey: 'local',
-  allowedDocs: null,
-  allowDoc: () => true,
-};
+const NONE: ReadonlySet<number> = new Set();
 
 /**
  * Resolves an asker's context to the documents it may see, from the scopes stored with the
- * documents; cached until a document is added, removed or re-scoped.
+ * documents and the sources an admin hid (hidden from everyone, the command line included); cached
+ * until a document is added, removed, re-scoped or flagged.
  */
 export class AccessResolver {
   private readonly cache = new LRUCache<string, ResolvedAccess>({ max: 2000 });
@@ -29,24 +27,24 @@ export class AccessResolver {
   constructor(private readonly store: Store) {}
 
   async resolve(ctx: AccessContext): Promise<ResolvedAccess> {
-    if (ctx.kind === 'local') return ALL_ACCESS;
-    const scopeKey = contextKey(ctx);
-    const key = `${scopeKey}@${await this.store.accessVersion()}`;
-    const hit = this.cache.get(key);
+    // a cached retrieval ranked before a source was demoted must not serve after it
+    const scopeKey = `${contextKey(ctx)}@${await this.store.accessVersion()}`;
+    const hit = this.cache.get(scopeKey);
     if (hit) return hit;
-    const scopes = await this.store.scopes();
+    const [scopes, flags] = await Promise.all([this.store.scopes(), this.store.flaggedDocuments()]);
     const allowed = new Set<number>();
-    for (const [id, scope] of scopes) if (allows(scope, ctx)) allowed.add(id);
+    for (const [id, scope] of scopes) if (allows(scope, ctx) && !flags.hidden.has(id)) allowed.add(id);
     const everything = allowed.size === scopes.size;
     const resolved: ResolvedAccess = {
       context: ctx,
       scopeKey,
-      // null lets the searches skip filtering; the check itself stays exact (a document deleted or
-      // added since this resolution is not in `allowed`)
+      // null lets the searches skip filtering; the check itself stays exact for a filtered set (a
+      // document deleted or added since this resolution is not in `allowed`)
       allowedDocs: everything ? null : allowed,
-      allowDoc: (id) => allowed.has(id),
+      allowDoc: everything && ctx.kind === 'local' ? () => true : (id) => allowed.has(id),
+      demoted: flags.demoted.size ? flags.demoted : NONE,
     };
-    this.cache.set(key, resolved);
+    this.cache.set(scopeKey, resolved);
     return resolved;
   }
 }

@@ -90,6 +90,13 @@ function titleMatch(entityTerms: readonly string[], title: string): number {
  * BM25 (FTS5 over title, headings and text) fused by reciprocal rank, then the fused candidates are
  * reranked window by window.
  */
+/**
+ * The share of its score a demoted source keeps (the score is the reranker's cosine, about 0.3 to
+ * 0.9 for candidates, plus the lexical share): it falls below the passages that answer nearly as
+ * well, and is still found when nothing else answers (BENCHMARKS.md, "Demoted sources").
+ */
+const DEMOTE_FACTOR = 0.7;
+
 export class Retriever {
   readonly store: Store;
   readonly encoder: Encoder;
@@ -260,7 +267,8 @@ export class Retriever {
       const focusBonus = focusTerms.length ? FOCUS_WEIGHT * titleMatch(focusTerms, chunk.doc.title) : 0;
       const base =
         mode === 'bm25' ? lexical : mode === 'dense' ? rerank : rerank + (opts.lexicalWeight ?? 0.25) * lexical;
-      const score = base + densityWeight * chunk.density + focusBonus;
+      const demoted = opts.access?.demoted.has(chunk.docId) ? DEMOTE_FACTOR : 1;
+      const score = (base + densityWeight * chunk.density + focusBonus) * demoted;
       return {
         chunk,
         dense: dense.get(id) ?? null,

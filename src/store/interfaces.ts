@@ -6,7 +6,17 @@
  */
 import type { Scope } from './access.js';
 import type { VectorHit } from './types.js';
-import type { ChunkInput, ChunkRow, DocumentInput, DocumentRow, MentionHit, StoreStats, WindowRow } from './types.js';
+import type {
+  ChunkInput,
+  ChunkRow,
+  DocumentInput,
+  DocumentRow,
+  MentionHit,
+  SourceActionEntry,
+  SourceFlag,
+  StoreStats,
+  WindowRow,
+} from './types.js';
 
 /**
  * A full-text query, as data: each backend compiles it to its own syntax (FTS5 MATCH, a tsquery),
@@ -71,6 +81,14 @@ export interface Store {
   setScope(docIds: readonly number[], scope: Scope): Promise<number>;
   accessVersion(): Promise<number>;
   scopes(): Promise<Map<number, Scope | null>>;
+
+  // admin actions on sources (hide, demote, restore): logged with who did it; each changes the access version
+  flagSource(entry: SourceActionEntry): Promise<void>;
+  sourceFlags(): Promise<SourceFlag[]>;
+  /** The documents whose source is hidden or demoted now. */
+  flaggedDocuments(): Promise<{ hidden: Set<number>; demoted: Set<number> }>;
+  /** The latest actions, newest first. */
+  sourceActions(limit: number): Promise<SourceActionEntry[]>;
 
   // chunks and windows
   getChunks(ids: readonly number[]): Promise<Map<number, ChunkRow>>;

@@ -98,6 +98,26 @@ export interface VectorHit {
   score: number;
 }
 
+/** What an admin did to a source: hide it from every answer, or lower its rank. */
+export type SourceAction = 'hide' | 'demote';
+
+/** A source's current flag (a re-ingested source keeps it: flags are kept by source, not document id). */
+export interface SourceFlag {
+  source: string;
+  action: SourceAction;
+  by: string;
+  /** Milliseconds since the epoch. */
+  at: number;
+}
+
+/** One admin action as logged, restores included. */
+export interface SourceActionEntry {
+  source: string;
+  action: SourceAction | 'restore';
+  by: string;
+  at: number;
+}
+
 export interface StoreStats {
   documents: number;
   chunks: number;

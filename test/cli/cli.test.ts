@@ -321,6 +321,57 @@ describe('ragask CLI', () => {
     );
   });
 
+  it('sources hide, demote and restore act on every answer at once, each logged with who did it', async () => {
+    const docs = path.join(dir, 'flagged');
+    fs.mkdirSync(docs);
+    const stale = path.join(docs, 'vpn-old.md');
+    const fresh = path.join(docs, 'vpn-new.md');
+    fs.writeFileSync(stale, '# VPN gateway\n\nThe VPN gateway host is vpn-a.example.net.\n');
+    // scores about 1.05 and 0.87 here: demoted (× 0.7) the old page falls to about 0.73, a margin both ways
+    fs.writeFileSync(fresh, '# Remote access\n\nThe VPN gateway host moved to vpn-b.example.net in 2025.\n');
+    expect((await ragask(['ingest', docs])).code).toBe(0);
+    const cited = async () => {
+      const r = JSON.parse((await ragask(['ask', 'Which host is the VPN gateway?', '--json'])).out) as {
+        evidence: { citation: { source: string } }[];
+      };
+      return r.evidence.map((e) => e.citation.source);
+    };
+    const rankOf = (sources: string[], file: string) => sources.findIndex((s) => s.startsWith(file));
+    const before = await cited();
+    // the old page answers the question best until it is acted on
+    expect(rankOf(before, stale)).toBeGreaterThanOrEqual(0);
+    expect(rankOf(before, stale)).toBeLessThan(rankOf(before, fresh));
+
+    expect((await ragask(['sources', 'hide', stale, '--by', 'U_ADMIN'])).out).toMatch(
+      /1 source\(s\) hidden \(by U_ADMIN\)/,
+    );
+    const hidden = await cited();
+    expect(rankOf(hidden, stale)).toBe(-1);
+    expect(rankOf(hidden, fresh)).toBeGreaterThanOrEqual(0);
+    // hidden, not deleted: still listed, with who hid it
+    const list = JSON.parse((await ragask(['sources', 'list', '--json'])).out) as {
+      source: string;
+      flag: { action: string; by: string } | null;
+    }[];
+    expect(list.find((d) => d.source === stale)!.flag).toMatchObject({ action: 'hide', by: 'U_ADMIN' });
+
+    await ragask(['sources', 'restore', stale, '--by', 'U_ADMIN']);
+    const restored = await cited();
+    expect(rankOf(restored, stale)).toBe(rankOf(before, stale));
+
+    // demoted: still found, ranked below the other VPN page
+    await ragask(['sources', 'demote', stale, '--by', 'U_OPS']);
+    const demoted = await cited();
+    expect(rankOf(demoted, stale)).toBeGreaterThan(rankOf(demoted, fresh));
+    expect(rankOf(demoted, stale)).toBeGreaterThanOrEqual(0);
+
+    const text = (await ragask(['sources', 'list'])).out;
+    expect(text).toMatch(/vpn-old\.md.*demoted by U_OPS/);
+    expect(text).toMatch(/recent admin actions:\n.*demote .*vpn-old\.md\s+by U_OPS\n.*restore .*by U_ADMIN\n.*hide /);
+    await ragask(['sources', 'restore', stale]);
+    expect((await ragask(['sources', 'hide', path.join(docs, 'nothing.md')])).err).toMatch(/no stored source matches/);
+  });
+
   it('doctor passes on a healthy store and names the fix for a damaged one', async () => {
     const ok = await ragask(['doctor']);
     expect(ok.out).toMatch(/✓ config/);

@@ -73,6 +73,7 @@ describe('hybrid retrieval with window rerank', () => {
         scopeKey: 't',
         allowedDocs: allowed,
         allowDoc: (id) => allowed.has(id),
+        demoted: new Set(),
       },
     });
     expect(filtered.candidates.some((c) => c.chunk.docId === falconDoc)).toBe(false);

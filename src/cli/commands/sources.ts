@@ -1,8 +1,10 @@
+import os from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
 import picomatch from 'picomatch';
 import { UserError } from '../../errors.js';
 import { formatScope, parseScope } from '../../store/access.js';
+import type { DocumentRow, SourceAction } from '../../store/types.js';
 import type { CliContext } from '../program.js';
 import { displaySource } from '../format.js';
 import { configFrom, withCore } from './shared.js';
@@ -28,6 +30,11 @@ export function register(program: Command, ctx: CliContext): void {
               })
             : null;
         const docs = (await core.store.listDocuments()).filter((d) => !access || access.allowDoc(d.id));
+        const flags = new Map((await core.store.sourceFlags()).map((f) => [f.source, f]));
+        const flagOf = (source: string) => {
+          const f = flags.get(source);
+          return f ? `${ACTION_DONE[f.action]} by ${f.by} ${new Date(f.at).toISOString().slice(0, 16)}Z` : '';
+        };
         if (opts.json) {
           ctx.out(
             JSON.stringify(
@@ -36,6 +43,7 @@ export function register(program: Command, ctx: CliContext): void {
                 source: d.source,
                 title: d.title,
                 scope: d.scope ? formatScope(d.scope) : 'unreadable',
+                flag: flags.get(d.source) ?? null,
               })),
               null,
               2,
@@ -44,15 +52,30 @@ export function register(program: Command, ctx: CliContext): void {
           return;
         }
         const width = Math.min(60, Math.max(6, ...docs.map((d) => displaySource(d.source).length)));
+        const actions = await core.store.sourceActions(RECENT_ACTIONS);
         ctx.out(
           [
             `${'source'.padEnd(width)}  scope`,
-            ...docs.map(
-              (d) =>
+            ...docs.map((d) =>
+              [
                 `${displaySource(d.source).padEnd(width)}  ${d.scope ? formatScope(d.scope) : 'unreadable (shown nowhere)'}`,
+                flagOf(d.source),
+              ]
+                .filter(Boolean)
+                .join('  '),
             ),
             '',
             `${docs.length} source(s)`,
+            ...(actions.length
+              ? [
+                  '',
+                  'recent admin actions:',
+                  ...actions.map(
+                    (a) =>
+                      `  ${new Date(a.at).toISOString().slice(0, 16)}Z  ${a.action.padEnd(7)}  ${displaySource(a.source)}  by ${a.by}`,
+                  ),
+                ]
+              : []),
           ].join('\n'),
         );
       });
@@ -66,24 +89,66 @@ export function register(program: Command, ctx: CliContext): void {
       const scope = parseScope(opts.scope);
       const config = configFrom(ctx, cmd);
       await withCore(ctx, config, async (core) => {
-        const docs = await core.store.listDocuments();
-        const ids = new Set<number>();
-        for (const p of patterns) {
-          const abs = path.resolve(p);
-          // picomatch: the glob matcher fast-glob itself uses
-          const matcher = picomatch.scan(p).isGlob ? picomatch(abs, { dot: true }) : null;
-          const hits = docs.filter((d) => {
-            const file = d.source.split('#')[0]!;
-            return matcher
-              ? matcher(file)
-              : file === abs || file.startsWith(abs.endsWith(path.sep) ? abs : abs + path.sep) || d.source === abs;
-          });
-          if (hits.length === 0)
-            throw new UserError(`${p}: no stored source matches (see \`ragask sources list\`); nothing was changed`);
-          for (const d of hits) ids.add(d.id);
-        }
-        const n = await core.store.setScope([...ids], scope);
+        const docs = matchSources(patterns, await core.store.listDocuments());
+        const n = await core.store.setScope(
+          docs.map((d) => d.id),
+          scope,
+        );
         ctx.out(`${n} source(s) now ${formatScope(scope)}`);
       });
     });
+  for (const [action, what] of ADMIN_ACTIONS) {
+    sources
+      .command(action)
+      .description(what)
+      .argument('<sources...>', 'source paths, folders or globs (as ingested)')
+      .option('--by <who>', 'who is acting, for the log (default: this login)')
+      .action(async (patterns: string[], opts: { by?: string }, cmd: Command) => {
+        const config = configFrom(ctx, cmd);
+        await withCore(ctx, config, async (core) => {
+          const docs = matchSources(patterns, await core.store.listDocuments());
+          const by = opts.by ?? `cli:${os.userInfo().username}`;
+          for (const d of docs) await core.store.flagSource({ source: d.source, action, by, at: Date.now() });
+          ctx.out(`${docs.length} source(s) ${ACTION_DONE[action]} (by ${by})`);
+        });
+      });
+  }
+}
+
+/** Admin actions `sources list` shows, newest first. */
+const RECENT_ACTIONS = 10;
+
+/** What an admin can do to a source, as `ragask sources <action>`. */
+const ADMIN_ACTIONS: [SourceAction | 'restore', string][] = [
+  ['hide', 'remove sources from every answer at once (kept in the store; `restore` undoes it)'],
+  ['demote', 'rank sources lower in every answer (`restore` undoes it)'],
+  ['restore', 'undo hide or demote'],
+];
+const ACTION_DONE: Record<SourceAction | 'restore', string> = {
+  hide: 'hidden',
+  demote: 'demoted',
+  restore: 'restored',
+};
+
+/** The stored documents that paths, folders (everything under them) or globs name; each must name one. */
+function matchSources(patterns: readonly string[], docs: readonly DocumentRow[]): DocumentRow[] {
+  const out = new Map<number, DocumentRow>();
+  for (const p of patterns) {
+    const abs = path.resolve(p);
+    // picomatch: the glob matcher fast-glob itself uses
+    const matcher = picomatch.scan(p).isGlob ? picomatch(abs, { dot: true }) : null;
+    const hits = docs.filter((d) => {
+      const file = d.source.split('#')[0]!;
+      return matcher
+        ? matcher(file)
+        : file === abs ||
+            file.startsWith(abs.endsWith(path.sep) ? abs : abs + path.sep) ||
+            d.source === abs ||
+            d.source === p;
+    });
+    if (hits.length === 0)
+      throw new UserError(`${p}: no stored source matches (see \`ragask sources list\`); nothing was changed`);
+    for (const d of hits) out.set(d.id, d);
+  }
+  return [...out.values()];
 }

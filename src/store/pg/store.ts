@@ -10,7 +10,17 @@ import { redactUrl } from '../open.js';
 import { inTransaction, migrate, openPool, type PgClient, type PgMigration, type PgPool } from './db.js';
 import { hasIterativeScan, PgVectorIndex } from './vectors.js';
 import { CHUNK_SELECT, toChunk, toDocument, type RawChunk } from '../rows.js';
-import type { ChunkInput, ChunkRow, DocumentRow, MentionHit, StoreStats, WindowRow } from '../types.js';
+import type {
+  ChunkInput,
+  ChunkRow,
+  DocumentRow,
+  MentionHit,
+  SourceAction,
+  SourceActionEntry,
+  SourceFlag,
+  StoreStats,
+  WindowRow,
+} from '../types.js';
 
 /**
  * The store's schema in PostgreSQL. Full-text search uses its own configuration `ragask`: the
@@ -90,6 +100,26 @@ function storeMigrations(dimension: number, hnsw: HnswParams): PgMigration[] {
         CREATE INDEX windows_embedding ON windows USING hnsw (embedding vector_cosine_ops) WITH (m = ${hnsw.m}, ef_construction = ${hnsw.efConstruction});
         CREATE TABLE query_cache (key TEXT PRIMARY KEY, value TEXT NOT NULL, created_at BIGINT NOT NULL);
         CREATE INDEX query_cache_created ON query_cache (created_at);
+      `,
+    },
+    {
+      version: 2,
+      name: 'admin actions on sources: hide, demote, restore',
+      // kept by source, not document id: a re-ingested source keeps its flag
+      sql: `
+        CREATE TABLE source_flags (
+          source TEXT PRIMARY KEY,
+          action TEXT NOT NULL CHECK (action IN ('hide', 'demote')),
+          by_user TEXT NOT NULL,
+          at BIGINT NOT NULL
+        );
+        CREATE TABLE source_actions (
+          id BIGSERIAL PRIMARY KEY,
+          source TEXT NOT NULL,
+          action TEXT NOT NULL CHECK (action IN ('hide', 'demote', 'restore')),
+          by_user TEXT NOT NULL,
+          at BIGINT NOT NULL
+        );
       `,
     },
   ];
@@ -383,6 +413,52 @@ export class PgStore implements Store {
     for (const r of (await this.pool.query<{ id: number; scope: string }>('SELECT id, scope FROM documents')).rows)
       out.set(r.id, scopeFromJson(r.scope));
     return out;
+  }
+
+  async flagSource(entry: SourceActionEntry): Promise<void> {
+    await inTransaction(this.pool, async (c) => {
+      if (entry.action === 'restore') await c.query('DELETE FROM source_flags WHERE source = $1', [entry.source]);
+      else
+        await c.query(
+          'INSERT INTO source_flags (source, action, by_user, at) VALUES ($1, $2, $3, $4) ON CONFLICT (source) DO UPDATE SET action = excluded.action, by_user = excluded.by_user, at = excluded.at',
+          [entry.source, entry.action, entry.by, entry.at],
+        );
+      await c.query('INSERT INTO source_actions (source, action, by_user, at) VALUES ($1, $2, $3, $4)', [
+        entry.source,
+        entry.action,
+        entry.by,
+        entry.at,
+      ]);
+      await this.bump(c, true);
+      // cached retrieval results were ranked with the old flags
+      await c.query('DELETE FROM query_cache');
+    });
+  }
+
+  async sourceFlags(): Promise<SourceFlag[]> {
+    return (
+      await this.pool.query<SourceFlag>(
+        'SELECT source, action, by_user AS "by", at FROM source_flags ORDER BY source COLLATE "C"',
+      )
+    ).rows;
+  }
+
+  async flaggedDocuments(): Promise<{ hidden: Set<number>; demoted: Set<number> }> {
+    const out = { hidden: new Set<number>(), demoted: new Set<number>() };
+    const rows = await this.pool.query<{ id: number; action: SourceAction }>(
+      'SELECT d.id, f.action FROM source_flags f JOIN documents d ON d.source = f.source',
+    );
+    for (const r of rows.rows) (r.action === 'hide' ? out.hidden : out.demoted).add(r.id);
+    return out;
+  }
+
+  async sourceActions(limit: number): Promise<SourceActionEntry[]> {
+    return (
+      await this.pool.query<SourceActionEntry>(
+        'SELECT source, action, by_user AS "by", at FROM source_actions ORDER BY id DESC LIMIT $1',
+        [limit],
+      )
+    ).rows;
   }
 
   async getChunks(ids: readonly number[]): Promise<Map<number, ChunkRow>> {

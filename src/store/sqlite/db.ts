@@ -85,6 +85,26 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
       INSERT INTO chunk_labels_fts (rowid, title, headings) SELECT rowid, title, headings FROM chunks_fts;
     `,
   },
+  {
+    version: 5,
+    name: 'admin actions on sources: hide, demote, restore',
+    // kept by source, not document id: a re-ingested source keeps its flag
+    sql: `
+      CREATE TABLE source_flags (
+        source TEXT PRIMARY KEY,
+        action TEXT NOT NULL CHECK (action IN ('hide', 'demote')),
+        by_user TEXT NOT NULL,
+        at INTEGER NOT NULL
+      );
+      CREATE TABLE source_actions (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        source TEXT NOT NULL,
+        action TEXT NOT NULL CHECK (action IN ('hide', 'demote', 'restore')),
+        by_user TEXT NOT NULL,
+        at INTEGER NOT NULL
+      );
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -15,6 +15,9 @@ import type {
   DocumentRow,
   HnswParams,
   MentionHit,
+  SourceAction,
+  SourceActionEntry,
+  SourceFlag,
   StoreStats,
   WindowRow,
 } from '../types.js';
@@ -302,6 +305,49 @@ export class SqliteStore implements Store {
     for (const r of this.sql('SELECT id, scope FROM documents').all() as { id: number; scope: string }[])
       out.set(r.id, scopeFromJson(r.scope));
     return out;
+  }
+
+  async flagSource(entry: SourceActionEntry): Promise<void> {
+    this.db.transaction(() => {
+      if (entry.action === 'restore') this.sql('DELETE FROM source_flags WHERE source = ?').run(entry.source);
+      else
+        this.sql(
+          'INSERT INTO source_flags (source, action, by_user, at) VALUES (?, ?, ?, ?) ON CONFLICT(source) DO UPDATE SET action = excluded.action, by_user = excluded.by_user, at = excluded.at',
+        ).run(entry.source, entry.action, entry.by, entry.at);
+      this.sql('INSERT INTO source_actions (source, action, by_user, at) VALUES (?, ?, ?, ?)').run(
+        entry.source,
+        entry.action,
+        entry.by,
+        entry.at,
+      );
+      this.bumpAccessVersion();
+      // cached retrieval results were ranked with the old flags
+      this.sql('DELETE FROM query_cache').run();
+    })();
+  }
+
+  async sourceFlags(): Promise<SourceFlag[]> {
+    return this.sql(
+      'SELECT source, action, by_user AS "by", at FROM source_flags ORDER BY source',
+    ).all() as SourceFlag[];
+  }
+
+  async flaggedDocuments(): Promise<{ hidden: Set<number>; demoted: Set<number> }> {
+    const out = { hidden: new Set<number>(), demoted: new Set<number>() };
+    const rows = this.sql(
+      'SELECT d.id, f.action FROM source_flags f JOIN documents d ON d.source = f.source',
+    ).all() as {
+      id: number;
+      action: SourceAction;
+    }[];
+    for (const r of rows) (r.action === 'hide' ? out.hidden : out.demoted).add(r.id);
+    return out;
+  }
+
+  async sourceActions(limit: number): Promise<SourceActionEntry[]> {
+    return this.sql('SELECT source, action, by_user AS "by", at FROM source_actions ORDER BY id DESC LIMIT ?').all(
+      limit,
+    ) as SourceActionEntry[];
   }
 
   private deleteDocumentNow(docId: number): void {
