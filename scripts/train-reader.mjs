@@ -11,11 +11,17 @@
 // (about 45 min more); it was never completed and measured end to end, so it is not the default.
 // A new user never needs any of this: the trained reader ships with the repository.
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** The reader phase 3 starts from: phase 1's int8 file, the shipped reader until phase 3 replaced it. */
+const PHASE1_READER = {
+  commit: 'efbd4e3',
+  sha256: '52188fb656130229f2ee1f6fec8271bba21492afaf4f5bacba460bb10016048a',
+};
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
 if (argv.includes('--help')) {
@@ -24,6 +30,9 @@ if (argv.includes('--help')) {
                    hotpotqa-train-100 and musique-100 to exclude
   --out DIR        where the run's files go (default .tmp/reader-train)
   --phase2         also run the (unmeasured) multi-passage phase 2 and ship its result
+  --phase3         only the adaptation to manuals: rows made from the Debian documentation packages
+                   (scripts/make_techdoc_rows.py; apt-get install manpages-dev python3.11-doc bind9-doc
+                   haproxy-doc postfix-doc), trained from the phase-1 reader (git history; about 45 min on 2 cores)
   --epochs N, --lr X, --batch N, --threads N, --seed N, --limit N   passed to scripts/train_reader.py
 Writes models/reader-minilm/ and test/fixtures/reader-golden.json.
 `);
@@ -38,6 +47,8 @@ const take = (name, fallback) => {
 };
 const withPhase2 = argv.includes('--phase2');
 if (withPhase2) argv.splice(argv.indexOf('--phase2'), 1);
+const onlyPhase3 = argv.includes('--phase3');
+if (onlyPhase3) argv.splice(argv.indexOf('--phase3'), 1);
 const data = path.resolve(take('--data', path.join(ROOT, '..', 'shared', 'datasets')));
 const out = path.resolve(take('--out', path.join(ROOT, '.tmp', 'reader-train')));
 const fail = (msg) => {
@@ -71,6 +82,53 @@ const ship = [
   '--package',
   path.join(ROOT, 'models', 'reader-minilm'),
 ];
+if (onlyPhase3) {
+  // the rows are made here, from this machine's Debian packages, and never from the evaluation sets' packages
+  const techdocs = path.join(out, 'reader-techdocs');
+  const pip = spawnSync(
+    python,
+    ['-m', 'pip', 'install', '-q', '-r', path.join(ROOT, 'scripts', 'requirements-techdocs.txt')],
+    {
+      stdio: 'inherit',
+    },
+  );
+  if (pip.status !== 0) fail('could not install scripts/requirements-techdocs.txt into the export venv');
+  const made = spawnSync(python, [path.join(ROOT, 'scripts', 'make_techdoc_rows.py'), '--out', techdocs], {
+    stdio: 'inherit',
+  });
+  if (made.status !== 0) fail('scripts/make_techdoc_rows.py failed (see above)');
+  // phase 3 starts from the phase-1 reader, as committed before phase 3 shipped (git history keeps it)
+  const shipped = path.join(out, 'phase1.int8.onnx');
+  if (!fs.existsSync(shipped)) {
+    const blob = spawnSync('git', ['show', `${PHASE1_READER.commit}:models/reader-minilm/model.int8.onnx`], {
+      cwd: ROOT,
+      maxBuffer: 64 << 20,
+    });
+    if (blob.status !== 0) fail(`git show ${PHASE1_READER.commit}: the phase-1 reader is not in this clone's history`);
+    fs.writeFileSync(shipped, blob.stdout);
+  }
+  const sha = createHash('sha256').update(fs.readFileSync(shipped)).digest('hex');
+  if (sha !== PHASE1_READER.sha256) fail(`${shipped}: sha256 ${sha}, not the phase-1 reader's ${PHASE1_READER.sha256}`);
+  runPhase(
+    [
+      '--phase',
+      '3',
+      '--techdocs',
+      techdocs,
+      '--init-from-onnx',
+      shipped,
+      '--epochs',
+      '1',
+      '--lr',
+      '3e-5',
+      ...ship,
+      ...argv,
+    ],
+    path.join(out, 'phase3.pt'),
+  );
+  process.stderr.write('[train-reader] done: models/reader-minilm and test/fixtures/reader-golden.json\n');
+  process.exit(0);
+}
 runPhase(['--phase', '1', '--epochs', '2', '--lr', '6e-5', ...(withPhase2 ? ['--no-export'] : ship), ...argv], phase1);
 if (withPhase2) {
   runPhase(

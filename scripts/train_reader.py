@@ -90,13 +90,23 @@ def load_eval_exclusions(data_dir):
     return questions, passages
 
 
-def load_rows(data_dir, limit=None):
+# Rows made from the Debian documentation packages by scripts/make_techdoc_rows.py (phase 3 only):
+# a folder of their own, since they are made here, not read from the shared datasets.
+TECHDOCS = "reader-techdocs"
+TECHDOCS_DEV_SHARE = 0.05
+
+
+def load_rows(data_dir, limit=None, techdocs_dir=None):
     eval_questions, eval_passages = load_eval_exclusions(data_dir)
     eval_exact = set(eval_questions)
     eval_tokens = [set(q.split()) for q in eval_questions]
     train, dev, stats = [], [], {}
-    for name, (kind, dev_share) in SOURCES.items():
-        path = os.path.join(data_dir, name, "reader.jsonl")
+    sources = dict(SOURCES)
+    if techdocs_dir:
+        sources[TECHDOCS] = ("multi", TECHDOCS_DEV_SHARE)
+    for name, (kind, dev_share) in sources.items():
+        folder = techdocs_dir if name == TECHDOCS else os.path.join(data_dir, name)
+        path = os.path.join(folder, "reader.jsonl")
         rows, dropped_q, dropped_p = [], 0, 0
         with open(path) as f:
             for line in f:
@@ -319,6 +329,66 @@ def phase2_rows(rows, rng):
         n = PHASE2_SAMPLE.get(name)
         out += rng.sample(mine, min(n, len(mine))) if n else mine
     return out + [r for r in out if r["answer_type"] in ("yes", "no")] * (YES_NO_REPEATS - 1)
+
+
+# The third phase (adaptation to manuals) starts from the shipped reader and reads every techdocs row
+# beside a sample of the sets it was trained on (rows per source, fixed by the seed), so that what it
+# learned from them is kept while it learns the look-alike entries of a manual.
+PHASE3_SAMPLE = {"reader-squad11": 1200, "reader-squad20-unanswerable": 500, "reader-nq-qed": 250,
+                 "reader-hotpotqa-train-a": 327, "reader-hotpotqa-train-b": 250, "reader-hotpotqa-train-c": 17,
+                 "reader-2wiki-train": 143}
+
+
+def phase3_rows(rows, rng):
+    out = [r for r in rows if r["_source"] == TECHDOCS]
+    for name, n in PHASE3_SAMPLE.items():
+        mine = [r for r in rows if r["_source"] == name]
+        out += rng.sample(mine, min(n, len(mine)))
+    return out
+
+
+def load_int8_onnx(model, path):
+    """The weights of an exported int8 reader, dequantized into `model` (phase 3 starts from the shipped
+    file, so the run needs no earlier checkpoint). Named tensors (biases, LayerNorms, embeddings) map by
+    name; each MatMulInteger's weight maps to the Linear whose bias its output is added to."""
+    import onnx
+    from onnx import numpy_helper
+    graph = onnx.load(path).graph
+    init = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+
+    def dequantized(stem):
+        q, scale, zero = init[f"{stem}_quantized"], init[f"{stem}_scale"], init[f"{stem}_zero_point"]
+        return (q.astype(np.float32) - zero.astype(np.float32)) * scale.astype(np.float32)
+
+    consumers = {}
+    for node in graph.node:
+        for name in node.input:
+            consumers.setdefault(name, []).append(node)
+    weights = {}
+    for node in graph.node:
+        if node.op_type != "MatMulInteger":
+            continue
+        frontier, bias = [node], None
+        while frontier and bias is None:
+            frontier = [c for f in frontier for o in f.output for c in consumers.get(o, [])]
+            for c in frontier:
+                bias = bias or next((i for i in c.input if c.op_type == "Add" and i in init and i.endswith(".bias")), None)
+        weights[bias[: -len(".bias")] + ".weight"] = dequantized(node.input[1][: -len("_quantized")]).T
+    state = {}
+    for name, tensor in model.state_dict().items():
+        key = f"reader.{name}"
+        if key in weights:
+            value = weights[key]
+        elif key in init:
+            value = init[key]
+        elif f"{key}_quantized" in init:
+            value = dequantized(key)
+        else:
+            sys.exit(f"train_reader: --init-from-onnx {path} has no tensor for {name}")
+        if tuple(value.shape) != tuple(tensor.shape):
+            sys.exit(f"train_reader: --init-from-onnx {path}: {name} is {value.shape}, the model wants {tuple(tensor.shape)}")
+        state[name] = torch.from_numpy(np.ascontiguousarray(value))
+    model.load_state_dict(state)
 
 
 # ---------------------------------------------------------------- model
@@ -599,7 +669,12 @@ def package(out_dir, dest, report, args, tokenizer_sha, license_src):
     lines = []
     if "phase1" in report:
         lines.append(phase_line(report["phase1"], "every set as it is (single passages; HotpotQA/2Wiki with 1–4 distractors)"))
-    lines.append(phase_line(report, "every set as it is" if st["phase"] == 1 else f"multi-passage reading: a sample of the single-passage sets ({', '.join(f'{k} {v}' for k, v in PHASE2_SAMPLE.items())}) read among 1–3 other paragraphs of their article, all multi-passage rows, yes/no rows {YES_NO_REPEATS}×"))
+    what = {
+        1: "every set as it is",
+        2: f"multi-passage reading: a sample of the single-passage sets ({', '.join(f'{k} {v}' for k, v in PHASE2_SAMPLE.items())}) read among 1–3 other paragraphs of their article, all multi-passage rows, yes/no rows {YES_NO_REPEATS}×",
+        3: f"adaptation to manuals, from `{st.get('init_from_onnx')}` (dequantized): every reader-techdocs row (scripts/make_techdoc_rows.py) beside a sample of the other sets ({', '.join(f'{k} {v}' for k, v in PHASE3_SAMPLE.items())})",
+    }[st["phase"]]
+    lines.append(phase_line(report, what))
     phases = "\n".join(lines)
     with open(os.path.join(dest, "MODEL.md"), "w") as f:
         f.write(f"""# reader-minilm
@@ -666,7 +741,10 @@ def main():
     ap.add_argument("--max-steps", type=int, default=None, help="stop after N optimiser steps (comparisons)")
     ap.add_argument("--no-export", action="store_true")
     ap.add_argument("--checkpoint", default=None, help="save/resume training state here after each epoch")
-    ap.add_argument("--phase", type=int, choices=(1, 2), default=1, help="1: every set as it is; 2: multi-passage reading (single-passage rows among distractor paragraphs)")
+    ap.add_argument("--phase", type=int, choices=(1, 2, 3), default=1, help="1: every set as it is; 2: multi-passage reading (single-passage rows among distractor paragraphs); 3: adaptation to manuals (--techdocs rows beside a sample of the rest, from --init-from-onnx)")
+    ap.add_argument("--techdocs", default=None, help="phase 3: the folder scripts/make_techdoc_rows.py wrote (reader.jsonl)")
+    ap.add_argument("--init-from-onnx", default=None, help="phase 3: start from this exported int8 reader (dequantized)")
+    ap.add_argument("--checkpoint-every", type=int, default=100, help="with --checkpoint: also save every N steps, so an interrupted run costs minutes")
     ap.add_argument("--init-from", default=None, help="phase 2: the phase-1 checkpoint to start from")
     ap.add_argument("--golden", default=None, help="write the TypeScript parity fixture here")
     ap.add_argument("--package", default=None, help="write the shippable reader (int8 ONNX, manifest, MODEL.md, LICENSE) here")
@@ -693,7 +771,9 @@ def main():
         dev = evaluate(run, dev_rows, fz, args.max_answer)
         print(json.dumps({"onnx": args.from_onnx, "sha256": sha256_file(args.from_onnx), "dev": dev, "data": data_stats}, indent=2))
         return
-    train_rows, dev_rows, data_stats = load_rows(args.data, args.limit)
+    if args.phase == 3 and not (args.techdocs and args.init_from_onnx):
+        sys.exit("train_reader: --phase 3 needs --techdocs DIR (scripts/make_techdoc_rows.py) and --init-from-onnx FILE")
+    train_rows, dev_rows, data_stats = load_rows(args.data, args.limit, args.techdocs if args.phase == 3 else None)
 
     bert = BertModel.from_pretrained(args.base, attn_implementation="eager", add_pooling_layer=False)
     model = Reader(bert)
@@ -715,6 +795,10 @@ def main():
         if args.init_from:
             model.load_state_dict(torch.load(args.init_from, weights_only=False)["model"])
             log(f"phase 2 starts from {args.init_from}")
+    if args.phase == 3:
+        load_int8_onnx(model, args.init_from_onnx)
+        log(f"phase 3 starts from {args.init_from_onnx} (dequantized)")
+        train_rows = phase3_rows(train_rows, random.Random(args.seed + 3000))
     feats0 = featurize_rows(train_rows, fz, random.Random(args.seed), True, pools)
     steps_per_epoch = math.ceil(len(feats0) / args.batch)
     total = args.max_steps or int(steps_per_epoch * args.epochs)
@@ -722,22 +806,37 @@ def main():
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min((s + 1) / max(1, warmup), max(0.0, (total - s) / max(1, total - warmup))))
     log(f"{len(feats0)} training windows per epoch from {len(train_rows)} rows; {total} steps of {args.batch}; {len(dev_rows)} dev rows")
 
-    step, start_epoch, earlier_seconds = 0, 0, 0.0
+    step, start_epoch, earlier_seconds, done_in_epoch, epoch_rng = 0, 0, 0.0, 0, None
     if args.checkpoint and os.path.exists(args.checkpoint):
         ck = torch.load(args.checkpoint, weights_only=False)
         model.load_state_dict(ck["model"]); opt.load_state_dict(ck["opt"]); sched.load_state_dict(ck["sched"])
         step, start_epoch, earlier_seconds = ck["step"], ck["epoch"], ck.get("train_seconds", 0.0)
+        done_in_epoch, epoch_rng = ck.get("done_in_epoch", 0), ck.get("epoch_rng")
         rng.setstate(ck["rng"]); torch.set_rng_state(ck["torch_rng"])
         log(f"resumed from {args.checkpoint} at epoch {start_epoch}, step {step}")
 
     t0 = time.time()
+
+    def save(epoch_now, done, at_epoch_start):
+        torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(), "step": step, "epoch": epoch_now,
+                    "done_in_epoch": done, "epoch_rng": at_epoch_start, "rng": rng.getstate(), "torch_rng": torch.get_rng_state(),
+                    "train_seconds": earlier_seconds + time.time() - t0}, args.checkpoint + ".part")
+        os.replace(args.checkpoint + ".part", args.checkpoint)  # a kill mid-write leaves the last good one
+
     bar = tqdm(total=total, initial=step, desc="train reader", unit="step", file=sys.stderr, dynamic_ncols=True)
     losses = []
     epoch = start_epoch
     while step < total:
         feats = feats0 if epoch == 0 else featurize_rows(train_rows, fz, random.Random(args.seed + epoch), True, pools)
         model.train()
-        for idx in batches(feats, args.batch, rng, True):
+        # a resumed epoch draws the same batch order (the rng as it stood when the epoch began) and skips what was done
+        if epoch_rng is not None:
+            rng.setstate(epoch_rng)
+        at_epoch_start = rng.getstate()
+        order = batches(feats, args.batch, rng, True)
+        for n, idx in enumerate(order):
+            if n < done_in_epoch:
+                continue
             if step >= total:
                 break
             loss = loss_of(model, collate(feats, idx))
@@ -749,10 +848,12 @@ def main():
             bar.update(1)
             if step % 20 == 0:
                 bar.set_postfix(loss=f"{np.mean(losses[-100:]):.3f}", epoch=epoch)
+            if args.checkpoint and step % args.checkpoint_every == 0:
+                save(epoch, n + 1, at_epoch_start)
         epoch += 1
+        done_in_epoch, epoch_rng = 0, None
         if args.checkpoint:
-            torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(), "step": step, "epoch": epoch,
-                        "rng": rng.getstate(), "torch_rng": torch.get_rng_state(), "train_seconds": earlier_seconds + time.time() - t0}, args.checkpoint)
+            save(epoch, 0, None)
     bar.close()
     train_seconds = earlier_seconds + time.time() - t0
     model.eval()
@@ -771,7 +872,7 @@ def main():
     if args.golden:
         golden(torch_runner(model), fz, args.max_answer, args.golden)
         log(f"wrote {args.golden}")
-    settings = {k: getattr(args, k) for k in ("phase", "epochs", "lr", "batch", "max_len", "max_question", "stride", "max_answer", "seed", "freeze_encoder", "max_steps", "limit")}
+    settings = {k: getattr(args, k) for k in ("phase", "init_from_onnx", "epochs", "lr", "batch", "max_len", "max_question", "stride", "max_answer", "seed", "freeze_encoder", "max_steps", "limit")}
     with open(os.path.join(args.out, f"train-report-phase{args.phase}.json"), "w") as f:
         json.dump({"settings": settings, "data": data_stats, "report": report, "torch": torch.__version__,
                    "base_sha256": sha256_file(os.path.join(args.base, "model.safetensors"))}, f, indent=2)
