@@ -285,6 +285,15 @@ export const SETTINGS = {
     'How long suggested-hop buttons and thread context stay usable.',
     'slack',
   ),
+  RAGASK_ADMINS: setting(
+    z
+      .string()
+      .regex(/^\s*(U[A-Z0-9]{2,}\s*(,\s*U[A-Z0-9]{2,}\s*)*)?$/)
+      .default(''),
+    'Slack user ids separated by commas (U0123ABCD,U0456EFGH)',
+    "Who sees the store and the latest unhelpful answers in ragask's Home tab, with buttons to hide or demote a source.",
+    'slack',
+  ),
   RAGASK_LOG_LEVEL: setting(
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     'one of fatal, error, warn, info, debug, trace, silent',
@@ -357,6 +366,8 @@ export interface SlackConfig {
   /** How often the recovery sweep runs (RAGASK_RECOVERY_SWEEP_S). */
   recoverySweepMs: number;
   stateTtlMs: number;
+  /** Slack user ids of the admins (RAGASK_ADMINS). */
+  admins: string[];
 }
 
 /** A bad configuration: one line per failing setting. */
@@ -460,6 +471,9 @@ export function loadConfig(
       redisUrl: s.RAGASK_REDIS_URL ?? null,
       recoverySweepMs: s.RAGASK_RECOVERY_SWEEP_S * 1000,
       stateTtlMs: Math.round(s.RAGASK_STATE_TTL_H * 3600_000),
+      admins: s.RAGASK_ADMINS.split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
     },
     settings: s,
   };

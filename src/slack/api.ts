@@ -9,6 +9,7 @@ import {
   type ChatUpdateArguments,
   type ChatPostEphemeralArguments,
 } from '@slack/web-api';
+import type { HomeView } from '@slack/types';
 import type { Logger } from '../log.js';
 import { boltLogger } from './bolt-logger.js';
 import { silentLogger } from '../log.js';
@@ -233,6 +234,23 @@ export class SlackApi {
     return this.tier4
       .schedule(this.job(`chat.postEphemeral:${args.channel}`), () => this.client.chat.postEphemeral(args))
       .then(() => undefined);
+  }
+
+  /** A person's Home tab (views.publish, Tier 4). */
+  publishHome(user: string, view: HomeView): Promise<void> {
+    return this.tier4
+      .schedule(this.job(`views.publish:${user}`), () => this.client.views.publish({ user_id: user, view }))
+      .then(() => undefined);
+  }
+
+  /** A message's permalink (chat.getPermalink, Tier 4); null when Slack has none for it. */
+  permalink(channel: string, ts: string): Promise<string | null> {
+    return this.tier4
+      .schedule(this.job(`chat.getPermalink:${channel}`), () =>
+        this.client.chat.getPermalink({ channel, message_ts: ts }),
+      )
+      .then((r) => (typeof r.permalink === 'string' ? r.permalink : null))
+      .catch(() => null);
   }
 
   /** Assistant-thread status ("is looking through the documents…"); only for assistant threads. */

@@ -15,6 +15,8 @@ import {
   type Message,
 } from './blocks/answer.js';
 import { ButtonFlow } from './button-flow.js';
+import { HomeTab } from './home.js';
+import type { SourceAction } from '../store/types.js';
 import { isRawDelivery } from './delivery.js';
 import { isFollowUp } from './follow-up.js';
 import { accessOf, EPHEMERAL_TS, type ActionInput, type Origin, type ServiceDeps } from './context.js';
@@ -56,11 +58,13 @@ export class SlackService {
   private botUserId: string | null = null;
 
   private readonly buttons: ButtonFlow;
+  private readonly home: HomeTab;
 
   constructor(private readonly deps: ServiceDeps) {
     this.queue =
       deps.queue ?? new EngineQueue({ concurrency: deps.config.engineConcurrency, limit: deps.config.queueLimit });
     this.buttons = new ButtonFlow(deps, this.queue);
+    this.home = new HomeTab(deps);
   }
 
   /** Handlers still working: a shutdown waits for them, so no answer is left half-published. */
@@ -493,5 +497,15 @@ export class SlackService {
 
   handleFeedbackReason(input: ActionInput): Promise<void> {
     return this.track(this.buttons.feedbackReason(input));
+  }
+
+  /** The Home tab opened (or reopened): that person's view, published again. */
+  publishHome(user: string): Promise<void> {
+    return this.track(this.home.publish(user));
+  }
+
+  /** Hide or Demote pressed on the Home tab (admins only). */
+  handleHomeSourceAction(user: string, action: SourceAction, source: string): Promise<void> {
+    return this.track(this.home.flagSource(user, action, source));
   }
 }

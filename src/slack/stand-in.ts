@@ -173,6 +173,14 @@ export class FakeSlack {
         return { ok: true, channel: args.channel, ts: args.ts, text: args.text };
       case 'chat.postEphemeral':
         return { ok: true, message_ts: this.nextTs() };
+      case 'chat.getPermalink':
+        return {
+          ok: true,
+          channel: args.channel,
+          permalink: `https://test.slack.com/archives/${String(args.channel)}/p${String(args.message_ts).replace('.', '')}`,
+        };
+      case 'views.publish':
+        return { ok: true, view: { id: `V${this.nextTs().replace('.', '')}`, type: 'home' } };
       case 'apps.connections.open':
         return { ok: true, url: `ws://127.0.0.1:${this.wsPort}/link` };
       default:

@@ -9,7 +9,7 @@ interface Manifest {
   features: {
     bot_user: { display_name: string };
     slash_commands: { command: string }[];
-    app_home: { messages_tab_enabled: boolean };
+    app_home: { messages_tab_enabled: boolean; home_tab_enabled: boolean };
   };
   oauth_config: { scopes: { bot: string[] } };
   settings: {
@@ -29,11 +29,12 @@ describe('manifest.yml', () => {
     expect(manifest.settings.interactivity.is_enabled).toBe(true);
     expect(manifest.settings.socket_mode_enabled).toBe(true);
     expect(manifest.features.app_home.messages_tab_enabled).toBe(true);
+    expect(manifest.features.app_home.home_tab_enabled).toBe(true);
   });
 
   it('subscribes to the events the listeners handle, and asks only for the scopes they need', () => {
     expect(new Set(manifest.settings.event_subscriptions.bot_events)).toEqual(
-      new Set(['app_mention', 'message.channels', 'message.groups', 'message.im', 'message.mpim']),
+      new Set(['app_mention', 'app_home_opened', 'message.channels', 'message.groups', 'message.im', 'message.mpim']),
     );
     expect(new Set(manifest.oauth_config.scopes.bot)).toEqual(
       new Set([

@@ -283,3 +283,26 @@ describe.each(BACKENDS)('feedback reasons (%s)', (backend) => {
     },
   );
 });
+
+describe.each(BACKENDS)("each person's questions, for their Home tab (%s)", (backend) => {
+  const it_ = skipBackend(backend) ? it.skip : it;
+  it_('lists a person their own questions, newest first, with the answer and their feedback on it', async () => {
+    let t = 1_000;
+    const store = (await sharedLedger(backend))(() => ++t, 'host-a:1:a');
+    const answered = result({ question: 'Which offset?' });
+    const declined = { ...answered, answer: { ...answered.answer, value: null } };
+    await store.addTurn('C1', '5.1', { user: 'U1', question: 'Which offset?', messageTs: '5.2', result: answered });
+    await store.addTurn('C1', '5.1', { user: 'U2', question: 'And at −40 °C?', messageTs: '5.3', result: declined });
+    await store.addTurn('D1', '6.1', { user: 'U1', question: 'Who leads Falcon?', messageTs: '6.2', result: declined });
+    // a continued answer in the same message replaces the answer, not the question
+    await store.addTurn('D1', '6.1', { user: 'U1', question: 'Who leads Falcon?', messageTs: '6.2', result: answered });
+    await store.addFeedback({ ...feedback('k:5.2', 'U1', 'not_helpful'), channel: 'C1', messageTs: '5.2' });
+    const mine = await store.recentQuestions('U1', 10);
+    expect(mine.map((q) => [q.channel, q.question, q.answer, q.feedback?.value ?? null])).toEqual([
+      ['D1', 'Who leads Falcon?', answered.answer.value, null],
+      ['C1', 'Which offset?', answered.answer.value, 'not_helpful'],
+    ]);
+    expect((await store.recentQuestions('U2', 10)).map((q) => q.answer)).toEqual([null]);
+    expect(await store.recentQuestions('U3', 10)).toEqual([]);
+  });
+});

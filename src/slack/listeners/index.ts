@@ -3,9 +3,11 @@ import type { SlackService } from '../service.js';
 import * as continueAction from './actions/continue.js';
 import * as feedbackAction from './actions/feedback.js';
 import * as feedbackReasonAction from './actions/feedback-reason.js';
+import * as homeSourceAction from './actions/home-source.js';
 import * as stopAction from './actions/stop.js';
 import * as traceAction from './actions/trace.js';
 import * as ragaskCommand from './commands/ragask.js';
+import * as appHomeOpened from './events/app-home-opened.js';
 import * as appMention from './events/app-mention.js';
 import * as message from './events/message.js';
 
@@ -19,6 +21,8 @@ export function registerListeners(app: App, service: SlackService): void {
     traceAction,
     feedbackAction,
     feedbackReasonAction,
+    appHomeOpened,
+    homeSourceAction,
   ])
     l.register(app, service);
 }

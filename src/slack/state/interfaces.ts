@@ -49,6 +49,9 @@ export interface SlackStateStore {
   /** Says why an answer was not helpful, on that person's feedback on it; false when they gave none. */
   setFeedbackReason(stateKey: string, user: string, reason: FeedbackReason): Promise<boolean>;
   listFeedback(limit?: number, givenIn?: FeedbackContext | null): Promise<FeedbackRow[]>;
+  // questions asked (App Home: a person's recent questions, and the channels they asked in)
+  /** The questions this person asked, newest first, each with its short answer and their feedback on it. */
+  recentQuestions(user: string, limit: number): Promise<AskedQuestion[]>;
   /** Drops expired threads and states, and events older than the retention; returns how many. */
   prune(eventRetentionMs?: number): Promise<number>;
   /** Closes the connection it opened (src/slack/state/open.ts); a state handed a connection leaves it open. */
@@ -84,6 +87,25 @@ export interface StoredState {
   usedAt: number | null;
   usedBy: string | null;
 }
+
+/**
+ * A question as its asker's App Home lists it. Kept apart from threads (which expire with the
+ * button states) for QUESTION_RETENTION_MS; recorded with every answered turn.
+ */
+export interface AskedQuestion {
+  channel: string;
+  threadTs: string;
+  /** The answer's message. */
+  messageTs: string;
+  question: string;
+  /** The short answer given; null for "no definite answer". */
+  answer: string | null;
+  askedAt: number;
+  feedback: { value: 'helpful' | 'not_helpful'; reason: FeedbackReason | null } | null;
+}
+
+/** How long a person's questions are kept for their App Home. */
+export const QUESTION_RETENTION_MS = 30 * 86400_000;
 
 export interface FeedbackRow {
   id: number;

@@ -4,6 +4,8 @@ import { inTransaction, migrate, type PgMigration, type PgPool } from '../../sto
 import { claimable, MAX_TURNS, OWNER, threadKey, type ClaimRow } from './claims.js';
 import {
   EVENT_LEASE_MS,
+  QUESTION_RETENTION_MS,
+  type AskedQuestion,
   type EventClaim,
   type FeedbackContext,
   type FeedbackReason,
@@ -13,7 +15,15 @@ import {
   type ThreadState,
   type Turn,
 } from './interfaces.js';
-import { encodeResult, encodeTurns, toFeedback, toStoredState, toTurns } from './rows.js';
+import {
+  encodeResult,
+  encodeTurns,
+  toAskedQuestion,
+  toFeedback,
+  toStoredState,
+  toTurns,
+  type QuestionRow,
+} from './rows.js';
 
 /** The Slack app's tables in PostgreSQL (the same rows as the SQLite backend's, in one migration). */
 const PG_SLACK_MIGRATIONS: PgMigration[] = [
@@ -44,6 +54,17 @@ const PG_SLACK_MIGRATIONS: PgMigration[] = [
     `,
   },
   { version: 2, name: 'why an answer was not helpful', sql: 'ALTER TABLE feedback ADD COLUMN reason TEXT;' },
+  {
+    version: 3,
+    name: "each person's questions, for their App Home",
+    sql: `
+      CREATE TABLE slack_questions (
+        id BIGSERIAL PRIMARY KEY, "user" TEXT NOT NULL, channel TEXT NOT NULL, thread_ts TEXT NOT NULL, message_ts TEXT NOT NULL,
+        question TEXT NOT NULL, answer TEXT, asked_at BIGINT NOT NULL,
+        UNIQUE (channel, message_ts, "user"));
+      CREATE INDEX slack_questions_user ON slack_questions ("user", asked_at);
+    `,
+  },
 ];
 
 /**
@@ -222,6 +243,12 @@ export class PgSlackState implements SlackStateStore {
         'UPDATE slack_threads SET participants = $1, turns = $2, updated_at = $3, expires_at = $4 WHERE key = $5',
         [JSON.stringify(participants), encodeTurns(turns), t, t + this.ttlMs, key],
       );
+      // a continued answer in the same message replaces the answer, not the question
+      await c.query(
+        `INSERT INTO slack_questions ("user", channel, thread_ts, message_ts, question, answer, asked_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT (channel, message_ts, "user") DO UPDATE SET answer = excluded.answer`,
+        [turn.user, channel, threadTs, turn.messageTs, turn.question, turn.result.answer.value, t],
+      );
       return { channel, threadTs, participants, turns };
     });
   }
@@ -314,7 +341,20 @@ export class PgSlackState implements SlackStateStore {
     n += (await this.q('DELETE FROM slack_threads WHERE expires_at < $1', [t])).rowCount;
     // unanswered ones too, once they are far older than any redelivery or recovery
     n += (await this.q('DELETE FROM slack_events WHERE updated_at < $1', [t - eventRetentionMs])).rowCount;
+    n += (await this.q('DELETE FROM slack_questions WHERE asked_at < $1', [t - QUESTION_RETENTION_MS])).rowCount;
     return n;
+  }
+
+  async recentQuestions(user: string, limit: number): Promise<AskedQuestion[]> {
+    const feedback = (column: string) =>
+      `(SELECT f.${column} FROM feedback f WHERE f.channel = q.channel AND f.message_ts = q.message_ts AND f."user" = q."user" ORDER BY f.id DESC LIMIT 1)`;
+    return (
+      await this.q<QuestionRow>(
+        `SELECT q.channel, q.thread_ts, q.message_ts, q.question, q.answer, q.asked_at, ${feedback('value')} AS feedback, ${feedback('reason')} AS reason
+         FROM slack_questions q WHERE q."user" = $1 ORDER BY q.asked_at DESC, q.id DESC LIMIT $2`,
+        [user, limit],
+      )
+    ).rows.map(toAskedQuestion);
   }
 
   async close(): Promise<void> {

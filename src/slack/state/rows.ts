@@ -1,6 +1,13 @@
 /** Rows of the Slack app's tables as both SQL backends return them (the same columns in each). */
 import { decodeResult, encodeResult } from '../../engine/result-schema.js';
-import { FEEDBACK_REASONS, type FeedbackReason, type FeedbackRow, type StateRead, type Turn } from './interfaces.js';
+import {
+  FEEDBACK_REASONS,
+  type AskedQuestion,
+  type FeedbackReason,
+  type FeedbackRow,
+  type StateRead,
+  type Turn,
+} from './interfaces.js';
 
 export { encodeResult };
 
@@ -54,5 +61,35 @@ export function toFeedback(r: Record<string, unknown>): FeedbackRow {
     answer: r.answer as string,
     evidence: JSON.parse(r.evidence as string) as number[],
     createdAt: r.created_at as number,
+  };
+}
+
+/** A row of slack_questions with its asker's latest feedback on the answer (both backends' column names). */
+export interface QuestionRow {
+  channel: string;
+  thread_ts: string;
+  message_ts: string;
+  question: string;
+  answer: string | null;
+  asked_at: number;
+  feedback: string | null;
+  reason: string | null;
+}
+
+export function toAskedQuestion(r: QuestionRow): AskedQuestion {
+  return {
+    channel: r.channel,
+    threadTs: r.thread_ts,
+    messageTs: r.message_ts,
+    question: r.question,
+    answer: r.answer ?? null,
+    askedAt: Number(r.asked_at),
+    feedback:
+      r.feedback === 'helpful' || r.feedback === 'not_helpful'
+        ? {
+            value: r.feedback,
+            reason: (FEEDBACK_REASONS as readonly unknown[]).includes(r.reason) ? (r.reason as FeedbackReason) : null,
+          }
+        : null,
   };
 }

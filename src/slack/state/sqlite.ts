@@ -4,6 +4,8 @@ import { getMeta, setMeta, type DB } from '../../store/sqlite/db.js';
 import { claimable, MAX_TURNS, OWNER, threadKey, type ClaimRow } from './claims.js';
 import {
   EVENT_LEASE_MS,
+  QUESTION_RETENTION_MS,
+  type AskedQuestion,
   type EventClaim,
   type FeedbackContext,
   type FeedbackReason,
@@ -13,7 +15,15 @@ import {
   type ThreadState,
   type Turn,
 } from './interfaces.js';
-import { encodeResult, encodeTurns, toFeedback, toStoredState, toTurns } from './rows.js';
+import {
+  encodeResult,
+  encodeTurns,
+  toAskedQuestion,
+  toFeedback,
+  toStoredState,
+  toTurns,
+  type QuestionRow,
+} from './rows.js';
 
 /**
  * What the Slack app remembers, in the same SQLite file as the store (so it survives restarts and
@@ -63,6 +73,12 @@ export const SLACK_MIGRATIONS: string[] = [
   `ALTER TABLE slack_events ADD COLUMN lease_until INTEGER;`,
   // v5: why an answer was not helpful (wrong, outdated, not what was asked), one click after it
   `ALTER TABLE feedback ADD COLUMN reason TEXT;`,
+  // v6: each person's questions, for their App Home (threads expire with the buttons)
+  `CREATE TABLE slack_questions (
+     id INTEGER PRIMARY KEY, user TEXT NOT NULL, channel TEXT NOT NULL, thread_ts TEXT NOT NULL, message_ts TEXT NOT NULL,
+     question TEXT NOT NULL, answer TEXT, asked_at INTEGER NOT NULL,
+     UNIQUE (channel, message_ts, user));
+   CREATE INDEX slack_questions_user ON slack_questions (user, asked_at);`,
 ];
 
 /** The SQLite backend of the SlackStateStore: its own tables and schema version in the store's file. */
@@ -284,6 +300,13 @@ export class SqliteSlackState implements SlackStateStore {
     const prev = this.getThreadNow(channel, threadTs);
     const participants = [...new Set([...(prev?.participants ?? []), turn.user])];
     const turns = [...(prev?.turns ?? []), { ...turn, at: t }].slice(-MAX_TURNS);
+    // a continued answer in the same message replaces the answer, not the question
+    this.db
+      .prepare(
+        `INSERT INTO slack_questions (user, channel, thread_ts, message_ts, question, answer, asked_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT(channel, message_ts, user) DO UPDATE SET answer = excluded.answer`,
+      )
+      .run(turn.user, channel, threadTs, turn.messageTs, turn.question, turn.result.answer.value, t);
     this.db
       .prepare(
         `INSERT INTO slack_threads (key, channel, thread_ts, participants, turns, created_at, updated_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -404,7 +427,20 @@ export class SqliteSlackState implements SlackStateStore {
     n += this.db.prepare('DELETE FROM slack_threads WHERE expires_at < ?').run(t).changes;
     // unanswered ones too, once they are far older than any redelivery or recovery
     n += this.db.prepare('DELETE FROM slack_events WHERE updated_at < ?').run(t - eventRetentionMs).changes;
+    n += this.db.prepare('DELETE FROM slack_questions WHERE asked_at < ?').run(t - QUESTION_RETENTION_MS).changes;
     return n;
+  }
+
+  async recentQuestions(user: string, limit: number): Promise<AskedQuestion[]> {
+    const rows = this.db
+      .prepare(
+        `SELECT q.channel, q.thread_ts, q.message_ts, q.question, q.answer, q.asked_at,
+                (SELECT f.value FROM feedback f WHERE f.channel = q.channel AND f.message_ts = q.message_ts AND f.user = q.user ORDER BY f.id DESC LIMIT 1) AS feedback,
+                (SELECT f.reason FROM feedback f WHERE f.channel = q.channel AND f.message_ts = q.message_ts AND f.user = q.user ORDER BY f.id DESC LIMIT 1) AS reason
+         FROM slack_questions q WHERE q.user = ? ORDER BY q.asked_at DESC, q.id DESC LIMIT ?`,
+      )
+      .all(user, limit) as QuestionRow[];
+    return rows.map(toAskedQuestion);
   }
 
   async close(): Promise<void> {
