@@ -151,6 +151,63 @@ export async function ingest(
   return report;
 }
 
+/**
+ * A document that arrives as text through an API, not as a file (a Slack thread): its source names
+ * it for good (re-ingesting the same source replaces it), its text is read as plain text.
+ */
+export interface TextDocument {
+  source: string;
+  title: string;
+  text: string;
+  url: string | null;
+  kind: DocumentKind;
+}
+
+/**
+ * Ingests documents given as text, as `ingest` does files: unchanged ones (same text) are skipped,
+ * changed ones replaced, in batches, with the run's scope (or the default for new ones).
+ */
+export async function ingestDocuments(
+  deps: IngestDeps,
+  docs: readonly TextDocument[],
+  opts: Pick<IngestOptions, 'signal' | 'scope'> = {},
+): Promise<IngestReport> {
+  const t0 = performance.now();
+  const report: IngestReport = {
+    added: 0,
+    updated: 0,
+    unchanged: 0,
+    rescoped: 0,
+    removed: 0,
+    failed: [],
+    chunks: 0,
+    windows: 0,
+    seconds: 0,
+    interrupted: false,
+  };
+  const fingerprint = fingerprintOf(deps.config);
+  const units: Unit[] = docs.map((d) => ({
+    source: d.source,
+    path: d.source,
+    kind: d.kind,
+    hash: sha256(JSON.stringify([d.title, d.text, d.url, fingerprint])),
+    bytes: Buffer.byteLength(d.text),
+    fallbackTitle: d.title,
+    url: d.url,
+    load: async () => ({ title: d.title, url: d.url, blocks: parseText(d.text).blocks }),
+  }));
+  await storeUnits(units, deps, opts, report, (f) => report.failed.push(f));
+  await deps.store.index.flush();
+  deps.progress?.stop();
+  report.seconds = (performance.now() - t0) / 1000;
+  return report;
+}
+
+/** What a document becomes depends on these too: a change of any re-ingests it. */
+function fingerprintOf(config: IngestDeps['config']): string {
+  return JSON.stringify([INGEST_VERSION, config.windowTokens, config.windowOverlap, config.chunkMaxTokens]);
+}
+
 /** The link a citation of `file` gets: `baseUrl` + its path relative to the input folder it came from (none without a base URL). */
 function citationLink(roots: readonly string[], baseUrl: string | null): (file: string) => string | null {
   return (file) => {
@@ -176,13 +233,7 @@ async function collectUnits(
   ctx: CollectContext,
 ): Promise<{ units: Unit[]; seen: Set<string> }> {
   const { store, config } = ctx.deps;
-  // what a document becomes depends on these too: a change of any re-ingests it
-  const fingerprint = JSON.stringify([
-    INGEST_VERSION,
-    config.windowTokens,
-    config.windowOverlap,
-    config.chunkMaxTokens,
-  ]);
+  const fingerprint = fingerprintOf(config);
   const units: Unit[] = [];
   const seen = new Set<string>();
   const keepStored = async (f: SourceFile) => {

@@ -84,6 +84,20 @@ function isTransient(e: unknown, idempotent: boolean): boolean {
  * an error here: the call waits the Retry-After Slack sent and goes again, as often as needed, so
  * nothing is dropped. Transient failures (network, 5xx) are retried a few times with backoff.
  */
+/** A message as conversations.history and conversations.replies return it (the fields ragask reads). */
+export interface SlackMessage {
+  ts: string;
+  text?: string;
+  user?: string;
+  bot_id?: string;
+  subtype?: string;
+  thread_ts?: string;
+  reply_count?: number;
+}
+
+/** Messages per page of history: Slack's recommended page size. */
+const HISTORY_PAGE = 200;
+
 export class SlackApi {
   readonly client: WebClient;
   private readonly postByChannel: Bottleneck.Group;
@@ -234,6 +248,68 @@ export class SlackApi {
     return this.tier4
       .schedule(this.job(`chat.postEphemeral:${args.channel}`), () => this.client.chat.postEphemeral(args))
       .then(() => undefined);
+  }
+
+  /** A page of a channel's top-level messages newer than `oldest`, newest first (conversations.history, Tier 3). */
+  history(
+    channel: string,
+    oldest: string | null,
+    cursor: string | null,
+  ): Promise<{ messages: SlackMessage[]; next: string | null }> {
+    return this.tier3
+      .schedule(this.job(`conversations.history:${channel}`), () =>
+        this.client.conversations.history({
+          channel,
+          limit: HISTORY_PAGE,
+          ...(oldest ? { oldest } : {}),
+          ...(cursor ? { cursor } : {}),
+        }),
+      )
+      .then((r) => ({
+        messages: (r.messages ?? []) as SlackMessage[],
+        next: r.response_metadata?.next_cursor || null,
+      }));
+  }
+
+  /** A page of a thread: its root, then its replies in order (conversations.replies, Tier 3). */
+  replies(
+    channel: string,
+    ts: string,
+    cursor: string | null,
+  ): Promise<{ messages: SlackMessage[]; next: string | null }> {
+    return this.tier3
+      .schedule(this.job(`conversations.replies:${channel}`), () =>
+        this.client.conversations.replies({ channel, ts, limit: HISTORY_PAGE, ...(cursor ? { cursor } : {}) }),
+      )
+      .then((r) => ({
+        messages: (r.messages ?? []) as SlackMessage[],
+        next: r.response_metadata?.next_cursor || null,
+      }));
+  }
+
+  /** A channel's name and whether it is private (conversations.info, Tier 3). */
+  channelInfo(channel: string): Promise<{ name: string; isPrivate: boolean }> {
+    return this.tier3
+      .schedule(this.job(`conversations.info:${channel}`), () => this.client.conversations.info({ channel }))
+      .then((r) => ({
+        name: r.channel?.name ?? channel,
+        isPrivate: !!(r.channel?.is_private || r.channel?.is_im || r.channel?.is_mpim),
+      }));
+  }
+
+  /** A person's display name (users.info, Tier 4); their id when Slack does not say. */
+  userName(user: string): Promise<string> {
+    return this.tier4
+      .schedule(this.job(`users.info:${user}`), () => this.client.users.info({ user }))
+      .then((r) => r.user?.profile?.display_name || r.user?.real_name || r.user?.name || user)
+      .catch(() => user);
+  }
+
+  /** The workspace's URL and the bot's own user id (auth.test). */
+  identity(): Promise<{ url: string; botUserId: string | null }> {
+    return this.tier4
+      .schedule(this.job('auth.test'), () => this.client.auth.test())
+      .then((r) => ({ url: r.url ?? 'https://slack.com/', botUserId: r.user_id ?? null }));
   }
 
   /** A person's Home tab (views.publish, Tier 4). */

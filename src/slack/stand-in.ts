@@ -22,7 +22,22 @@ export interface SocketMessage {
   payload?: unknown;
 }
 
+/** A channel of the stand-in's workspace, with its history (roots and thread replies). */
+export interface FakeChannel {
+  name: string;
+  isPrivate: boolean;
+  /** Whether ragask was invited (else history answers not_in_channel). */
+  member: boolean;
+  messages: { ts: string; text: string; user?: string; bot_id?: string; subtype?: string; thread_ts?: string }[];
+}
+
 export class FakeSlack {
+  /** The workspace's channels (conversations.history, .replies, .info read them). */
+  readonly channels = new Map<string, FakeChannel>();
+  /** Display names users.info answers with. */
+  readonly users = new Map<string, string>();
+  /** Messages per history page at most (Slack's limit argument applies below it). */
+  historyPage = 200;
   readonly calls: ApiCall[] = [];
   readonly responses: { id: string; body: Record<string, unknown>; at: number }[] = [];
   readonly socketAcks: SocketMessage[] = [];
@@ -179,6 +194,20 @@ export class FakeSlack {
           channel: args.channel,
           permalink: `https://test.slack.com/archives/${String(args.channel)}/p${String(args.message_ts).replace('.', '')}`,
         };
+      case 'conversations.info': {
+        const c = this.channels.get(String(args.channel));
+        if (!c) return { ok: false, error: 'channel_not_found' };
+        return { ok: true, channel: { id: args.channel, name: c.name, is_private: c.isPrivate } };
+      }
+      case 'conversations.history':
+      case 'conversations.replies':
+        return this.historyPageOf(method, args);
+      case 'users.info': {
+        const name = this.users.get(String(args.user));
+        return name
+          ? { ok: true, user: { id: args.user, name, profile: { display_name: name } } }
+          : { ok: false, error: 'user_not_found' };
+      }
       case 'views.publish':
         return { ok: true, view: { id: `V${this.nextTs().replace('.', '')}`, type: 'home' } };
       case 'apps.connections.open':
@@ -186,6 +215,38 @@ export class FakeSlack {
       default:
         return { ok: true };
     }
+  }
+
+  /** A page of a channel's roots (newest first, newer than `oldest`) or of one thread (root first). */
+  private historyPageOf(method: string, args: Record<string, unknown>): Record<string, unknown> {
+    const c = this.channels.get(String(args.channel));
+    if (!c) return { ok: false, error: 'channel_not_found' };
+    if (!c.member) return { ok: false, error: 'not_in_channel' };
+    const replies = (ts: string) => c.messages.filter((m) => m.thread_ts === ts && m.ts !== ts);
+    let all: Record<string, unknown>[];
+    if (method === 'conversations.history') {
+      const oldest = args.oldest === undefined ? -Infinity : Number(args.oldest);
+      all = c.messages
+        .filter((m) => (!m.thread_ts || m.thread_ts === m.ts) && Number(m.ts) > oldest)
+        .sort((a, b) => Number(b.ts) - Number(a.ts))
+        .map((m) => ({ ...m, reply_count: replies(m.ts).length || undefined }));
+    } else {
+      const root = c.messages.find((m) => m.ts === String(args.ts));
+      if (!root) return { ok: false, error: 'thread_not_found' };
+      all = [root, ...replies(root.ts).sort((a, b) => Number(a.ts) - Number(b.ts))];
+    }
+    const size = Math.min(this.historyPage, Number(args.limit ?? 100));
+    const from = args.cursor ? Number(String(args.cursor).replace('page:', '')) : 0;
+    const page = all.slice(from, from + size);
+    // every page of a thread starts with its root, as Slack's do
+    const messages = method === 'conversations.replies' && from > 0 ? [all[0], ...page] : page;
+    const more = from + size < all.length;
+    return {
+      ok: true,
+      messages,
+      has_more: more,
+      response_metadata: { next_cursor: more ? `page:${from + size}` : '' },
+    };
   }
 
   /** A Socket Mode server: greets each connection with hello; `sendEnvelope` pushes events. */

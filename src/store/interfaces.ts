@@ -82,6 +82,10 @@ export interface Store {
   accessVersion(): Promise<number>;
   scopes(): Promise<Map<number, Scope | null>>;
 
+  // where an incremental source stopped reading (a Slack channel's newest message ts), by name
+  ingestCursor(name: string): Promise<string | null>;
+  setIngestCursor(name: string, value: string): Promise<void>;
+
   // admin actions on sources (hide, demote, restore): logged with who did it; each changes the access version
   flagSource(entry: SourceActionEntry): Promise<void>;
   sourceFlags(): Promise<SourceFlag[]>;

@@ -46,6 +46,9 @@ describe('manifest.yml', () => {
         'chat:write',
         'chat:write.public',
         'commands',
+        'channels:read',
+        'groups:read',
+        'users:read',
       ]),
     );
   });

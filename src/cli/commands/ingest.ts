@@ -5,6 +5,15 @@ import type { CliContext } from '../program.js';
 import { progressBar } from '../progress.js';
 import { displaySource } from '../format.js';
 import { configFrom, withCore } from './shared.js';
+import { ingestSlack, slackChannels } from './ingest-slack.js';
+import { UserError } from '../../errors.js';
+
+interface IngestFlags {
+  prune?: boolean;
+  baseUrl?: string;
+  scope?: string;
+  slack?: string;
+}
 
 export function register(program: Command, ctx: CliContext): void {
   program
@@ -12,16 +21,23 @@ export function register(program: Command, ctx: CliContext): void {
     .description(
       'ingest Markdown, text, HTML, PDF and .jsonl corpora ({id,title,text} per line); unchanged files are skipped',
     )
-    .argument('<paths...>', 'files, folders or glob patterns')
+    .argument('[paths...]', 'files, folders or glob patterns')
+    .option(
+      '--slack <channels>',
+      'also read these Slack channels (C0123,C0456): each thread a document, only what is new since the last run',
+    )
     .option('--prune', 'remove stored documents under these paths that no longer exist')
     .option('--base-url <url>', 'link citations to <url>/<path relative to the folder>')
     .option(
       '--scope <scope>',
       'who may see these sources: public, channel:<id>[,<id>…] or user:<id> (default for new sources: RAGASK_DEFAULT_SCOPE, public unless set)',
     )
-    .action(async (paths: string[], opts: { prune?: boolean; baseUrl?: string; scope?: string }, cmd: Command) => {
+    .action(async (paths: string[], opts: IngestFlags, cmd: Command) => {
       const scope = opts.scope ? parseScope(opts.scope) : undefined;
-      const config = configFrom(ctx, cmd);
+      const channels = opts.slack ? slackChannels(opts.slack) : [];
+      if (!paths.length && !channels.length)
+        throw new UserError('ingest: name files or folders to ingest, or Slack channels with --slack C0123');
+      const config = configFrom(ctx, cmd, {}, channels.length ? ['slack'] : []);
       await withCore(ctx, config, async (core) => {
         const controller = new AbortController();
         let interrupts = 0;
@@ -35,6 +51,8 @@ export function register(program: Command, ctx: CliContext): void {
         process.on('SIGINT', onSignal);
         process.on('SIGTERM', onSignal);
         try {
+          if (channels.length) await ingestSlack(ctx, config, core, channels, scope, controller.signal);
+          if (!paths.length) return;
           const report = await ingest(
             { store: core.store, encoder: core.encoder, config, log: core.log, progress: progressBar() },
             paths,

@@ -415,6 +415,14 @@ export class PgStore implements Store {
     return out;
   }
 
+  async ingestCursor(name: string): Promise<string | null> {
+    return (await this.meta(`cursor:${name}`)) ?? null;
+  }
+
+  async setIngestCursor(name: string, value: string): Promise<void> {
+    await this.setMeta(`cursor:${name}`, value);
+  }
+
   async flagSource(entry: SourceActionEntry): Promise<void> {
     await inTransaction(this.pool, async (c) => {
       if (entry.action === 'restore') await c.query('DELETE FROM source_flags WHERE source = $1', [entry.source]);

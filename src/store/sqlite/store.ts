@@ -307,6 +307,14 @@ export class SqliteStore implements Store {
     return out;
   }
 
+  async ingestCursor(name: string): Promise<string | null> {
+    return getMeta(this.db, `cursor:${name}`) ?? null;
+  }
+
+  async setIngestCursor(name: string, value: string): Promise<void> {
+    setMeta(this.db, `cursor:${name}`, value);
+  }
+
   async flagSource(entry: SourceActionEntry): Promise<void> {
     this.db.transaction(() => {
       if (entry.action === 'restore') this.sql('DELETE FROM source_flags WHERE source = ?').run(entry.source);
