@@ -285,6 +285,15 @@ export const SETTINGS = {
     'How long suggested-hop buttons and thread context stay usable.',
     'slack',
   ),
+  RAGASK_SLACK_SOURCES: setting(
+    z
+      .string()
+      .regex(/^\s*([CG][A-Z0-9]{2,}\s*(,\s*[CG][A-Z0-9]{2,}\s*)*)?$/)
+      .default(''),
+    'Slack channel ids separated by commas (C0123ABCD,C0456EFGH)',
+    'Channels ingested with `ingest --slack` whose threads `serve` keeps up to date: new messages, edits and deletions update their documents within seconds. Empty: none.',
+    'slack',
+  ),
   RAGASK_ADMINS: setting(
     z
       .string()
@@ -368,6 +377,8 @@ export interface SlackConfig {
   stateTtlMs: number;
   /** Slack user ids of the admins (RAGASK_ADMINS). */
   admins: string[];
+  /** Channels whose threads serve keeps as sources (RAGASK_SLACK_SOURCES). */
+  sources: string[];
 }
 
 /** A bad configuration: one line per failing setting. */
@@ -380,6 +391,14 @@ export class ConfigError extends UserError {
 function describe(raw: unknown): string {
   const s = String(raw);
   return s.length > 40 ? `${JSON.stringify(s.slice(0, 40))}…` : JSON.stringify(s);
+}
+
+/** "U1, U2" → ["U1", "U2"]: a list setting of Slack ids. */
+function idList(text: string): string[] {
+  return text
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
 }
 
 /**
@@ -471,9 +490,8 @@ export function loadConfig(
       redisUrl: s.RAGASK_REDIS_URL ?? null,
       recoverySweepMs: s.RAGASK_RECOVERY_SWEEP_S * 1000,
       stateTtlMs: Math.round(s.RAGASK_STATE_TTL_H * 3600_000),
-      admins: s.RAGASK_ADMINS.split(',')
-        .map((x) => x.trim())
-        .filter(Boolean),
+      admins: idList(s.RAGASK_ADMINS),
+      sources: idList(s.RAGASK_SLACK_SOURCES),
     },
     settings: s,
   };

@@ -76,6 +76,7 @@ describe('configuration', () => {
       RAGASK_RECOVERY_SWEEP_S: '0',
       RAGASK_STATE_TTL_H: '0',
       RAGASK_ADMINS: '@alice',
+      RAGASK_SLACK_SOURCES: '#eng',
       RAGASK_LOG_LEVEL: 'loud',
       RAGASK_STOP_FOR_PERSON: 'sometimes',
     };

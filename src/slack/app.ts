@@ -14,6 +14,8 @@ import { RecordingReceiver } from './recording-receiver.js';
 import { registerListeners } from './listeners/index.js';
 import { SlackService } from './service.js';
 import { EVENT_LEASE_MS, type SlackStateStore } from './state/interfaces.js';
+import { SourceSync } from './source/live.js';
+import type { Encoder } from '../models/encoder.js';
 
 /** How long a stop waits for answers in flight (a serve process ends 10 s after its signal in any case). */
 const STOP_DRAIN_MS = 8_000;
@@ -94,6 +96,8 @@ export interface SlackAppOptions {
    * only acknowledges, records and talks to Slack; absent, the core's engine answers in this thread.
    */
   engine?: EngineApi;
+  /** The encoder that embeds RAGASK_SLACK_SOURCES threads, where the core has none (engine workers). */
+  sourceEncoder?: Encoder;
   /** Questions answered at the same time (default RAGASK_ENGINE_CONCURRENCY). */
   concurrency?: number;
 }
@@ -205,6 +209,25 @@ function backgroundWork(
   };
 }
 
+/** The live sync of RAGASK_SLACK_SOURCES channels, which embeds with the core's encoder or the one given. */
+function sourceSync(
+  core: Pick<Core, 'store' | 'access'> & { encoder?: Encoder },
+  config: Config,
+  api: SlackApi,
+  log: Logger,
+  encoder: Encoder | undefined,
+): SourceSync | null {
+  if (!config.slack.sources.length) return null;
+  const enc = encoder ?? core.encoder;
+  if (!enc) throw new Error('RAGASK_SLACK_SOURCES needs an encoder in this thread (serve loads one)');
+  return new SourceSync({
+    api,
+    ingest: { store: core.store, encoder: enc, config, log },
+    log,
+    channels: config.slack.sources,
+  });
+}
+
 /** How often expired threads, button states and old events are pruned. */
 const PRUNE_EVERY_MS = 3600_000;
 
@@ -215,7 +238,7 @@ const PRUNE_EVERY_MS = 3600_000;
  * retrieves, and the caller closes the state after stop().
  */
 export function createSlackApp(
-  core: Pick<Core, 'store' | 'access'> & { engine?: EngineApi },
+  core: Pick<Core, 'store' | 'access'> & { engine?: EngineApi; encoder?: Encoder },
   store: SlackStateStore,
   config: Config,
   log: Logger,
@@ -250,7 +273,8 @@ export function createSlackApp(
   });
   const engine = opts.engine ?? core.engine;
   if (!engine) throw new Error("createSlackApp needs an engine: the core's, or opts.engine");
-  const service = new SlackService({ core, engine, config, api, store, log, queue });
+  const sources = sourceSync(core, config, api, log, opts.sourceEncoder);
+  const service = new SlackService({ core, engine, config, api, store, log, queue, ...(sources ? { sources } : {}) });
   registerListeners(app, service);
   app.error(async (e) => {
     log.error({ err: e }, 'slack: unhandled error in a listener');
@@ -297,6 +321,7 @@ export function createSlackApp(
       // answers in flight finish before the limiters that carry their last calls stop
       await service.drain(STOP_DRAIN_MS);
       await service.queue.stop();
+      await sources?.stop();
       await api.stop();
     },
   };

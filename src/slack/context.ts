@@ -6,6 +6,7 @@ import type { Logger } from '../log.js';
 import type { AccessContext } from '../store/access.js';
 import type { SlackApi } from './api.js';
 import type { SlackStateStore } from './state/interfaces.js';
+import type { SourceSync } from './source/live.js';
 
 // What the Slack flows (questions and commands in service.ts, buttons in button-flow.ts) share.
 
@@ -51,4 +52,6 @@ export interface ServiceDeps {
   store: SlackStateStore;
   log: Logger;
   queue?: EngineQueue;
+  /** Keeps the threads of RAGASK_SLACK_SOURCES channels up to date, when any are set. */
+  sources?: SourceSync;
 }

@@ -16,6 +16,7 @@ import {
 } from './blocks/answer.js';
 import { ButtonFlow } from './button-flow.js';
 import { HomeTab } from './home.js';
+import type { SourceEvent } from './source/live.js';
 import type { SourceAction } from '../store/types.js';
 import { isRawDelivery } from './delivery.js';
 import { isFollowUp } from './follow-up.js';
@@ -497,6 +498,16 @@ export class SlackService {
 
   handleFeedbackReason(input: ActionInput): Promise<void> {
     return this.track(this.buttons.feedbackReason(input));
+  }
+
+  /** A message, edit or deletion in a channel whose threads are sources (RAGASK_SLACK_SOURCES). */
+  onSourceMessage(event: SourceEvent): void {
+    this.deps.sources?.onEvent(event);
+  }
+
+  /** Whether no source thread is waiting to be read again (tests wait on it). */
+  get sourcesIdle(): boolean {
+    return this.deps.sources?.idle ?? true;
   }
 
   /** The Home tab opened (or reopened): that person's view, published again. */

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { checkSlackConfig, secretsOf } from '../../config.js';
 import { openCore, openStoreCore, storeSettingsOf } from '../../core.js';
+import { Encoder } from '../../models/encoder.js';
 import { openSlackState } from '../../slack/state/open.js';
 import { storeLocation } from '../../store/open.js';
 import { EnginePool } from '../../workers/worker-pool.js';
@@ -43,6 +44,7 @@ export function register(program: Command, ctx: CliContext): void {
       const core = config.engineWorkers > 0 ? await openStoreCore(config, log) : await openCore(config, log);
       let closePool = () => Promise.resolve();
       let closeState = () => Promise.resolve();
+      let releaseEncoder = () => Promise.resolve();
       try {
         if (signalled) return;
         if ((await core.store.counts()).documents === 0)
@@ -59,7 +61,21 @@ export function register(program: Command, ctx: CliContext): void {
         if (signalled) return;
         const state = await openSlackState(storeSettingsOf(config), config.slack.stateTtlMs);
         closeState = () => state.close();
-        const slack = createSlackApp(core, state, config, log, pool ? { engine: pool, concurrency: pool.size } : {});
+        // live Slack sources embed in this thread: with workers, it loads the encoder for them alone
+        const sourceEncoder =
+          config.slack.sources.length && !('encoder' in core)
+            ? await Encoder.load({
+                modelsDir: config.modelsDir,
+                model: config.model,
+                variant: config.modelVariant,
+                threads: 1,
+              })
+            : undefined;
+        releaseEncoder = () => sourceEncoder?.release() ?? Promise.resolve();
+        const slack = createSlackApp(core, state, config, log, {
+          ...(pool ? { engine: pool, concurrency: pool.size } : {}),
+          ...(sourceEncoder ? { sourceEncoder } : {}),
+        });
         const started = await Promise.race([
           slack.start().then((r) => ({ port: r.port })),
           stopSignal.then(() => null),
@@ -74,6 +90,7 @@ export function register(program: Command, ctx: CliContext): void {
       } finally {
         await closePool();
         await closeState();
+        await releaseEncoder();
         await core.close();
       }
     });

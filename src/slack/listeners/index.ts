@@ -10,11 +10,13 @@ import * as ragaskCommand from './commands/ragask.js';
 import * as appHomeOpened from './events/app-home-opened.js';
 import * as appMention from './events/app-mention.js';
 import * as message from './events/message.js';
+import * as sourceMessage from './events/source-message.js';
 
 export function registerListeners(app: App, service: SlackService): void {
   for (const l of [
     appMention,
     message,
+    sourceMessage,
     ragaskCommand,
     continueAction,
     stopAction,

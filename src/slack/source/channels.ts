@@ -16,7 +16,7 @@ const TITLE_WORDS = 8;
 const PEOPLE_SUBTYPES = new Set([undefined, 'thread_broadcast', 'file_share', 'me_message']);
 
 /** The store source of a thread: the channel and its root's ts. */
-function threadSource(channel: string, rootTs: string): string {
+export function threadSource(channel: string, rootTs: string): string {
   return `slack:${channel}/${rootTs}`;
 }
 
@@ -42,8 +42,6 @@ export async function readChannel(
   names: (user: string) => Promise<string>,
 ): Promise<ChannelRead> {
   const [info, me] = await Promise.all([explained(channel, api.channelInfo(channel)), api.identity()]);
-  const fromPeople = (m: SlackMessage) =>
-    !!m.user && !m.bot_id && m.user !== me.botUserId && PEOPLE_SUBTYPES.has(m.subtype) && !!m.text?.trim();
   const roots: SlackMessage[] = [];
   for (let cursor: string | null = null, first = true; first || cursor; first = false) {
     const page: { messages: SlackMessage[]; next: string | null } = await explained(
@@ -53,27 +51,50 @@ export async function readChannel(
     roots.push(...page.messages);
     cursor = page.next;
   }
+  const where = { channel, name: info.name, workspaceUrl: me.url, botUserId: me.botUserId };
   const documents: TextDocument[] = [];
   for (const root of roots) {
     const thread = root.reply_count ? await readThread(api, channel, root.ts) : [root];
-    const messages = thread.filter(fromPeople);
-    if (!messages.length) continue;
-    const lines = await Promise.all(
-      messages.map(async (m) => `${await names(m.user!)} (${dateOf(m.ts)}): ${plainText(m.text!)}`),
-    );
-    documents.push({
-      source: threadSource(channel, root.ts),
-      title: `#${info.name}: ${firstWords(plainText(messages[0]!.text!))}`,
-      text: lines.join('\n\n'),
-      url: `${me.url.replace(/\/?$/, '/')}archives/${channel}/p${root.ts.replace('.', '')}`,
-      kind: 'slack',
-    });
+    const doc = await threadDocument(thread, where, names);
+    if (doc) documents.push(doc);
   }
   const newest = roots.reduce<string | null>((a, m) => (a === null || Number(m.ts) > Number(a) ? m.ts : a), oldest);
   return { channel, name: info.name, isPrivate: info.isPrivate, documents, newest };
 }
 
-async function readThread(api: SlackApi, channel: string, ts: string): Promise<SlackMessage[]> {
+/** Where a thread was read: its channel, the channel's name, the workspace's URL and the bot's own id. */
+export interface ThreadPlace {
+  channel: string;
+  name: string;
+  workspaceUrl: string;
+  botUserId: string | null;
+}
+
+/** A thread (root first) as its document, or null when no person wrote anything in it. */
+export async function threadDocument(
+  thread: readonly SlackMessage[],
+  where: ThreadPlace,
+  names: (user: string) => Promise<string>,
+): Promise<TextDocument | null> {
+  const root = thread[0];
+  const messages = thread.filter(
+    (m) => !!m.user && !m.bot_id && m.user !== where.botUserId && PEOPLE_SUBTYPES.has(m.subtype) && !!m.text?.trim(),
+  );
+  if (!root || !messages.length) return null;
+  const lines = await Promise.all(
+    messages.map(async (m) => `${await names(m.user!)} (${dateOf(m.ts)}): ${plainText(m.text!)}`),
+  );
+  return {
+    source: threadSource(where.channel, root.ts),
+    title: `#${where.name}: ${firstWords(plainText(messages[0]!.text!))}`,
+    text: lines.join('\n\n'),
+    url: `${where.workspaceUrl.replace(/\/?$/, '/')}archives/${where.channel}/p${root.ts.replace('.', '')}`,
+    kind: 'slack',
+  };
+}
+
+/** A whole thread, root first, page by page. */
+export async function readThread(api: SlackApi, channel: string, ts: string): Promise<SlackMessage[]> {
   const out: SlackMessage[] = [];
   for (let cursor: string | null = null, first = true; first || cursor; first = false) {
     const page: { messages: SlackMessage[]; next: string | null } = await explained(
