@@ -110,6 +110,12 @@ describe('ingest --slack', () => {
     // its own scope by default
     expect((await ragask(['ingest', '--slack', 'CSEC'])).code).toBe(0);
     expect((await listed()).find((d) => d.source.startsWith('slack:CSEC/'))!.scope).toBe('channel:CSEC');
+    // a private channel's thread answers in that channel only: never in another, never in a DM
+    const where = async (...context: string[]) =>
+      (await ragask(['ask', 'Where does the break-glass password live?', ...context, '--json'])).out;
+    expect(await where('--channel', 'CSEC')).toContain('slack:CSEC/');
+    expect(await where('--channel', 'CENG')).not.toContain('slack:CSEC/');
+    expect(await where('--user', 'U2', '--dm')).not.toContain('slack:CSEC/');
 
     const notIn = await ragask(['ingest', '--slack', 'CNOT']);
     expect(notIn.code).not.toBe(0);
