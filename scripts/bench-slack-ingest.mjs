@@ -31,7 +31,7 @@ const WORDS =
     ' ',
   );
 const sentence = (i) =>
-  Array.from({ length: 14 }, (_, k) => WORDS[(i * 7 + k * 13) % WORDS.length]).join(' ') + ` (#${i}).`;
+  `${Array.from({ length: 14 }, (_, k) => WORDS[(i * 7 + k * 13) % WORDS.length]).join(' ')} (#${i}).`;
 const messages = [];
 let ts = 1_700_000_000;
 for (let made = 0, i = 0; made < total; i++) {

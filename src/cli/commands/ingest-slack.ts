@@ -56,7 +56,7 @@ export async function ingestSlack(
     for (const channel of channels) {
       if (signal.aborted) break;
       const cursor = await core.store.ingestCursor(channelCursor(channel));
-      const read = await readChannel(api, channel, cursor, nameOf);
+      const read = await readChannel(api, channel, cursor, nameOf, progressBar());
       if (scope?.kind === 'public' && read.isPrivate)
         throw new UserError(
           `--scope public: #${read.name} (${channel}) is private; its messages would show in every channel. Leave --scope out (only its members see it: channel:${channel}) or name channels`,

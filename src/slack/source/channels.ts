@@ -1,6 +1,7 @@
 import type { TextDocument } from '../../ingest/ingest.js';
 import { UserError } from '../../errors.js';
 import type { SlackApi, SlackMessage } from '../api.js';
+import type { ProgressReporter } from '../../progress.js';
 
 /**
  * Slack channels as documents: each thread (its root and replies) is one document and a lone
@@ -40,6 +41,7 @@ export async function readChannel(
   channel: string,
   oldest: string | null,
   names: (user: string) => Promise<string>,
+  progress?: ProgressReporter,
 ): Promise<ChannelRead> {
   const [info, me] = await Promise.all([explained(channel, api.channelInfo(channel)), api.identity()]);
   const roots: SlackMessage[] = [];
@@ -53,11 +55,17 @@ export async function readChannel(
   }
   const where = { channel, name: info.name, workspaceUrl: me.url, botUserId: me.botUserId };
   const documents: TextDocument[] = [];
+  // threads are read one call each at Tier 3's pace: the bar's ETA is what the tier allows
+  const threads = roots.filter((r) => r.reply_count).length;
+  progress?.start(threads, `#${info.name}: reading threads`);
+  let read = 0;
   for (const root of roots) {
     const thread = root.reply_count ? await readThread(api, channel, root.ts) : [root];
+    if (root.reply_count) progress?.update(++read);
     const doc = await threadDocument(thread, where, names);
     if (doc) documents.push(doc);
   }
+  progress?.stop();
   const newest = roots.reduce<string | null>((a, m) => (a === null || Number(m.ts) > Number(a) ? m.ts : a), oldest);
   return { channel, name: info.name, isPrivate: info.isPrivate, documents, newest };
 }
