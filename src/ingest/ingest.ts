@@ -117,18 +117,7 @@ export async function ingest(
 ): Promise<IngestReport> {
   const t0 = performance.now();
   const log = deps.log ?? silentLogger;
-  const report: IngestReport = {
-    added: 0,
-    updated: 0,
-    unchanged: 0,
-    rescoped: 0,
-    removed: 0,
-    failed: [],
-    chunks: 0,
-    windows: 0,
-    seconds: 0,
-    interrupted: false,
-  };
+  const report = emptyReport();
   const fail = (f: InputFailure) => {
     report.failed.push(f);
     // the report carries each failure to the caller, which says it to the person in one line (the
@@ -173,18 +162,7 @@ export async function ingestDocuments(
   opts: Pick<IngestOptions, 'signal' | 'scope'> = {},
 ): Promise<IngestReport> {
   const t0 = performance.now();
-  const report: IngestReport = {
-    added: 0,
-    updated: 0,
-    unchanged: 0,
-    rescoped: 0,
-    removed: 0,
-    failed: [],
-    chunks: 0,
-    windows: 0,
-    seconds: 0,
-    interrupted: false,
-  };
+  const report = emptyReport();
   const fingerprint = fingerprintOf(deps.config);
   const units: Unit[] = docs.map((d) => ({
     source: d.source,
@@ -201,6 +179,21 @@ export async function ingestDocuments(
   deps.progress?.stop();
   report.seconds = (performance.now() - t0) / 1000;
   return report;
+}
+
+function emptyReport(): IngestReport {
+  return {
+    added: 0,
+    updated: 0,
+    unchanged: 0,
+    rescoped: 0,
+    removed: 0,
+    failed: [],
+    chunks: 0,
+    windows: 0,
+    seconds: 0,
+    interrupted: false,
+  };
 }
 
 /** What a document becomes depends on these too: a change of any re-ingests it. */
