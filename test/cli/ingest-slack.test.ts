@@ -106,6 +106,8 @@ describe('ingest --slack', () => {
     expect(pub.code).not.toBe(0);
     expect(pub.err.trim().split('\n')).toHaveLength(1);
     expect(pub.err).toMatch(/--scope public: #security \(CSEC\) is private/);
+    // refused before any of its history is read
+    expect(fake.callsOf('conversations.history').some((c) => c.args.channel === 'CSEC')).toBe(false);
     expect((await listed()).some((d) => d.source.startsWith('slack:CSEC/'))).toBe(false);
     // its own scope by default
     expect((await ragask(['ingest', '--slack', 'CSEC'])).code).toBe(0);

@@ -4,7 +4,7 @@ import type { Config } from '../../config.js';
 import type { Core } from '../../core.js';
 import { formatScope, type Scope } from '../../store/access.js';
 import { NO_TIERS, SLACK_TIERS, SlackApi } from '../../slack/api.js';
-import { channelCursor, readChannel } from '../../slack/source/channels.js';
+import { channelCursor, channelPlace, readChannel } from '../../slack/source/channels.js';
 import type { CliContext } from '../program.js';
 import { progressBar } from '../progress.js';
 
@@ -56,11 +56,12 @@ export async function ingestSlack(
     for (const channel of channels) {
       if (signal.aborted) break;
       const cursor = await core.store.ingestCursor(channelCursor(channel));
-      const read = await readChannel(api, channel, cursor, nameOf, progressBar());
-      if (scope?.kind === 'public' && read.isPrivate)
+      const where = await channelPlace(api, channel);
+      if (scope?.kind === 'public' && where.isPrivate)
         throw new UserError(
-          `--scope public: #${read.name} (${channel}) is private; its messages would show in every channel. Leave --scope out (only its members see it: channel:${channel}) or name channels`,
+          `--scope public: #${where.name} (${channel}) is private; its messages would show in every channel. Leave --scope out (only its members see it: channel:${channel}) or name channels`,
         );
+      const read = await readChannel(api, where, cursor, nameOf, progressBar());
       const ownScope: Scope = { kind: 'channels', channels: [channel] };
       const report = await ingestDocuments(
         {
@@ -75,13 +76,13 @@ export async function ingestSlack(
         { signal, ...(scope ? { scope } : {}) },
       );
       if (report.interrupted) {
-        ctx.out(`#${read.name}: interrupted; run the same command again to finish`);
+        ctx.out(`#${where.name}: interrupted; run the same command again to finish`);
         process.exitCode = 130;
         return;
       }
       if (read.newest) await core.store.setIngestCursor(channelCursor(channel), read.newest);
       ctx.out(
-        `#${read.name} (${channel}): ${read.documents.length} new or changed thread(s) read; ingested ${report.added} new, ${report.updated} changed, ${report.unchanged} unchanged (${report.windows} windows); scope ${formatScope(scope ?? ownScope)} for new ones`,
+        `#${where.name} (${channel}): ${read.documents.length} new or changed thread(s) read; ingested ${report.added} new, ${report.updated} changed, ${report.unchanged} unchanged (${report.windows} windows); scope ${formatScope(scope ?? ownScope)} for new ones`,
       );
     }
   } finally {

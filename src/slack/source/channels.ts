@@ -27,23 +27,26 @@ export function channelCursor(channel: string): string {
 }
 
 export interface ChannelRead {
-  channel: string;
-  name: string;
-  isPrivate: boolean;
   documents: TextDocument[];
   /** The newest root ts read (the next run's `oldest`), or the previous one when nothing was new. */
   newest: string | null;
 }
 
+/** Where a channel's threads are read (one conversations.info and one auth.test): before any history, so a refusal costs nothing. */
+export async function channelPlace(api: SlackApi, channel: string): Promise<ThreadPlace> {
+  const [info, me] = await Promise.all([explained(channel, api.channelInfo(channel)), api.identity()]);
+  return { channel, name: info.name, isPrivate: info.isPrivate, workspaceUrl: me.url, botUserId: me.botUserId };
+}
+
 /** Reads a channel's threads newer than `oldest` as documents. Errors name the channel and the fix. */
 export async function readChannel(
   api: SlackApi,
-  channel: string,
+  where: ThreadPlace,
   oldest: string | null,
   names: (user: string) => Promise<string>,
   progress?: ProgressReporter,
 ): Promise<ChannelRead> {
-  const [info, me] = await Promise.all([explained(channel, api.channelInfo(channel)), api.identity()]);
+  const { channel } = where;
   const roots: SlackMessage[] = [];
   for (let cursor: string | null = null, first = true; first || cursor; first = false) {
     const page: { messages: SlackMessage[]; next: string | null } = await explained(
@@ -53,11 +56,10 @@ export async function readChannel(
     roots.push(...page.messages);
     cursor = page.next;
   }
-  const where = { channel, name: info.name, workspaceUrl: me.url, botUserId: me.botUserId };
   const documents: TextDocument[] = [];
   // threads are read one call each at Tier 3's pace: the bar's ETA is what the tier allows
   const threads = roots.filter((r) => r.reply_count).length;
-  progress?.start(threads, `#${info.name}: reading threads`);
+  progress?.start(threads, `#${where.name}: reading threads`);
   let read = 0;
   for (const root of roots) {
     const thread = root.reply_count ? await readThread(api, channel, root.ts) : [root];
@@ -67,13 +69,15 @@ export async function readChannel(
   }
   progress?.stop();
   const newest = roots.reduce<string | null>((a, m) => (a === null || Number(m.ts) > Number(a) ? m.ts : a), oldest);
-  return { channel, name: info.name, isPrivate: info.isPrivate, documents, newest };
+  return { documents, newest };
 }
 
 /** Where a thread was read: its channel, the channel's name, the workspace's URL and the bot's own id. */
 export interface ThreadPlace {
   channel: string;
   name: string;
+  /** A private channel, group DM or DM: never a public source. */
+  isPrivate: boolean;
   workspaceUrl: string;
   botUserId: string | null;
 }

@@ -2,7 +2,7 @@ import { ingestDocuments, type IngestDeps } from '../../ingest/ingest.js';
 import type { Logger } from '../../log.js';
 import type { Store } from '../../store/interfaces.js';
 import type { SlackApi } from '../api.js';
-import { readThread, threadDocument, threadSource, type ThreadPlace } from './channels.js';
+import { channelPlace, readThread, threadDocument, threadSource, type ThreadPlace } from './channels.js';
 
 /**
  * While `serve` runs, the threads of the channels in RAGASK_SLACK_SOURCES follow what people write:
@@ -37,7 +37,7 @@ export class SourceSync {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly running = new Set<Promise<void>>();
   private readonly names = new Map<string, Promise<string>>();
-  private places = new Map<string, Promise<ThreadPlace>>();
+  private readonly places = new Map<string, Promise<ThreadPlace>>();
 
   constructor(private readonly deps: SourceSyncDeps) {
     this.channels = new Set(deps.channels);
@@ -106,16 +106,7 @@ export class SourceSync {
   }
 
   private place(channel: string): Promise<ThreadPlace> {
-    if (!this.places.has(channel))
-      this.places.set(
-        channel,
-        Promise.all([this.deps.api.channelInfo(channel), this.deps.api.identity()]).then(([info, me]) => ({
-          channel,
-          name: info.name,
-          workspaceUrl: me.url,
-          botUserId: me.botUserId,
-        })),
-      );
+    if (!this.places.has(channel)) this.places.set(channel, channelPlace(this.deps.api, channel));
     const p = this.places.get(channel)!;
     // a failed lookup is tried again next time
     p.catch(() => this.places.delete(channel));
