@@ -4,7 +4,7 @@ import type { Config } from '../../config.js';
 import type { Core } from '../../core.js';
 import { formatScope, type Scope } from '../../store/access.js';
 import { NO_TIERS, SLACK_TIERS, SlackApi } from '../../slack/api.js';
-import { channelCursor, channelPlace, readChannel } from '../../slack/source/channels.js';
+import { channelCursor, channelPlace, readChannel, userNames } from '../../slack/source/channels.js';
 import type { CliContext } from '../program.js';
 import { progressBar } from '../progress.js';
 
@@ -47,11 +47,7 @@ export async function ingestSlack(
     log: core.log,
     tiers: s.rateLimits === 'off' ? NO_TIERS : SLACK_TIERS,
   });
-  const names = new Map<string, Promise<string>>();
-  const nameOf = (user: string) => {
-    if (!names.has(user)) names.set(user, api.userName(user));
-    return names.get(user)!;
-  };
+  const nameOf = userNames(api);
   try {
     for (const channel of channels) {
       if (signal.aborted) break;

@@ -32,6 +32,15 @@ export interface ChannelRead {
   newest: string | null;
 }
 
+/** People's display names, each asked of Slack once (users.info). */
+export function userNames(api: SlackApi): (user: string) => Promise<string> {
+  const names = new Map<string, Promise<string>>();
+  return (user) => {
+    if (!names.has(user)) names.set(user, api.userName(user));
+    return names.get(user)!;
+  };
+}
+
 /** Where a channel's threads are read (one conversations.info and one auth.test): before any history, so a refusal costs nothing. */
 export async function channelPlace(api: SlackApi, channel: string): Promise<ThreadPlace> {
   const [info, me] = await Promise.all([explained(channel, api.channelInfo(channel)), api.identity()]);

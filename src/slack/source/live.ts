@@ -2,7 +2,7 @@ import { ingestDocuments, type IngestDeps } from '../../ingest/ingest.js';
 import type { Logger } from '../../log.js';
 import type { Store } from '../../store/interfaces.js';
 import type { SlackApi } from '../api.js';
-import { channelPlace, readThread, threadDocument, threadSource, type ThreadPlace } from './channels.js';
+import { channelPlace, readThread, userNames, threadDocument, threadSource, type ThreadPlace } from './channels.js';
 
 /**
  * While `serve` runs, the threads of the channels in RAGASK_SLACK_SOURCES follow what people write:
@@ -36,11 +36,13 @@ export class SourceSync {
   private readonly channels: Set<string>;
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly running = new Set<Promise<void>>();
-  private readonly names = new Map<string, Promise<string>>();
   private readonly places = new Map<string, Promise<ThreadPlace>>();
+
+  private readonly names: (user: string) => Promise<string>;
 
   constructor(private readonly deps: SourceSyncDeps) {
     this.channels = new Set(deps.channels);
+    this.names = userNames(deps.api);
   }
 
   watches(channel: string): boolean {
@@ -86,7 +88,7 @@ export class SourceSync {
       if ((e as { data?: { error?: string } }).data?.error === 'thread_not_found') return [];
       throw e;
     });
-    const doc = thread.length ? await threadDocument(thread, where, (u) => this.name(u)) : null;
+    const doc = thread.length ? await threadDocument(thread, where, this.names) : null;
     if (!doc) {
       const stored = await store.getDocumentBySource(threadSource(channel, root));
       if (stored) {
@@ -111,10 +113,5 @@ export class SourceSync {
     // a failed lookup is tried again next time
     p.catch(() => this.places.delete(channel));
     return p;
-  }
-
-  private name(user: string): Promise<string> {
-    if (!this.names.has(user)) this.names.set(user, this.deps.api.userName(user));
-    return this.names.get(user)!;
   }
 }
