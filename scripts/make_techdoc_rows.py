@@ -27,6 +27,8 @@ from collections import Counter
 from bs4 import BeautifulSoup
 
 # The packages this script may read; anything else (apache2-doc, git-doc: the evaluation sets) is refused.
+# Pages of `manpages` that scripts/make_manpages_dev.py makes a tuning set of: never training rows.
+DEV_SET_PAGES = re.compile(r"/man/man[4578]/")
 ALLOWED_PACKAGES = ("manpages", "manpages-dev", "python3.11-doc", "bind9-doc", "haproxy-doc", "postfix-doc")
 OTHER_ENTRIES = (3, 5)  # look-alike entries set beside the one that answers
 MAX_ENTRY_CHARS = 900  # an entry's text is cut here (the reader's windows are ~50 words of evidence each)
@@ -270,6 +272,8 @@ def pages(pkgs):
     for pkg in pkgs:
         for path in package_files(pkg):
             base = os.path.basename(path)
+            if pkg == "manpages" and DEV_SET_PAGES.search(path):
+                continue  # the tuning set teamdocs-manpages (scripts/make_manpages_dev.py) reads these
             if pkg == "postfix-doc" and base == "postconf.5.html":
                 yield pkg, path, "postfix", "postconf(5): Postfix configuration parameters", list(postfix_entries(path))
             elif pkg == "haproxy-doc" and base == "configuration.html":

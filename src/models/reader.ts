@@ -29,6 +29,11 @@ export interface ReaderPassage {
    * cell values, so an answer never runs across cells or includes a column header.
    */
   answerRanges?: readonly (readonly [number, number])[];
+  /**
+   * Spans to score whole beside the reader's own best ones, as character ranges of `text`: the values
+   * of the kind the question asks for, so a value the top logits pass over still competes.
+   */
+  candidateRanges?: readonly (readonly [number, number])[];
 }
 
 export interface SpanCandidate {
@@ -307,7 +312,7 @@ export class Reader {
     pairs.sort((x, y) => y.score - x.score);
     // every cell of a table row gets its best reading too: the value asked for may stand in a cell
     // the top logits pass over ("Default: MaxKeepAliveRequests 100" beside the row the question matched)
-    const cells = this.cellSpans(w, start, end, passages);
+    const cells = [...this.cellSpans(w, start, end, passages), ...this.typedSpans(w, start, end, passages)];
     const out: SpanCandidate[] = [];
     const seen = new Set<string>();
     // distinct texts: the top k pairs, then each cell's best (always kept, past k)
@@ -343,6 +348,32 @@ export class Reader {
         let best: { a: number; b: number; score: number } | null = null;
         for (const a of idx) for (const b of idx) if (b >= a && b - a + 1 <= this.maxAnswer && (!best || start[a]! + end[b]! > best.score)) best = { a, b, score: start[a]! + end[b]! };
         if (best) out.push(best);
+      }
+    }
+    return out;
+  }
+
+  /** Each candidate range of each passage in a window, scored whole (its first piece to its last). */
+  private typedSpans(w: Window, start: Float32Array, end: Float32Array, passages: readonly ReaderPassage[]): { a: number; b: number; score: number }[] {
+    const out: { a: number; b: number; score: number }[] = [];
+    const byPassage = new Map<number, number[]>();
+    w.map.forEach((m, i) => {
+      if (m) byPassage.set(m[0], [...(byPassage.get(m[0]) ?? []), i]);
+    });
+    for (const [p, idx] of byPassage) {
+      const ranges = passages[p]!.candidateRanges;
+      if (!ranges?.length) continue;
+      for (const [from, to] of ranges) {
+        let a = -1;
+        let b = -1;
+        for (const i of idx) {
+          const m = w.map[i]!;
+          if (m[1] >= from && m[2] <= to) {
+            if (a < 0) a = i;
+            b = i;
+          }
+        }
+        if (a >= 0 && b - a + 1 <= this.maxAnswer && w.map[a]![1] === from && w.map[b]![2] === to) out.push({ a, b, score: start[a]! + end[b]! });
       }
     }
     return out;

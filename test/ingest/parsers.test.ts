@@ -54,13 +54,16 @@ describe('HTML', () => {
     expect(sphinxText).not.toContain('\u00b6');
   });
 
-  it('files a term entry under its term, and the text after the list under the heading again', () => {
+  it('files a term entry under its term, opens its description with the term, and files the text after the list under the heading again', () => {
     const blocks = chunkBlocks(sphinx.blocks, {
       maxTokens: 200,
       countTokens: (t) => t.split(/\s+/).length,
       title: sphinx.title,
     });
-    const rename = blocks.find((c) => c.text.startsWith('Rename the file'));
+    // the term is what a "which function …?" question asks for: the reader reads it in the text
+    const rename = blocks.find((c) =>
+      c.text.startsWith('os.replace(src, dst, *, src_dir_fd=None, dst_dir_fd=None): Rename the file'),
+    );
     expect(rename?.headingPath).toEqual([
       'Files and Directories',
       'os.replace(src, dst, *, src_dir_fd=None, dst_dir_fd=None)',
@@ -68,6 +71,45 @@ describe('HTML', () => {
     expect(blocks.find((c) => c.text.startsWith('Text after the list'))?.headingPath).toEqual([
       'Files and Directories',
     ]);
+  });
+
+  it('opens a description with its term once, and only for a term, not a sentence', () => {
+    const doc = parseHtml(
+      `<dl><dt>TCP_NODELAY</dt><dd><p>If set, disable the Nagle algorithm.</p><p>Not a second time.</p></dd>
+<dt>gc.auto</dt><dd><p>gc.auto is read by git gc.</p></dd>
+<dt>Why does my build fail when the cache directory is on a network file system that is mounted read only?</dt><dd><p>Because it writes there.</p></dd></dl><p>After the list.</p>`,
+    );
+    expect(doc.blocks.filter((b) => b.kind === 'paragraph').map((b) => b.text)).toEqual([
+      'TCP_NODELAY: If set, disable the Nagle algorithm.',
+      'Not a second time.',
+      'gc.auto is read by git gc.',
+      'Because it writes there.',
+      'After the list.',
+    ]);
+  });
+
+  it('reads a man page as mandoc renders it: its sections, its terms with their descriptions, no running heads', () => {
+    // tzselect(8) of the Linux man-pages 6.03 (public domain), rendered by `mandoc -Thtml`
+    const page = parseHtml(fs.readFileSync(path.join(FIXTURES, 'html', 'tzselect-8-mandoc.html'), 'utf8'));
+    const headings = page.blocks.filter((b) => b.kind === 'heading').map((b) => b.text);
+    // mandoc writes each heading and term inside a permalink: the link is the heading, not a "¶" mark
+    expect(headings).toEqual(expect.arrayContaining(['NAME', 'DESCRIPTION', 'ENVIRONMENT', 'AWK', 'TZDIR', 'FILES']));
+    const chunks = chunkBlocks(page.blocks, {
+      maxTokens: 200,
+      countTokens: (t) => t.split(/\s+/).length,
+      title: page.title,
+    });
+    const awk = chunks.find((c) => c.text.startsWith('AWK: Name of a POSIX-compliant awk program'));
+    expect(awk?.headingPath).toEqual(['ENVIRONMENT', 'AWK']);
+    expect(chunks.some((c) => c.text.includes("System Manager's Manual"))).toBe(false);
+  });
+
+  it('drops a "¶" permalink and reads a bullet in the term column as a list item, not a term', () => {
+    const doc = parseHtml(
+      `<h2>Limits <a class="headerlink" href="#l">¶</a></h2><dl><dt>•</dt><dd><p>One thing.</p></dd><dt>•</dt><dd><p>Another.</p></dd></dl>`,
+    );
+    expect(doc.blocks.filter((b) => b.kind === 'heading').map((b) => b.text)).toEqual(['Limits']);
+    expect(doc.blocks.filter((b) => b.kind === 'paragraph').map((b) => b.text)).toEqual(['One thing.', 'Another.']);
   });
 
   it('reads a key/value table (a header cell, then its value) as "key: value" rows', () => {

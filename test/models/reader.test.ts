@@ -98,6 +98,18 @@ describe('reader on the real model', () => {
     }
   });
 
+  it('scores each candidate range whole, beside its own best spans, whatever its logits', async () => {
+    const text = 'The MaxKeepAliveRequests directive limits the number of requests allowed per connection. If it is set to 0, unlimited requests will be allowed. Default: 100.';
+    const ranges: [number, number][] = [[text.indexOf('0,'), text.indexOf('0,') + 1], [text.indexOf('100'), text.indexOf('100') + 3]];
+    const q = 'How many requests are allowed per connection?';
+    const plain = await reader.read(q, [{ title: 'Core', text }], { spansPerWindow: 1 });
+    const offered = await reader.read(q, [{ title: 'Core', text, candidateRanges: ranges }], { spansPerWindow: 1 });
+    const texts = (r: typeof plain) => r.windows.flatMap((w) => w.spans.map((s) => s.text));
+    expect(texts(plain)).toHaveLength(1);
+    expect(texts(offered)).toEqual(expect.arrayContaining(['0', '100']));
+    for (const s of offered.windows.flatMap((w) => w.spans)) expect(text.slice(s.start, s.end)).toBe(s.text);
+  });
+
   it('answers yes or no when the question asks for it, from both passages side by side', async () => {
     const passages = [
       { title: 'Marta Keel', text: 'Marta Keel (1902–1977) was a Swiss painter known for her alpine landscapes.' },

@@ -144,3 +144,40 @@ const DEFAULT_CUES =
 export function asksForDefault(question: string): boolean {
   return DEFAULT_CUES.test(question);
 }
+
+/** A token as written, without the punctuation around it ("(force-gzip)," → "force-gzip"). */
+const TOKEN = /[^\s]+/g;
+const EDGE_PUNCT = /^[("'`[{<,;:]+|[)"'`\]}>,;:.!?]+$/g;
+const HYPHENATED = /^[a-z0-9]+(?:-[a-z0-9]+)+$/i;
+
+/**
+ * Where values of the expected type stand in a text, as character ranges: the spans the reader must
+ * weigh whatever its own top logits say ("warn" of "Default: LogLevel warn", "USR1", "AH00534").
+ */
+export function typedRanges(expected: ExpectedType, text: string): [number, number][] {
+  const out: [number, number][] = [];
+  if (expected === 'any') return out;
+  if (expected === 'number') {
+    for (const m of text.matchAll(VALUE)) {
+      const v = m[0].replace(/[,.;:]+$/, '');
+      if (/\d/.test(v) || NUMBER_WORD_START.test(v)) out.push([m.index!, m.index! + v.length]);
+    }
+  }
+  for (const m of text.matchAll(TOKEN)) {
+    const lead = /^[("'`[{<,;:]*/.exec(m[0])![0].length;
+    const word = m[0].replace(EDGE_PUNCT, '');
+    if (!word) continue;
+    const at = m.index! + lead;
+    const range: [number, number] = [at, at + word.length];
+    const fits =
+      expected === 'number'
+        ? /\d/.test(word) && /[a-z]/i.test(word)
+        : expected === 'unit'
+          ? UNIT_WORD.test(word)
+          : expected === 'path'
+            ? /[/\\]/.test(word) || /^(stdin|stdout|stderr)$/i.test(word)
+            : CODE_LIKE.test(word) || HYPHENATED.test(word);
+    if (fits && !out.some(([a, b]) => a === range[0] && b === range[1])) out.push(range);
+  }
+  return out;
+}

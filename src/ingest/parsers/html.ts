@@ -64,10 +64,26 @@ const CODE_INLINE = new Set(['code', 'tt', 'kbd', 'samp']);
  * closes them again, so the text after it is not filed under its last term.
  */
 const TERM_LEVEL = 7;
+/**
+ * A term of at most this many words also opens its description's text ("TCP_NODELAY: If set, disable
+ * the Nagle algorithm."): a question that asks which setting does something is answered by the term,
+ * and the reader reads text, not headings. A longer "term" is a question or a sentence (a FAQ's
+ * `<dt>`): it stays a heading only.
+ */
+const TERM_LEAD_WORDS = 12;
 
 const tagOf = (n: Node): string => (n instanceof HTMLElement ? (n.rawTagName ?? '').toLowerCase() : '');
 const isSkipped = (el: HTMLElement) =>
-  SKIPPED.has(tagOf(el)) || (tagOf(el) === 'a' && ANCHOR_CLASSES.test(el.getAttribute('class') ?? ''));
+  SKIPPED.has(tagOf(el)) ||
+  (tagOf(el) === 'a' && ANCHOR_CLASSES.test(el.getAttribute('class') ?? '') && !NAMES.test(el.text)) ||
+  (tagOf(el) === 'table' && RUNNING_HEADS.test(el.getAttribute('class') ?? ''));
+/** mandoc's running head and foot of a man page ("tcp(7) | Miscellaneous Information Manual | tcp(7)"). */
+const RUNNING_HEADS = /^(head|foot)$/;
+/**
+ * Letters or digits: a permalink that holds them is the heading or term itself (mandoc writes
+ * `<h1><a class="permalink">DESCRIPTION</a></h1>`), one without them is a "¶" mark (Sphinx, Apache).
+ */
+const NAMES = /[\p{L}\p{N}]/u;
 
 /** The text of an element as one line, as a browser renders it: white space runs are one space. */
 function inlineText(node: Node): string {
@@ -162,10 +178,16 @@ class BlockWriter {
   private buffer = '';
   private kind: 'paragraph' | 'quote' | 'list_item' = 'paragraph';
   private level: number | undefined;
+  private pendingLead: string | null = null;
 
   /** Ends the paragraph being gathered, if it has any text. */
   flush(): void {
-    const text = cleanText(this.buffer.replace(/\u00b6/g, ' '));
+    let text = cleanText(this.buffer.replace(/\u00b6/g, ' '));
+    if (text && this.pendingLead) {
+      const term = this.pendingLead.replace(/:$/, '');
+      if (!text.startsWith(term)) text = `${term}: ${text}`;
+      this.pendingLead = null;
+    }
     if (text) this.blocks.push({ kind: this.kind, text, ...(this.level === undefined ? {} : { level: this.level }) });
     this.buffer = '';
     this.kind = 'paragraph';
@@ -183,8 +205,14 @@ class BlockWriter {
     this.buffer += s;
   }
 
+  /** The next paragraph gathered (the description of a term) opens with this term. */
+  lead(term: string): void {
+    this.pendingLead = term;
+  }
+
   push(b: Block): void {
     this.flush();
+    if (b.kind === 'heading' || b.kind === 'section_end') this.pendingLead = null;
     this.blocks.push(b);
   }
 }
@@ -223,8 +251,10 @@ function walk(node: Node, w: BlockWriter, ctx: { listDepth: number; termDepth: n
     const level = TERM_LEVEL + ctx.termDepth;
     for (const c of node.childNodes) {
       if (tagOf(c) === 'dt') {
+        // a bullet or a dash in the term column ("•") marks a list item, not a term
         const term = inlineText(c);
-        if (term) w.push({ kind: 'heading', text: term, level });
+        if (term && NAMES.test(term)) w.push({ kind: 'heading', text: term, level });
+        if (term && NAMES.test(term) && term.split(/\s+/).length <= TERM_LEAD_WORDS) w.lead(term);
       } else walk(c, w, { ...ctx, termDepth: ctx.termDepth + 1 });
     }
     w.push({ kind: 'section_end', text: '', level });

@@ -3,6 +3,7 @@ import {
   asksForDefault,
   expectedType,
   firstValue,
+  typedRanges,
   typeFit,
   valueWithin,
 } from '../../../src/engine/answer/answer-type.js';
@@ -50,5 +51,29 @@ describe('how a span fits', () => {
     expect('ListenBackLog 511'.slice(cut.start, cut.end)).toBe('511');
     expect(valueWithin('number', 'one minute')).toEqual({ start: 0, end: 10 });
     expect(valueWithin('identifier', 'apache2ctl configtest')).toEqual({ start: 0, end: 21 });
+  });
+});
+
+describe('where values of a kind stand in a text', () => {
+  const at = (expected: Parameters<typeof typedRanges>[0], text: string) =>
+    typedRanges(expected, text).map(([a, b]) => text.slice(a, b));
+
+  it('finds numbers with their units, versions and codes for a number', () => {
+    const text = 'Default: LimitRequestFieldSize 8190; see AH00534 (since 2.4.8), at most 30 seconds.';
+    expect(at('number', text)).toEqual(expect.arrayContaining(['8190', 'AH00534', '2.4.8', '30 seconds']));
+    expect(at('number', text)).not.toContain('LimitRequestFieldSize');
+  });
+
+  it('finds names as the documents write them, without the punctuation around them', () => {
+    const text = 'There is an environment variable force-gzip, set via SetEnv (see mod_deflate).';
+    expect(at('identifier', text)).toEqual(['force-gzip', 'SetEnv', 'mod_deflate']);
+    expect(at('path', 'The lock files go to /tmp/mod_cache-lock; logs to stdin.')).toEqual([
+      '/tmp/mod_cache-lock',
+      'stdin',
+    ]);
+  });
+
+  it('offers nothing when the question asks for no kind in particular', () => {
+    expect(at('any', 'Default: KeepAliveTimeout 5')).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EvidencePassage } from '../../../src/engine/answer/passages.js';
-import { CONFLICT_MARGIN, readAnswer, type AnswerReader } from '../../../src/engine/answer/read.js';
+import { askedPart, CONFLICT_MARGIN, readAnswer, type AnswerReader } from '../../../src/engine/answer/read.js';
 import type { HopState, Snippet } from '../../../src/engine/types.js';
 import type { ReaderPassage, ReaderResult, ReaderWindow } from '../../../src/models/reader.js';
 
@@ -230,6 +230,59 @@ describe('what the question asks for', () => {
   });
 });
 
+describe('the question the reader reads', () => {
+  it('is the sentence that asks, without the setting told before it', () => {
+    expect(
+      askedPart(
+        'A client with enormous cookies is getting rejected. By default, how many bytes is a single request header field allowed to be?',
+      ),
+    ).toBe('By default, how many bytes is a single request header field allowed to be?');
+    // one sentence, a question without a question mark, abbreviations: the question as asked
+    expect(askedPart('Who is the U.S. president that signed the act?')).toBe(
+      'Who is the U.S. president that signed the act?',
+    );
+    expect(askedPart('Tell me the default timeout. Thanks')).toBe('Tell me the default timeout. Thanks');
+  });
+
+  it('is given to the reader; the whole question still decides what kind of value is asked and what is not an answer', async () => {
+    const notes = passage(
+      1,
+      'Log files',
+      'HostnameLookups slows every request. The logresolve program fills in host names later.',
+    );
+    const reader = scripted((_, ps) => [window(ps, ['HostnameLookups', 'logresolve'], {}, [12, 10])]);
+    const r = await readAnswer(
+      reader,
+      'We keep HostnameLookups off for speed. Which bundled program can turn the IPs into hostnames afterwards?',
+      [hop(null)],
+      [notes],
+      false,
+    );
+    expect(reader.calls[0]!.question).toBe('Which bundled program can turn the IPs into hostnames afterwards?');
+    // "HostnameLookups" is said by the setting: never the answer
+    expect(r.value).toBe('logresolve');
+  });
+
+  it('offers the reader every value of the kind asked for, to score whole', async () => {
+    const seen: ReaderPassage[][] = [];
+    const reader = scripted((_, ps) => {
+      seen.push([...ps]);
+      return [window(ps, ['connection'])];
+    });
+    const text = 'MaxKeepAliveRequests 500 keeps a connection busy; the default is 100 requests.';
+    await readAnswer(
+      reader,
+      'How many requests are served per connection?',
+      [hop(null)],
+      [passage(1, 'Core', text)],
+      false,
+    );
+    const ranges = seen[0]![0]!.candidateRanges!.map(([a, b]) => text.slice(a, b));
+    expect(ranges).toEqual(expect.arrayContaining(['500', '100 requests']));
+    expect(ranges).not.toContain('connection');
+  });
+});
+
 describe('reading the answer off the evidence', () => {
   const project = passage(1, 'INC-2024-031', 'The drone of Project Falcon lost telemetry on 2024-03-14.');
   const falcon = passage(2, 'Project Falcon', 'Project Falcon is led by Mirela Ostrowski from the Tromsø office.');
@@ -287,6 +340,21 @@ describe('reading the answer off the evidence', () => {
     );
     expect(close.rivals.map((x) => x.value)).toEqual(['Jonas Weber']);
     expect(close.features.conflict).toBe(true);
+    // one reading per other source: its runner-up is not another source
+    const twice = await readAnswer(
+      scripted((_, ps) => [
+        window(ps, ['Mirela Ostrowski', 'Jonas Weber', 'Falcon team'], {}, [
+          10,
+          10 - CONFLICT_MARGIN / 2,
+          10 - CONFLICT_MARGIN * 0.9,
+        ]),
+      ]),
+      'Who leads Falcon?',
+      [],
+      [falcon, notes],
+      false,
+    );
+    expect(twice.rivals.map((x) => x.value)).toEqual(['Jonas Weber']);
     const far = await readAnswer(
       scripted((_, ps) => [window(ps, ['Mirela Ostrowski', 'Jonas Weber'], {}, [10, 10 - 2 * CONFLICT_MARGIN])]),
       'Who leads Falcon?',
