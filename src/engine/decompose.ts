@@ -4,6 +4,7 @@ import type { MaskedLM } from '../models/masked-lm.js';
 import { MASK } from '../models/masked-lm.js';
 import { analyze, isStopword, type Analysis, type Mention } from '../models/nlp.js';
 import type { Store } from '../store/interfaces.js';
+import type { EntityMentions } from '../store/types.js';
 import { textQuery } from './fts-query.js';
 import type { Candidate } from './retrieve.js';
 import type { CandidateRef } from './types.js';
@@ -147,6 +148,38 @@ const MENTION_LINKS = 60;
  */
 const ENTITY_DF_CAP = 1000;
 
+/** The documents an entity's mentions lead to, strongest link first, one per document. */
+function linkTargets(terms: readonly string[], mentions: EntityMentions): LinkTarget[] {
+  const want = new Set(terms);
+  const jaccard = (text: string) => {
+    const have = termSet(text);
+    let inter = 0;
+    for (const t of want) if (have.has(t)) inter++;
+    return inter < want.size ? 0 : inter / (want.size + have.size - inter);
+  };
+  const byDoc = new Map<number, LinkTarget>();
+  const mentionChunks = new Map<number, number[]>();
+  for (const r of [...mentions.labelled, ...mentions.mentioned]) {
+    const titleLink = jaccard(r.title.replace(/\s*\([^)]*\)\s*$/, ''));
+    const headingLink = HEADING_LINK * Math.max(0, ...r.headingPath.map(jaccard));
+    let t: LinkTarget;
+    if (titleLink > 0 && titleLink >= headingLink)
+      t = { docId: r.docId, title: r.title, link: titleLink, via: 'title', chunkIds: null };
+    else if (headingLink > 0)
+      t = { docId: r.docId, title: r.title, link: headingLink, via: 'heading', chunkIds: [r.chunkId] };
+    else {
+      const list = mentionChunks.get(r.docId) ?? [];
+      list.push(r.chunkId);
+      mentionChunks.set(r.docId, list);
+      t = { docId: r.docId, title: r.title, link: MENTION_LINK, via: 'mention', chunkIds: list };
+    }
+    const prev = byDoc.get(r.docId);
+    if (!prev || t.link > prev.link) byDoc.set(r.docId, t);
+    else if (prev.via === 'heading' && t.via === 'heading') prev.chunkIds!.push(r.chunkId);
+  }
+  return [...byDoc.values()].sort((a, b) => b.link - a.link);
+}
+
 export class Decomposer {
   private readonly linkCache = new LRUCache<string, EntityLinks>({ max: 20_000 });
   private cacheGeneration = '';
@@ -166,65 +199,43 @@ export class Decomposer {
   }
 
   /**
-   * Where an entity can lead, strongest first: documents titled by it (Jaccard of the title's terms,
-   * a "(disambiguation)" aside; "Rocky" → "ASAP Rocky" is 0.5), sections headed by it, and other
-   * chunks that mention it. The work is bounded whatever the corpus size: titles and headings are
-   * searched on their own (see Store.entityMentions), mentions are read up to MENTION_LINKS, and the
-   * frequency is counted up to ENTITY_DF_CAP. Cached until the store changes.
+   * Where each entity can lead, strongest first: documents titled by it (Jaccard of the title's
+   * terms, a "(disambiguation)" aside; "Rocky" → "ASAP Rocky" is 0.5), sections headed by it, and
+   * other chunks that mention it. The work is bounded whatever the corpus size: titles and headings
+   * are searched on their own (see Store.entityMentions), mentions are read up to MENTION_LINKS, and
+   * the frequency is counted up to ENTITY_DF_CAP. The entities not cached are looked up together, in
+   * one store call (one round trip on PostgreSQL). Cached until the store changes.
    */
-  private async linksOf(entity: string, access: ResolvedAccess | undefined): Promise<EntityLinks> {
+  private async linksOf(entities: readonly string[], access: ResolvedAccess | undefined): Promise<EntityLinks[]> {
     // the cache was checked against the store by candidates(), the only caller, once per call
     const allowed = access?.allowedDocs ?? null;
-    const key = `${access?.scopeKey ?? 'local'}\u0000${foldName(entity)}`;
-    const hit = this.linkCache.get(key);
-    if (hit) return hit;
-    const terms = contentTerms(entity);
-    const all = textQuery(entity, 'all');
-    const result: EntityLinks = { df: 0, targets: [] };
-    if (terms.length && all.terms.length) {
-      const want = new Set(terms);
-      const jaccard = (text: string) => {
-        const have = termSet(text);
-        let inter = 0;
-        for (const t of want) if (have.has(t)) inter++;
-        return inter < want.size ? 0 : inter / (want.size + have.size - inter);
-      };
-      // Only documents the asker may see count, for the frequency behind IDF and for link targets.
-      const mentions = await this.deps.store.entityMentions(
-        all,
-        { labelled: LABELLED_LINKS, mentioned: MENTION_LINKS },
-        allowed,
-      );
-      // every match was read when the mentions did not fill their limit: then that is the frequency
-      result.df =
-        mentions.mentioned.length < MENTION_LINKS
-          ? mentions.labelled.length + mentions.mentioned.length
-          : await this.deps.store.countTextMatches(all, ENTITY_DF_CAP, allowed);
-      const byDoc = new Map<number, LinkTarget>();
-      const mentionChunks = new Map<number, number[]>();
-      for (const r of [...mentions.labelled, ...mentions.mentioned]) {
-        const titleLink = jaccard(r.title.replace(/\s*\([^)]*\)\s*$/, ''));
-        const headings = r.headingPath;
-        const headingLink = HEADING_LINK * Math.max(0, ...headings.map(jaccard));
-        let t: LinkTarget;
-        if (titleLink > 0 && titleLink >= headingLink)
-          t = { docId: r.docId, title: r.title, link: titleLink, via: 'title', chunkIds: null };
-        else if (headingLink > 0)
-          t = { docId: r.docId, title: r.title, link: headingLink, via: 'heading', chunkIds: [r.chunkId] };
-        else {
-          const list = mentionChunks.get(r.docId) ?? [];
-          list.push(r.chunkId);
-          mentionChunks.set(r.docId, list);
-          t = { docId: r.docId, title: r.title, link: MENTION_LINK, via: 'mention', chunkIds: list };
-        }
-        const prev = byDoc.get(r.docId);
-        if (!prev || t.link > prev.link) byDoc.set(r.docId, t);
-        else if (prev.via === 'heading' && t.via === 'heading') prev.chunkIds!.push(r.chunkId);
-      }
-      result.targets = [...byDoc.values()].sort((a, b) => b.link - a.link);
-    }
-    this.linkCache.set(key, result);
-    return result;
+    const keyOf = (entity: string) => `${access?.scopeKey ?? 'local'}\u0000${foldName(entity)}`;
+    const out = entities.map((e) => this.linkCache.get(keyOf(e)) ?? null);
+    const missing = [...new Set(entities.filter((_, i) => !out[i]))].map((entity) => ({
+      entity,
+      terms: contentTerms(entity),
+      all: textQuery(entity, 'all'),
+    }));
+    const asked = missing.filter((m) => m.terms.length && m.all.terms.length);
+    // Only documents the asker may see count, for the frequency behind IDF and for link targets.
+    const mentions = await this.deps.store.entityMentions(
+      asked.map((m) => m.all),
+      { labelled: LABELLED_LINKS, mentioned: MENTION_LINKS },
+      allowed,
+    );
+    // every match was read when the mentions did not fill their limit: then that is the frequency
+    const dfs = await Promise.all(
+      asked.map((m, i) =>
+        mentions[i]!.mentioned.length < MENTION_LINKS
+          ? mentions[i]!.labelled.length + mentions[i]!.mentioned.length
+          : this.deps.store.countTextMatches(m.all, ENTITY_DF_CAP, allowed),
+      ),
+    );
+    const found = new Map<string, EntityLinks>(missing.map((m) => [m.entity, { df: 0, targets: [] }]));
+    for (const [i, m] of asked.entries())
+      found.set(m.entity, { df: dfs[i]!, targets: linkTargets(m.terms, mentions[i]!) });
+    for (const [entity, links] of found) this.linkCache.set(keyOf(entity), links);
+    return entities.map((e, i) => out[i] ?? found.get(e)!);
   }
 
   private async windowsOfTarget(t: LinkTarget): Promise<Float32Array[]> {
@@ -261,9 +272,14 @@ export class Decomposer {
     const byDoc = new Map<number, number>();
     const scored: ScoredCandidate[] = [];
     const sourceDoc = (r: RawCandidate) => r.chunk?.chunk.docId ?? -1;
-    for (const r of raw) {
+    // every candidate's links in one store call
+    const allLinks = await this.linksOf(
+      raw.map((r) => r.entity),
+      input.access,
+    );
+    for (const [i, r] of raw.entries()) {
       if (input.deadline && scored.length > 0 && input.deadline.now() > input.deadline.at) break;
-      const links = await this.linksOf(r.entity, input.access);
+      const links = allLinks[i]!;
       const target =
         links.targets.find((t) => allow(t.docId) && !input.knownDocIds.has(t.docId) && t.docId !== sourceDoc(r)) ??
         null;

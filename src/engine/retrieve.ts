@@ -111,7 +111,7 @@ export class Retriever {
     this.encoder = deps.encoder;
     this.scorer = deps.scorer ?? cosineScorer;
     this.densityWeight = deps.densityWeight ?? 0;
-    this.bm25Postings = deps.bm25Postings ?? deps.store.bm25Postings ?? BM25_POSTINGS;
+    this.bm25Postings = deps.bm25Postings ?? BM25_POSTINGS;
     this.windowCache = new LRUCache({ max: deps.windowCacheSize ?? 20_000 });
   }
 

@@ -11,7 +11,7 @@ import type {
   ChunkRow,
   DocumentInput,
   DocumentRow,
-  MentionHit,
+  EntityMentions,
   SourceActionEntry,
   SourceFlag,
   StoreStats,
@@ -63,12 +63,6 @@ export interface Store {
   readonly index: VectorIndex;
   /** The embedding model the windows were encoded with. */
   readonly model: string;
-  /**
-   * The postings one BM25 search should read on this backend, where it differs from the engine's
-   * default (BM25_POSTINGS): what a backend scores per matching chunk sets how many it can afford.
-   */
-  readonly bm25Postings?: number;
-
   // documents
   getDocumentBySource(source: string): Promise<DocumentRow | undefined>;
   listDocuments(): Promise<DocumentRow[]>;
@@ -114,12 +108,15 @@ export interface Store {
   ): Promise<{ chunkId: number; score: number }[]>;
   /** Chunks (of the given documents) matching a text query, counted up to `cap` (bounded work). */
   countTextMatches(query: TextQuery, cap: number, docIds?: ReadonlySet<number> | null): Promise<number>;
-  /** Chunks an entity may link to: titled or headed by it, best first, and some that mention it. */
+  /**
+   * Chunks each entity may link to (one query per entity, answered in one round trip): titled or
+   * headed by it, best first, and some that merely mention it.
+   */
   entityMentions(
-    query: TextQuery,
+    queries: readonly TextQuery[],
     limits: { labelled: number; mentioned: number },
     docIds?: ReadonlySet<number> | null,
-  ): Promise<{ labelled: MentionHit[]; mentioned: MentionHit[] }>;
+  ): Promise<EntityMentions[]>;
 
   // query cache
   cachedQuery(key: string): Promise<{ value: string; createdAt: number } | null>;

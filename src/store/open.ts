@@ -30,6 +30,12 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
   return SqliteStore.open({ dataDir: opts.dataDir, ...common, persistIndex: opts.persistIndex ?? true });
 }
 
+/** Removes a PostgreSQL store made in a schema of its own (a benchmark's), with everything in it. */
+export async function dropPgSchema(url: string, schema: string): Promise<void> {
+  const { dropSchema } = await import('./pg/db.js');
+  await dropSchema(url, schema);
+}
+
 /** A database URL without its password, for messages and logs. */
 export function redactUrl(url: string): string {
   return url.replace(/(\/\/[^:/@]*):[^@]*@/, '$1:***@');

@@ -87,6 +87,12 @@ export interface MentionHit {
   headingPath: string[];
 }
 
+/** Where an entity may link: chunks titled or headed by it, best first, and some that mention it. */
+export interface EntityMentions {
+  labelled: MentionHit[];
+  mentioned: MentionHit[];
+}
+
 export interface HnswParams {
   m: number;
   efConstruction: number;

@@ -79,6 +79,26 @@ describe.skipIf(!PG_URL)('ragask on PostgreSQL', () => {
     expect((await runCli(dir, ['migrate', '--to', target.url], env)).err).toMatch(/unset RAGASK_DATABASE_URL/);
   });
 
+  it('bench --ingest measures both backends against the encoder alone, and leaves no schema behind', async () => {
+    const file = path.join(dir, 'bench-ingest.json');
+    const r = await onPg(['bench', '--ingest', '--dataset', SAMPLE_DIR, '--json', file]);
+    expect(r.code, r.err).toBe(0);
+    const rows = JSON.parse(fs.readFileSync(file, 'utf8')).ingest as Record<string, number | string>[];
+    expect(rows.map((x) => x.backend)).toEqual(['sqlite', 'postgres']);
+    for (const row of rows) {
+      expect(row.windows).toBe(rows[0]!.windows);
+      for (const k of ['ingest_windows_per_s', 'raw_encode_windows_per_s', 'ratio']) expect(row[k]).toBeGreaterThan(0);
+    }
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    try {
+      const left = await client.query("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'ragask_bench_ingest_%'");
+      expect(left.rows).toEqual([]);
+    } finally {
+      await client.end();
+    }
+  });
+
   it('evaluates on either backend with the same retrieval figures (BM25 from term statistics, not ts_rank)', async () => {
     const run = async (env: Record<string, string>, name: string) => {
       const file = path.join(dir, `${name}.json`);

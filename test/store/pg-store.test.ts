@@ -141,6 +141,42 @@ describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
     }
   });
 
+  it('keeps the postings BM25 reads with their documents: replaced, deleted, filtered, and filled on upgrade', async () => {
+    const { store, url } = await pgStore();
+    const [a, b] = await store.replaceDocuments([
+      doc('a', [chunk(0, 'The heron buoy sends readings by radio.', [randomVector()])]),
+      doc('b', [chunk(0, 'The falcon drone carries a radio.', [randomVector()])]),
+    ]);
+    const found = async (terms: string[], docIds: ReadonlySet<number> | null = null) =>
+      (await store.searchText({ terms, match: 'any' }, 10, [2, 1, 1], docIds)).map((r) => r.chunkId);
+    const [aChunk] = await store.chunkIdsOfDocument(a!);
+    const [bChunk] = await store.chunkIdsOfDocument(b!);
+    expect((await found(['radio'])).sort()).toEqual([aChunk, bChunk].sort());
+    // the document's documents filter is applied inside the search
+    expect(await found(['radio'], new Set([b!]))).toEqual([bChunk]);
+    // a new version of a document: its new words are found, its old ones are not
+    const [a2] = await store.replaceDocuments([
+      doc('a', [chunk(0, 'The heron buoy reports by satellite.', [randomVector()])]),
+    ]);
+    const [a2Chunk] = await store.chunkIdsOfDocument(a2!);
+    expect(await found(['radio'])).toEqual([bChunk]);
+    expect(await found(['satellite'])).toEqual([a2Chunk]);
+    await store.deleteDocument(b!);
+    expect(await found(['radio', 'drone'])).toEqual([]);
+    // a store made before the postings (schema 2) gets them from its chunks when it is next opened
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query("DROP TABLE postings; UPDATE ragask_schema SET version = 2 WHERE component = 'store'");
+    } finally {
+      await client.end();
+    }
+    const { store: upgraded } = await pgStore(url);
+    expect((await upgraded.searchText({ terms: ['satellite'], match: 'any' }, 10)).map((r) => r.chunkId)).toEqual([
+      a2Chunk,
+    ]);
+  });
+
   it('writes a batch of documents in one transaction: a failure stores none of it and keeps what was there', async () => {
     const { store } = await pgStore();
     const [kept] = await store.replaceDocuments([doc('kept', [chunk(0, 'kept text', [randomVector()])])]);
@@ -181,9 +217,9 @@ describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
-      // one row, at the last migration (2: source flags), however many replicas raced to apply them
+      // one row, at the last migration (3: the postings of BM25), however many replicas raced to apply them
       expect((await client.query("SELECT version FROM ragask_schema WHERE component = 'store'")).rows).toEqual([
-        { version: 2 },
+        { version: 3 },
       ]);
       await client.query("UPDATE ragask_schema SET version = 99 WHERE component = 'store'");
     } finally {

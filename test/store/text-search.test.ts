@@ -68,22 +68,30 @@ describe.each(BACKENDS)('bounded full-text search (%s)', (backend) => {
     ]);
     for (let i = 0; i < 30; i++)
       await add(store, `Mission ${i}`, [chunk(0, `Mission ${i} flew with the Vantor TS-40 on board.`)]);
-    const m = await store.entityMentions({ terms: ['vantor', 'ts 40'], match: 'all' }, { labelled: 10, mentioned: 5 });
-    expect(m.labelled.map((h) => h.docId).sort()).toEqual([own, headed].sort());
+    // two entities in one call, each answered on its own, in the order asked
+    const [m, other] = await store.entityMentions(
+      [
+        { terms: ['vantor', 'ts 40'], match: 'all' },
+        { terms: ['mission', '3'], match: 'all' },
+      ],
+      { labelled: 10, mentioned: 5 },
+    );
+    expect(other!.labelled.map((h) => h.title)).toEqual(['Mission 3']);
+    expect(m!.labelled.map((h) => h.docId).sort()).toEqual([own, headed].sort());
     // the document titled exactly by the entity ranks first among those its labels name
-    expect(m.labelled[0]!.docId).toBe(own);
-    expect(m.labelled.find((h) => h.docId === headed)!.headingPath).toEqual(['Vantor TS-40']);
+    expect(m!.labelled[0]!.docId).toBe(own);
+    expect(m!.labelled.find((h) => h.docId === headed)!.headingPath).toEqual(['Vantor TS-40']);
     // mentions are read up to their limit, and never repeat a labelled chunk
-    expect(m.mentioned).toHaveLength(5);
-    expect(m.mentioned.some((h) => h.docId === own || h.docId === headed)).toBe(false);
+    expect(m!.mentioned).toHaveLength(5);
+    expect(m!.mentioned.some((h) => h.docId === own || h.docId === headed)).toBe(false);
     // an access filter applies inside both searches
     const only = new Set([headed]);
-    const filtered = await store.entityMentions(
-      { terms: ['vantor', 'ts 40'], match: 'all' },
+    const [filtered] = await store.entityMentions(
+      [{ terms: ['vantor', 'ts 40'], match: 'all' }],
       { labelled: 10, mentioned: 5 },
       only,
     );
-    expect([...filtered.labelled, ...filtered.mentioned].every((h) => h.docId === headed)).toBe(true);
+    expect([...filtered!.labelled, ...filtered!.mentioned].every((h) => h.docId === headed)).toBe(true);
     await store.close();
   });
 
@@ -103,13 +111,13 @@ describe.each(BACKENDS)('bounded full-text search (%s)', (backend) => {
     const store = await openStore(backend);
     const id = await add(store, 'Heron buoy', [chunk(0, 'Moored at the harbour.')]);
     expect(
-      (await store.entityMentions({ terms: ['heron'], match: 'all' }, { labelled: 5, mentioned: 5 })).labelled.map(
-        (h) => h.docId,
-      ),
+      (
+        await store.entityMentions([{ terms: ['heron'], match: 'all' }], { labelled: 5, mentioned: 5 })
+      )[0]!.labelled.map((h) => h.docId),
     ).toEqual([id]);
     await store.deleteDocument(id);
     expect(
-      (await store.entityMentions({ terms: ['heron'], match: 'all' }, { labelled: 5, mentioned: 5 })).labelled,
+      (await store.entityMentions([{ terms: ['heron'], match: 'all' }], { labelled: 5, mentioned: 5 }))[0]!.labelled,
     ).toEqual([]);
     await store.close();
   });

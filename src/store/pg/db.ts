@@ -32,11 +32,19 @@ export type PgClient = pg.PoolClient;
  * connection works in that schema (created if missing; pgvector's type is found in public), so one
  * database can hold several stores apart: eval datasets, benchmark corpora, test runs.
  */
+/** A connection URL without its `options` parameter (the server settings each connection starts with). */
+function withoutOptions(url: string): string {
+  return url
+    .replace(/([?&])options=[^&]*(&|$)/, (_, before: string, after: string) => (after ? before : ''))
+    .replace(/[?&]$/, '');
+}
+
 export async function openPool(url: string, opts: { max?: number; schema?: string } = {}): Promise<PgPool> {
   if (opts.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(opts.schema))
     throw new Error(`not a schema name: ${opts.schema}`);
   const pool = new pg.Pool({
-    connectionString: url,
+    // the store's own schema wins over a search_path the URL sets (?options=-c search_path=…)
+    connectionString: opts.schema ? withoutOptions(url) : url,
     // per process (each engine worker is one): a replica's stores hold (workers + 1) × this at most, its Slack state 2 more
     max: opts.max ?? PG_POOL_SIZE,
     types,
@@ -59,6 +67,17 @@ export async function openPool(url: string, opts: { max?: number; schema?: strin
 }
 
 /** Runs `work` in one transaction on one client of the pool. */
+/** Drops a schema of ragask's own (a benchmark's or an evaluation's store) and everything in it. */
+export async function dropSchema(url: string, schema: string): Promise<void> {
+  const pool = await openPool(url);
+  try {
+    if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`not a schema name: ${schema}`);
+    await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  } finally {
+    await pool.end();
+  }
+}
+
 export async function inTransaction<T>(pool: PgPool, work: (client: PgClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   try {

@@ -14,6 +14,7 @@ import type {
   ChunkInput,
   ChunkRow,
   DocumentRow,
+  EntityMentions,
   MentionHit,
   SourceAction,
   SourceActionEntry,
@@ -122,8 +123,37 @@ function storeMigrations(dimension: number, hnsw: HnswParams): PgMigration[] {
         );
       `,
     },
+    {
+      version: 3,
+      name: 'an inverted term table for BM25 (postings)',
+      // BM25 reads the postings of the query's words only, where it unnested every matching chunk's
+      // whole tsvector; each row keeps what FTS5 keeps (positions and their columns) and the chunk's
+      // length and document, so scoring never goes back to the chunks
+      sql: `
+        CREATE TABLE postings (
+          lexeme TEXT NOT NULL,
+          chunk_id BIGINT NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+          doc_id BIGINT NOT NULL,
+          fts_len INTEGER NOT NULL,
+          positions SMALLINT[] NOT NULL,
+          weights TEXT[] NOT NULL,
+          PRIMARY KEY (lexeme, chunk_id)
+        );
+        CREATE INDEX postings_chunk ON postings (chunk_id);
+        INSERT INTO postings (lexeme, chunk_id, doc_id, fts_len, positions, weights)
+          SELECT u.lexeme, c.id, c.doc_id, c.fts_len, u.positions, u.weights FROM chunks c, unnest(c.fts) u;
+        ANALYZE postings;
+      `,
+    },
   ];
 }
+
+/** Joins a query's terms into one text parameter (a term is words, never this character). */
+const TERM_SEPARATOR = '\u0001';
+
+/** The postings of a document's chunks, from their tsvectors ($1: the document id). */
+const WRITE_POSTINGS = `INSERT INTO postings (lexeme, chunk_id, doc_id, fts_len, positions, weights)
+  SELECT u.lexeme, c.id, c.doc_id, c.fts_len, u.positions, u.weights FROM chunks c, unnest(c.fts) u WHERE c.doc_id = $1`;
 
 /** FTS5's BM25 constants (k1, b), so both backends rank alike. */
 const BM25_K1 = 1.2;
@@ -165,18 +195,12 @@ function tsquerySql(query: TextQuery, param: string): string {
 
 /**
  * The PostgreSQL backend of the Store: documents, chunks and windows in tables, vectors in pgvector
- * (PgVectorIndex), full-text search in PostgreSQL with BM25 computed from its term statistics, and
+ * (PgVectorIndex), full-text search with BM25 computed from an inverted term table (postings), and
  * the Slack state in the same database. Every replica reads and writes the same rows; a write by
  * any of them is seen by the others at their next query.
  */
 export class PgStore implements Store {
   readonly index: PgVectorIndex;
-  /**
-   * BM25 is scored in SQL here, about 35 µs per matching chunk (FTS5 reads its posting lists in C,
-   * ten times faster): 8,000 postings cost about 280 ms at 100k windows, past the engine's budget,
-   * so a search keeps its rarest terms up to 2,000 postings (see BENCHMARKS.md, corpus scale).
-   */
-  readonly bm25Postings = 2000;
   /** Chunk counts per term and the corpus statistics, until the store changes (see syncIndex). */
   private readonly textCounts = new LRUCache<string, { n: number; exact: boolean }>({ max: 50_000 });
   private corpusStats: { generation: number; chunks: number; avgLength: number } | null = null;
@@ -359,6 +383,7 @@ export class PgStore implements Store {
         chunks.map((x) => ftsWords(x.text)),
       ],
     );
+    await c.query(WRITE_POSTINGS, [docId]);
     const chunkIdByOrd = new Map(inserted.rows.map((r) => [r.ord, r.id]));
     const windows = chunks.flatMap((x) => x.windows.map((w) => ({ chunkId: chunkIdByOrd.get(x.ord)!, w })));
     if (windows.length > 0) {
@@ -472,8 +497,13 @@ export class PgStore implements Store {
   async getChunks(ids: readonly number[]): Promise<Map<number, ChunkRow>> {
     const out = new Map<number, ChunkRow>();
     if (ids.length === 0) return out;
-    for (const r of (await this.pool.query<RawChunk>(`${CHUNK_SELECT} WHERE c.id = ANY($1::bigint[])`, [[...ids]]))
-      .rows)
+    for (const r of (
+      await this.pool.query<RawChunk>({
+        name: 'chunks',
+        text: `${CHUNK_SELECT} WHERE c.id = ANY($1::bigint[])`,
+        values: [[...ids]],
+      })
+    ).rows)
       out.set(r.id, toChunk(r));
     return out;
   }
@@ -486,7 +516,11 @@ export class PgStore implements Store {
 
   async chunkIdsOfDocument(docId: number): Promise<number[]> {
     return (
-      await this.pool.query<{ id: number }>('SELECT id FROM chunks WHERE doc_id = $1 ORDER BY ord', [docId])
+      await this.pool.query<{ id: number }>({
+        name: 'chunk-ids-of-doc',
+        text: 'SELECT id FROM chunks WHERE doc_id = $1 ORDER BY ord',
+        values: [docId],
+      })
     ).rows.map((r) => r.id);
   }
 
@@ -494,10 +528,11 @@ export class PgStore implements Store {
     const out = new Map<number, number>();
     if (windowIds.length === 0) return out;
     for (const r of (
-      await this.pool.query<{ id: number; chunk_id: number }>(
-        'SELECT id, chunk_id FROM windows WHERE id = ANY($1::bigint[])',
-        [[...windowIds]],
-      )
+      await this.pool.query<{ id: number; chunk_id: number }>({
+        name: 'window-chunks',
+        text: 'SELECT id, chunk_id FROM windows WHERE id = ANY($1::bigint[])',
+        values: [[...windowIds]],
+      })
     ).rows)
       out.set(r.id, r.chunk_id);
     return out;
@@ -513,10 +548,11 @@ export class PgStore implements Store {
       char_end: number;
       token_count: number;
       embedding: string;
-    }>(
-      'SELECT id, chunk_id, ord, char_start, char_end, token_count, embedding::text AS embedding FROM windows WHERE chunk_id = ANY($1::bigint[]) ORDER BY chunk_id, ord',
-      [[...chunkIds]],
-    );
+    }>({
+      name: 'windows-of-chunks',
+      text: 'SELECT id, chunk_id, ord, char_start, char_end, token_count, embedding::text AS embedding FROM windows WHERE chunk_id = ANY($1::bigint[]) ORDER BY chunk_id, ord',
+      values: [[...chunkIds]],
+    });
     return rows.rows.map((r) => ({
       id: r.id,
       chunkId: r.chunk_id,
@@ -597,20 +633,21 @@ export class PgStore implements Store {
       query.terms.map((t) => this.countTextMatches({ terms: [t], match: 'any' }, Number.MAX_SAFE_INTEGER)),
     );
     const idf = dfs.map((df) => Math.max(1e-6, Math.log((n - df + 0.5) / (df + 0.5))));
-    const only = docIds ? 'AND c.doc_id = ANY($8::bigint[])' : '';
+    const only = docIds ? 'AND p.doc_id = ANY($8::bigint[])' : '';
     const params: unknown[] = [query.terms, idf, weights[0], weights[1], weights[2], avgLength, limit];
     if (docIds) params.push([...docIds]);
-    const rows = await this.pool.query<{ id: number; score: number }>(
-      `WITH q AS (
+    const rows = await this.pool.query<{ id: number; score: number }>({
+      // prepared once per connection: one plan for every search of this shape
+      name: `bm25-${query.match}${docIds ? '-in' : ''}`,
+      text: `WITH q AS (
          -- each word of each term, at its place in the term (1 for a single word)
          SELECT t.term, t.idf, l.lexeme, l.positions[1] AS idx, count(*) OVER (PARTITION BY t.term) AS words
          FROM unnest($1::text[], $2::float8[]) AS t(term, idf), unnest(to_tsvector('ragask', t.term)) AS l
        ),
-       m AS (SELECT c.id, c.fts, c.fts_len FROM chunks c WHERE c.fts @@ ${tsquerySql(query, '$1')} ${only}),
        occ AS (
-         -- every occurrence of those words in the matching chunks, by where its term would start
-         SELECT m.id, m.fts_len, q.term, q.idf, q.words, q.idx, p.pos - q.idx AS start, p.w
-         FROM m CROSS JOIN LATERAL unnest(m.fts) AS u JOIN q ON q.lexeme = u.lexeme CROSS JOIN LATERAL unnest(u.positions, u.weights) AS p(pos, w)
+         -- every occurrence of those words, read from their postings, by where its term would start
+         SELECT p.chunk_id AS id, p.fts_len, q.term, q.idf, q.words, q.idx, x.pos - q.idx AS start, x.w
+         FROM q JOIN postings p ON p.lexeme = q.lexeme ${only} CROSS JOIN LATERAL unnest(p.positions, p.weights) AS x(pos, w)
        ),
        hits AS (
          -- a term occurs where all its words sit in order from one start; it counts with its column's weight
@@ -619,9 +656,10 @@ export class PgStore implements Store {
        ),
        terms AS (SELECT id, fts_len, idf, sum(weight) AS tf FROM hits GROUP BY id, fts_len, term, idf)
        SELECT id, sum(idf * tf * ${BM25_K1 + 1} / (tf + ${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * fts_len / $6::float8)))::float8 AS score
-       FROM terms GROUP BY id ORDER BY score DESC, id LIMIT $7`,
-      params,
-    );
+       FROM terms GROUP BY id ${query.match === 'all' ? 'HAVING count(*) = (SELECT count(DISTINCT t) FROM unnest($1::text[]) AS t)' : ''}
+       ORDER BY score DESC, id LIMIT $7`,
+      values: params,
+    });
     return rows.rows.map((r) => ({ chunkId: r.id, score: r.score }));
   }
 
@@ -640,10 +678,11 @@ export class PgStore implements Store {
       : [query.terms, Math.min(cap, Number.MAX_SAFE_INTEGER)];
     const n = Number(
       (
-        await this.pool.query<{ n: number }>(
-          `SELECT count(*)::bigint AS n FROM (SELECT 1 FROM chunks WHERE fts @@ ${tsquerySql(query, '$1')} ${only} LIMIT $2) s`,
-          params,
-        )
+        await this.pool.query<{ n: number }>({
+          name: `count-${query.match}${docIds ? '-in' : ''}`,
+          text: `SELECT count(*)::bigint AS n FROM (SELECT 1 FROM chunks WHERE fts @@ ${tsquerySql(query, '$1')} ${only} LIMIT $2) s`,
+          values: params,
+        })
       ).rows[0]!.n,
     );
     if (!docIds) this.textCounts.set(key, { n, exact: n < cap });
@@ -651,44 +690,75 @@ export class PgStore implements Store {
   }
 
   /**
-   * Chunks an entity may link to, in bounded work: those whose title or headings hold all its
-   * terms, best first (ts_rank over titles and headings, shorter labels first; the caller scores
-   * each by Jaccard anyway), then up to `mentioned` others that merely mention it, in stored order.
+   * Chunks each entity may link to, in bounded work and one round trip for all of them: those whose
+   * title or headings hold all its terms, best first (ts_rank over titles and headings; the caller
+   * scores each by Jaccard anyway), then up to `mentioned` others that merely mention it, in stored
+   * order.
    */
   async entityMentions(
-    query: TextQuery,
+    queries: readonly TextQuery[],
     limits: { labelled: number; mentioned: number },
     docIds: ReadonlySet<number> | null = null,
-  ): Promise<{ labelled: MentionHit[]; mentioned: MentionHit[] }> {
-    if (query.terms.length === 0) return { labelled: [], mentioned: [] };
-    const only = docIds ? 'AND c.doc_id = ANY($3::bigint[])' : '';
-    const extra: unknown[] = docIds ? [[...docIds]] : [];
-    const hits = (rows: { chunk_id: number; doc_id: number; title: string; heading_path: string }[]): MentionHit[] =>
-      rows.map((r) => ({
+  ): Promise<EntityMentions[]> {
+    const out: EntityMentions[] = queries.map(() => ({ labelled: [], mentioned: [] }));
+    const asked = queries.map((q, i) => ({ q, i })).filter(({ q }) => q.terms.length > 0);
+    if (asked.length === 0) return out;
+    const only = docIds ? 'AND c.doc_id = ANY($5::bigint[])' : '';
+    const params: unknown[] = [
+      asked.map(({ q }) => q.terms.join(TERM_SEPARATOR)),
+      asked.map(({ q }) => q.match),
+      limits.labelled,
+      // a mention that is also labelled is left out below: read as many more as could be
+      limits.mentioned + limits.labelled,
+    ];
+    if (docIds) params.push([...docIds]);
+    const rows = (
+      await this.pool.query<{
+        i: number;
+        labelled: boolean;
+        chunk_id: number;
+        doc_id: number;
+        title: string;
+        heading_path: string;
+      }>({
+        name: docIds ? 'entity-mentions-in' : 'entity-mentions',
+        text: `WITH q AS (
+           SELECT u.i, (SELECT CASE WHEN u.m = 'any' THEN ragask_tsquery_or(phraseto_tsquery('ragask', t))
+                                    ELSE ragask_tsquery_and(phraseto_tsquery('ragask', t)) END
+                        FROM unnest(string_to_array(u.terms, '${TERM_SEPARATOR}')) AS t) AS tsq
+           FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(terms, m, i)
+         )
+         SELECT * FROM (
+           SELECT q.i, true AS labelled, l.* FROM q CROSS JOIN LATERAL (
+             SELECT c.id AS chunk_id, c.doc_id, d.title, c.heading_path,
+                    row_number() OVER (ORDER BY ts_rank('{0, 0, 0.5, 1.0}', c.labels, q.tsq, 1) DESC, c.id) AS n
+             FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.labels @@ q.tsq ${only}
+             ORDER BY n LIMIT $3
+           ) l
+           UNION ALL
+           SELECT q.i, false, m.* FROM q CROSS JOIN LATERAL (
+             SELECT c.id AS chunk_id, c.doc_id, d.title, c.heading_path, row_number() OVER () AS n
+             FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.fts @@ q.tsq ${only} LIMIT $4
+           ) m
+         ) x ORDER BY i, labelled DESC, n`,
+        values: params,
+      })
+    ).rows;
+    for (const r of rows) {
+      const hit: MentionHit = {
         chunkId: r.chunk_id,
         docId: r.doc_id,
         title: r.title,
         headingPath: JSON.parse(r.heading_path) as string[],
-      }));
-    const tsq = tsquerySql(query, '$1');
-    const labelled = (
-      await this.pool.query<{ chunk_id: number; doc_id: number; title: string; heading_path: string }>(
-        `SELECT c.id AS chunk_id, c.doc_id, d.title, c.heading_path FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.labels @@ ${tsq} ${only}
-         ORDER BY ts_rank('{0, 0, 0.5, 1.0}', c.labels, ${tsq}, 1) DESC, c.id LIMIT $2`,
-        [query.terms, limits.labelled, ...extra],
-      )
-    ).rows;
-    const mentioned = (
-      await this.pool.query<{ chunk_id: number; doc_id: number; title: string; heading_path: string }>(
-        `SELECT c.id AS chunk_id, c.doc_id, d.title, c.heading_path FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.fts @@ ${tsq} ${only} LIMIT $2`,
-        [query.terms, limits.mentioned + labelled.length, ...extra],
-      )
-    ).rows;
-    const seen = new Set(labelled.map((r) => r.chunk_id));
-    return {
-      labelled: hits(labelled),
-      mentioned: hits(mentioned.filter((r) => !seen.has(r.chunk_id)).slice(0, limits.mentioned)),
-    };
+      };
+      const mentions = out[asked[Number(r.i) - 1]!.i]!;
+      (r.labelled ? mentions.labelled : mentions.mentioned).push(hit);
+    }
+    for (const m of out) {
+      const seen = new Set(m.labelled.map((h) => h.chunkId));
+      m.mentioned = m.mentioned.filter((h) => !seen.has(h.chunkId)).slice(0, limits.mentioned);
+    }
+    return out;
   }
 
   async cachedQuery(key: string): Promise<{ value: string; createdAt: number } | null> {

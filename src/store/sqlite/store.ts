@@ -14,6 +14,7 @@ import type {
   DocumentInput,
   DocumentRow,
   HnswParams,
+  EntityMentions,
   MentionHit,
   SourceAction,
   SourceActionEntry,
@@ -494,10 +495,19 @@ export class SqliteStore implements Store {
    * order: ranking every mention would read the whole posting list of a common name).
    */
   async entityMentions(
-    query: TextQuery,
+    queries: readonly TextQuery[],
     limits: { labelled: number; mentioned: number },
     docIds: ReadonlySet<number> | null = null,
-  ): Promise<{ labelled: MentionHit[]; mentioned: MentionHit[] }> {
+  ): Promise<EntityMentions[]> {
+    // in process, a query each costs no round trip
+    return queries.map((q) => this.mentionsOf(q, limits, docIds));
+  }
+
+  private mentionsOf(
+    query: TextQuery,
+    limits: { labelled: number; mentioned: number },
+    docIds: ReadonlySet<number> | null,
+  ): EntityMentions {
     const match = fts5Match(query);
     if (!match) return { labelled: [], mentioned: [] };
     const only = docIds ? ' AND c.doc_id IN (SELECT value FROM json_each(?))' : '';
