@@ -223,13 +223,18 @@ export class Decomposer {
       { labelled: LABELLED_LINKS, mentioned: MENTION_LINKS },
       allowed,
     );
-    // every match was read when the mentions did not fill their limit: then that is the frequency
-    const dfs = await Promise.all(
-      asked.map((m, i) =>
-        mentions[i]!.mentioned.length < MENTION_LINKS
-          ? mentions[i]!.labelled.length + mentions[i]!.mentioned.length
-          : this.deps.store.countTextMatches(m.all, ENTITY_DF_CAP, allowed),
-      ),
+    // every match was read when the mentions did not fill their limit: then that is the frequency;
+    // the others are counted, together
+    const full = asked.filter((_, i) => mentions[i]!.mentioned.length >= MENTION_LINKS);
+    const counted = await this.deps.store.countTextMatches(
+      full.map((m) => m.all),
+      ENTITY_DF_CAP,
+      allowed,
+    );
+    const dfs = asked.map((m, i) =>
+      mentions[i]!.mentioned.length < MENTION_LINKS
+        ? mentions[i]!.labelled.length + mentions[i]!.mentioned.length
+        : counted[full.indexOf(m)]!,
     );
     const found = new Map<string, EntityLinks>(missing.map((m) => [m.entity, { df: 0, targets: [] }]));
     for (const [i, m] of asked.entries())
@@ -277,19 +282,26 @@ export class Decomposer {
       raw.map((r) => r.entity),
       input.access,
     );
+    const targets = raw.map(
+      (r, i) =>
+        allLinks[i]!.targets.find(
+          (t) => allow(t.docId) && !input.knownDocIds.has(t.docId) && t.docId !== sourceDoc(r),
+        ) ?? null,
+    );
+    // a noun phrase ("short amount", "easier monitoring") is no name unless a document is titled or headed by it, whole
+    const named = raw.map((r, i) => r.kind !== 'phrase' || namesTarget(targets[i]!));
+    // Lookahead: how well what each entity links to answers the current query, relative to the best
+    // evidence so far, from the stored window vectors (no encoding needed); fetched together
+    const windows = await Promise.all(
+      targets.map((t, i) => (t && named[i] ? this.windowsOfTarget(t) : Promise.resolve([]))),
+    );
     for (const [i, r] of raw.entries()) {
       if (input.deadline && scored.length > 0 && input.deadline.now() > input.deadline.at) break;
       const links = allLinks[i]!;
-      const target =
-        links.targets.find((t) => allow(t.docId) && !input.knownDocIds.has(t.docId) && t.docId !== sourceDoc(r)) ??
-        null;
-      // a noun phrase ("short amount", "easier monitoring") is no name unless a document is titled or headed by it, whole
-      if (r.kind === 'phrase' && !namesTarget(target)) continue;
-      // Lookahead: how well what the entity links to answers the current query, relative to the best
-      // evidence so far, from the stored window vectors (no encoding needed).
+      const target = targets[i]!;
+      if (!named[i]) continue;
       let lookahead = 0;
-      if (target)
-        for (const w of await this.windowsOfTarget(target)) lookahead = Math.max(lookahead, dot(input.queryVector, w));
+      for (const w of windows[i]!) lookahead = Math.max(lookahead, dot(input.queryVector, w));
       lookahead = Math.min(1.2, lookahead / topRerank);
       const idf = Math.log((n + 1) / (links.df + 1)) / Math.log(n + 1);
       const relevance = r.chunk ? (r.chunk.score / topScore) * (1 / (1 + 0.5 * r.rank)) : 0.6;

@@ -165,14 +165,13 @@ export class Retriever {
    */
   async bm25Query(query: string): Promise<TextQuery> {
     const budget = this.bm25Postings;
-    // counted together: a backend across the network answers them in parallel
-    const terms = await Promise.all(
-      queryTerms(query).map(async (t, i) => ({
-        t,
-        i,
-        df: await this.store.countTextMatches({ terms: [t], match: 'any' }, budget + 1),
-      })),
+    // counted together: one round trip to a backend across the network
+    const words = queryTerms(query);
+    const dfs = await this.store.countTextMatches(
+      words.map((t) => ({ terms: [t], match: 'any' as const })),
+      budget + 1,
     );
+    const terms = words.map((t, i) => ({ t, i, df: dfs[i]! }));
     const kept: typeof terms = [];
     let postings = 0;
     for (const x of [...terms].sort((a, b) => a.df - b.df || a.i - b.i)) {

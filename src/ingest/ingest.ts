@@ -350,20 +350,39 @@ async function storeUnits(
   let lastSave = performance.now();
   let batch: Prepared[] = [];
   let batchWindows = 0;
+  // A batch is written while the next one is parsed and embedded: a database server (PostgreSQL)
+  // writes in its own process, so its round trips and index updates overlap the encoder; the
+  // embedded store writes synchronously, so there the order of work is unchanged. Batches are
+  // written in order, one at a time.
+  let writing: Promise<void> = Promise.resolve();
+  let writeError: { error: unknown } | null = null;
+  /** Waits for the batch being written; a failed write fails the ingest here, as an unpipelined one would have. */
+  const written = async () => {
+    await writing;
+    if (writeError) throw writeError.error;
+  };
   const flush = async () => {
     if (batch.length === 0) return;
-    await writeBatch(batch, deps, opts, report);
-    done += batch.length;
-    deps.progress?.update(done);
+    const ready = batch;
     batch = [];
     batchWindows = 0;
-    if (performance.now() - lastSave > INDEX_SAVE_EVERY_MS) {
-      await store.index.flush();
-      lastSave = performance.now();
-    }
+    await embedBatch(ready, deps);
+    await written();
+    writing = (async () => {
+      await writeBatch(ready, deps, opts, report);
+      done += ready.length;
+      deps.progress?.update(done);
+      if (performance.now() - lastSave > INDEX_SAVE_EVERY_MS) {
+        await store.index.flush();
+        lastSave = performance.now();
+      }
+    })().catch((error: unknown) => {
+      writeError = { error };
+    });
   };
   for (const unit of units) {
     if (opts.signal?.aborted) {
+      await written();
       report.interrupted = true;
       return;
     }
@@ -389,19 +408,24 @@ async function storeUnits(
     if (batchWindows >= BATCH_WINDOWS) await flush();
   }
   await flush();
+  await written();
 }
 
 /** Embeds a batch's windows and writes its documents in one transaction, then brings the index up to date. */
+/** Each window of a batch gets its vector. */
+async function embedBatch(batch: readonly Prepared[], deps: IngestDeps): Promise<void> {
+  const vectors = await deps.encoder.encode(batch.flatMap((p) => p.texts));
+  let k = 0;
+  for (const p of batch) for (const c of p.chunks) for (const w of c.windows) w.vector = vectors[k++]!;
+}
+
 async function writeBatch(
   batch: readonly Prepared[],
   deps: IngestDeps,
   opts: IngestOptions,
   report: IngestReport,
 ): Promise<void> {
-  const { store, encoder, config } = deps;
-  const vectors = await encoder.encode(batch.flatMap((p) => p.texts));
-  let k = 0;
-  for (const p of batch) for (const c of p.chunks) for (const w of c.windows) w.vector = vectors[k++]!;
+  const { store, config } = deps;
   await store.replaceDocuments(
     batch.map((p) => ({ doc: opts.scope ? { ...p.doc, scope: opts.scope } : p.doc, chunks: p.chunks })),
     config.defaultScope ?? PUBLIC_SCOPE,

@@ -106,8 +106,11 @@ export interface Store {
     weights?: [number, number, number],
     docIds?: ReadonlySet<number> | null,
   ): Promise<{ chunkId: number; score: number }[]>;
-  /** Chunks (of the given documents) matching a text query, counted up to `cap` (bounded work). */
-  countTextMatches(query: TextQuery, cap: number, docIds?: ReadonlySet<number> | null): Promise<number>;
+  /**
+   * Chunks (of the given documents) matching each text query, counted up to `cap` (bounded work),
+   * in the order asked; several queries are answered together (one round trip on PostgreSQL).
+   */
+  countTextMatches(queries: readonly TextQuery[], cap: number, docIds?: ReadonlySet<number> | null): Promise<number[]>;
   /**
    * Chunks each entity may link to (one query per entity, answered in one round trip): titled or
    * headed by it, best first, and some that merely mention it.

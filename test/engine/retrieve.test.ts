@@ -18,7 +18,7 @@ describe('the BM25 query', () => {
     expect(await core.retriever.bm25Query(q)).toEqual(all);
     const terms = all.terms;
     const df = new Map<string, number>();
-    for (const t of terms) df.set(t, await core.store.countTextMatches({ terms: [t], match: 'any' }, 1000));
+    for (const t of terms) df.set(t, (await core.store.countTextMatches([{ terms: [t], match: 'any' }], 1000))[0]!);
     const count = (t: string) => df.get(t)!;
     // a budget that only the rarer terms fit: the commonest ones go, the query keeps its order
     const sorted = [...terms].sort((a, b) => count(a) - count(b));

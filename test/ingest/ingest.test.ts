@@ -177,4 +177,28 @@ describe('interrupted ingest', () => {
     expect(r2.unchanged).toBe(partial);
     expect(r2.added).toBe(40 - partial);
   });
+
+  it('fails the ingest when a batch cannot be written, keeping the batches written before it', async () => {
+    // a batch is written while the next is embedded: its failure still ends the ingest, not a later one
+    const few = path.join(dir, 'few');
+    fs.mkdirSync(few);
+    for (let i = 0; i < 40; i++)
+      fs.writeFileSync(
+        path.join(few, `doc${i}.md`),
+        `# Doc ${i}\n\n${`Note ${i} on the relay station. `.repeat(120)}\n`,
+      );
+    let writes = 0;
+    const failing: Store = Object.create(store, {
+      replaceDocuments: {
+        value: async (...args: Parameters<Store['replaceDocuments']>) => {
+          if (++writes === 2) throw new Error('disk full');
+          return store.replaceDocuments(...args);
+        },
+      },
+    });
+    await expect(ingest({ store: failing, encoder, config }, [few])).rejects.toThrow('disk full');
+    const stored = (await store.sourcesUnder(few + path.sep)).length;
+    expect(stored).toBeGreaterThan(0);
+    expect(stored).toBeLessThan(40);
+  });
 });

@@ -194,13 +194,13 @@ describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
     const { store: b } = await pgStore(url);
     await b.syncIndex();
     const before = b.index.appliedSeq;
-    expect(await b.countTextMatches({ terms: ['kestrel'], match: 'any' }, 100)).toBe(0);
+    expect((await b.countTextMatches([{ terms: ['kestrel'], match: 'any' }], 100))[0]).toBe(0);
     const [id] = await a.replaceDocuments([
       doc('kestrel', [chunk(0, 'The Kestrel radio uses channel 42.', [randomVector()])]),
     ]);
     expect(await b.syncIndex()).toBeGreaterThan(0);
     expect(b.index.appliedSeq).toBeGreaterThan(before);
-    expect(await b.countTextMatches({ terms: ['kestrel'], match: 'any' }, 100)).toBe(1);
+    expect((await b.countTextMatches([{ terms: ['kestrel'], match: 'any' }], 100))[0]).toBe(1);
     const version = await b.accessVersion();
     await a.setScope([id!], parseScope('channel:COTHER'));
     expect(await b.accessVersion()).toBeGreaterThan(version);

@@ -23,6 +23,15 @@ import type {
   WindowRow,
 } from '../types.js';
 
+/** The postings of chunks, from their tsvectors (every chunk; WRITE_POSTINGS: one document's). */
+const POSTINGS_FROM_CHUNKS = `INSERT INTO postings (lexeme, chunk_id, doc_id, fts_len, in_title, in_headings, in_body, positions, weights)
+  SELECT u.lexeme, c.id, c.doc_id, c.fts_len, cardinality(array_positions(u.weights, 'A')),
+    cardinality(array_positions(u.weights, 'B')),
+    cardinality(u.weights) - cardinality(array_positions(u.weights, 'A')) - cardinality(array_positions(u.weights, 'B')),
+    u.positions, u.weights
+  FROM chunks c, unnest(c.fts) u`;
+const WRITE_POSTINGS = `${POSTINGS_FROM_CHUNKS} WHERE c.doc_id = $1`;
+
 /**
  * The store's schema in PostgreSQL. Full-text search uses its own configuration `ragask`: the
  * english Snowball stemmer without a stopword list (FTS5's porter tokenizer drops no words either),
@@ -135,25 +144,37 @@ function storeMigrations(dimension: number, hnsw: HnswParams): PgMigration[] {
           chunk_id BIGINT NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
           doc_id BIGINT NOT NULL,
           fts_len INTEGER NOT NULL,
+          -- how often the word stands in the title (A), the headings (B) and the body: a word's BM25
+          -- frequency is these counts weighed per column; positions serve phrases
+          in_title SMALLINT NOT NULL,
+          in_headings SMALLINT NOT NULL,
+          in_body SMALLINT NOT NULL,
           positions SMALLINT[] NOT NULL,
           weights TEXT[] NOT NULL,
-          PRIMARY KEY (lexeme, chunk_id)
+          -- a word's postings lie together in the index, with what its frequency needs: read without the table
+          PRIMARY KEY (lexeme, chunk_id) INCLUDE (doc_id, fts_len, in_title, in_headings, in_body)
         );
         CREATE INDEX postings_chunk ON postings (chunk_id);
-        INSERT INTO postings (lexeme, chunk_id, doc_id, fts_len, positions, weights)
-          SELECT u.lexeme, c.id, c.doc_id, c.fts_len, u.positions, u.weights FROM chunks c, unnest(c.fts) u;
+        ${POSTINGS_FROM_CHUNKS};
         ANALYZE postings;
       `,
     },
   ];
 }
 
+/**
+ * A vector from pgvector's binary form (vector_send: dimension and a reserved word as int16, then
+ * float4s, big-endian), read as bytes instead of parsing hundreds of decimals from its text form.
+ */
+function vectorFromBinary(bytes: Buffer): Float32Array {
+  const dim = bytes.readUInt16BE(0);
+  const out = new Float32Array(dim);
+  for (let i = 0; i < dim; i++) out[i] = bytes.readFloatBE(4 + 4 * i);
+  return out;
+}
+
 /** Joins a query's terms into one text parameter (a term is words, never this character). */
 const TERM_SEPARATOR = '\u0001';
-
-/** The postings of a document's chunks, from their tsvectors ($1: the document id). */
-const WRITE_POSTINGS = `INSERT INTO postings (lexeme, chunk_id, doc_id, fts_len, positions, weights)
-  SELECT u.lexeme, c.id, c.doc_id, c.fts_len, u.positions, u.weights FROM chunks c, unnest(c.fts) u WHERE c.doc_id = $1`;
 
 /** FTS5's BM25 constants (k1, b), so both backends rank alike. */
 const BM25_K1 = 1.2;
@@ -183,14 +204,6 @@ function ftsWords(text: string): string {
     .split(/[^\p{L}\p{N}]+/u)
     .filter(Boolean)
     .join(' ');
-}
-
-/**
- * A text query as a tsquery, built in SQL from the terms (each through phraseto_tsquery, so a
- * term is only ever words): `$n` is the terms array.
- */
-function tsquerySql(query: TextQuery, param: string): string {
-  return `(SELECT ${query.match === 'any' ? 'ragask_tsquery_or' : 'ragask_tsquery_and'}(phraseto_tsquery('ragask', t)) FROM unnest(${param}::text[]) AS t)`;
 }
 
 /**
@@ -547,10 +560,10 @@ export class PgStore implements Store {
       char_start: number;
       char_end: number;
       token_count: number;
-      embedding: string;
+      embedding: Buffer;
     }>({
       name: 'windows-of-chunks',
-      text: 'SELECT id, chunk_id, ord, char_start, char_end, token_count, embedding::text AS embedding FROM windows WHERE chunk_id = ANY($1::bigint[]) ORDER BY chunk_id, ord',
+      text: 'SELECT id, chunk_id, ord, char_start, char_end, token_count, vector_send(embedding) AS embedding FROM windows WHERE chunk_id = ANY($1::bigint[]) ORDER BY chunk_id, ord',
       values: [[...chunkIds]],
     });
     return rows.rows.map((r) => ({
@@ -560,7 +573,7 @@ export class PgStore implements Store {
       charStart: r.char_start,
       charEnd: r.char_end,
       tokenCount: r.token_count,
-      vector: Float32Array.from(pgvector.fromSql(r.embedding) as number[]),
+      vector: vectorFromBinary(r.embedding),
     }));
   }
 
@@ -585,10 +598,10 @@ export class PgStore implements Store {
   }
 
   async allWindowVectors(): Promise<{ id: number; vector: Float32Array }[]> {
-    const rows = await this.pool.query<{ id: number; embedding: string }>(
-      'SELECT id, embedding::text AS embedding FROM windows',
+    const rows = await this.pool.query<{ id: number; embedding: Buffer }>(
+      'SELECT id, vector_send(embedding) AS embedding FROM windows',
     );
-    return rows.rows.map((r) => ({ id: r.id, vector: Float32Array.from(pgvector.fromSql(r.embedding) as number[]) }));
+    return rows.rows.map((r) => ({ id: r.id, vector: vectorFromBinary(r.embedding) }));
   }
 
   async chunksWithWindowCounts(minTokens: number): Promise<{ id: number; text: string; windows: number }[]> {
@@ -629,11 +642,13 @@ export class PgStore implements Store {
   ): Promise<{ chunkId: number; score: number }[]> {
     if (query.terms.length === 0 || (docIds && docIds.size === 0)) return [];
     const { chunks: n, avgLength } = await this.bm25Corpus();
-    const dfs = await Promise.all(
-      query.terms.map((t) => this.countTextMatches({ terms: [t], match: 'any' }, Number.MAX_SAFE_INTEGER)),
+    const dfs = await this.countTextMatches(
+      query.terms.map((t) => ({ terms: [t], match: 'any' as const })),
+      Number.MAX_SAFE_INTEGER,
     );
     const idf = dfs.map((df) => Math.max(1e-6, Math.log((n - df + 0.5) / (df + 0.5))));
     const only = docIds ? 'AND p.doc_id = ANY($8::bigint[])' : '';
+    const onlyChunks = docIds ? 'AND c.doc_id = ANY($8::bigint[])' : '';
     const params: unknown[] = [query.terms, idf, weights[0], weights[1], weights[2], avgLength, limit];
     if (docIds) params.push([...docIds]);
     const rows = await this.pool.query<{ id: number; score: number }>({
@@ -644,17 +659,38 @@ export class PgStore implements Store {
          SELECT t.term, t.idf, l.lexeme, l.positions[1] AS idx, count(*) OVER (PARTITION BY t.term) AS words
          FROM unnest($1::text[], $2::float8[]) AS t(term, idf), unnest(to_tsvector('ragask', t.term)) AS l
        ),
+       single AS (
+         -- a one-word term: its frequency is its posting's counts per column, weighed (read through the
+         -- index: OFFSET 0 keeps the planner from a join that scans the whole table, which it picks
+         -- when it cannot tell how few rows a word has)
+         SELECT p.chunk_id AS id, p.fts_len, q.term, q.idf,
+                $3::float8 * p.in_title + $4::float8 * p.in_headings + $5::float8 * p.in_body AS tf
+         FROM q CROSS JOIN LATERAL (
+           SELECT p.chunk_id, p.fts_len, p.in_title, p.in_headings, p.in_body FROM postings p
+           WHERE q.words = 1 AND p.lexeme = q.lexeme ${only} OFFSET 0
+         ) p
+       ),
        occ AS (
-         -- every occurrence of those words, read from their postings, by where its term would start
+         -- a phrase's words, in the chunks that hold the phrase ("arthur s" must not read every "s"),
+         -- each occurrence by where its phrase would start
          SELECT p.chunk_id AS id, p.fts_len, q.term, q.idf, q.words, q.idx, x.pos - q.idx AS start, x.w
-         FROM q JOIN postings p ON p.lexeme = q.lexeme ${only} CROSS JOIN LATERAL unnest(p.positions, p.weights) AS x(pos, w)
+         FROM q CROSS JOIN LATERAL (
+           -- the chunks that hold the phrase first, from the tsvector index (OFFSET 0: not a join)
+           SELECT c.id FROM chunks c WHERE q.words > 1 AND c.fts @@ phraseto_tsquery('ragask', q.term) ${onlyChunks} OFFSET 0
+         ) m
+         CROSS JOIN LATERAL (SELECT p.* FROM postings p WHERE p.lexeme = q.lexeme AND p.chunk_id = m.id OFFSET 0) p
+         CROSS JOIN LATERAL unnest(p.positions, p.weights) AS x(pos, w)
        ),
        hits AS (
-         -- a term occurs where all its words sit in order from one start; it counts with its column's weight
+         -- a phrase occurs where all its words sit in order from one start; it counts with its column's weight
          SELECT id, fts_len, term, idf, CASE min(w) WHEN 'A' THEN $3::float8 WHEN 'B' THEN $4::float8 ELSE $5::float8 END AS weight
          FROM occ GROUP BY id, fts_len, term, idf, words, start HAVING count(DISTINCT idx) = words
        ),
-       terms AS (SELECT id, fts_len, idf, sum(weight) AS tf FROM hits GROUP BY id, fts_len, term, idf)
+       terms AS (
+         SELECT id, fts_len, idf, tf FROM single
+         UNION ALL
+         SELECT id, fts_len, idf, sum(weight) AS tf FROM hits GROUP BY id, fts_len, term, idf
+       )
        SELECT id, sum(idf * tf * ${BM25_K1 + 1} / (tf + ${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * fts_len / $6::float8)))::float8 AS score
        FROM terms GROUP BY id ${query.match === 'all' ? 'HAVING count(*) = (SELECT count(DISTINCT t) FROM unnest($1::text[]) AS t)' : ''}
        ORDER BY score DESC, id LIMIT $7`,
@@ -663,30 +699,64 @@ export class PgStore implements Store {
     return rows.rows.map((r) => ({ chunkId: r.id, score: r.score }));
   }
 
-  /** How many chunks (of the given documents) match, counted up to `cap`; unfiltered counts are kept until the store changes. */
-  async countTextMatches(query: TextQuery, cap: number, docIds: ReadonlySet<number> | null = null): Promise<number> {
-    if (query.terms.length === 0) return 0;
-    // a count below its cap is exact, and answers any later cap too (BM25's IDF asks uncapped)
-    const key = `${query.match}\u0000${query.terms.join('\u0001')}`;
-    if (!docIds) {
-      const hit = this.textCounts.get(key);
-      if (hit && (hit.exact || cap <= hit.n)) return Math.min(hit.n, cap);
+  /**
+   * How many chunks (of the given documents) match each query, counted up to `cap`, in one round trip
+   * for all that are not cached; unfiltered counts are kept until the store changes.
+   */
+  async countTextMatches(
+    queries: readonly TextQuery[],
+    cap: number,
+    docIds: ReadonlySet<number> | null = null,
+  ): Promise<number[]> {
+    const keyOf = (q: TextQuery) => `${q.match}\u0000${q.terms.join('\u0001')}`;
+    const out = queries.map((q) => {
+      if (q.terms.length === 0) return 0;
+      // a count below its cap is exact, and answers any later cap too (BM25's IDF asks uncapped)
+      const hit = docIds ? undefined : this.textCounts.get(keyOf(q));
+      return hit && (hit.exact || cap <= hit.n) ? Math.min(hit.n, cap) : null;
+    });
+    const asked = queries.map((q, i) => ({ q, i })).filter(({ i }) => out[i] === null);
+    if (asked.length === 0) return out as number[];
+    const only = docIds ? 'AND doc_id = ANY($4::bigint[])' : '';
+    const params: unknown[] = [
+      asked.map(({ q }) => q.terms.join(TERM_SEPARATOR)),
+      asked.map(({ q }) => q.match),
+      Math.min(cap, Number.MAX_SAFE_INTEGER),
+    ];
+    if (docIds) params.push([...docIds]);
+    // one word is counted from its postings (an index range); a phrase, or several terms, from the
+    // chunks' tsvectors
+    const rows = (
+      await this.pool.query<{ i: number; n: number }>({
+        name: `count${docIds ? '-in' : ''}`,
+        text: `WITH u AS (
+           SELECT u.i, string_to_array(u.terms, '${TERM_SEPARATOR}') AS terms, u.m
+           FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(terms, m, i)
+         ),
+         w AS (
+           SELECT u.*, v.lexemes, v.positions FROM u CROSS JOIN LATERAL (
+             SELECT array_agg(l.lexeme) AS lexemes, sum(coalesce(array_length(l.positions, 1), 1)) AS positions
+             FROM unnest(to_tsvector('ragask', u.terms[1])) AS l
+           ) v
+         )
+         SELECT w.i, CASE WHEN cardinality(w.terms) = 1 AND w.positions = 1
+           THEN (SELECT count(*) FROM (SELECT 1 FROM postings WHERE lexeme = w.lexemes[1] ${only} LIMIT $3) s)
+           ELSE (SELECT count(*) FROM (SELECT 1 FROM chunks WHERE fts @@ (
+                   SELECT CASE WHEN w.m = 'any' THEN ragask_tsquery_or(phraseto_tsquery('ragask', t))
+                               ELSE ragask_tsquery_and(phraseto_tsquery('ragask', t)) END
+                   FROM unnest(w.terms) AS t) ${only} LIMIT $3) s)
+           END::bigint AS n
+         FROM w`,
+        values: params,
+      })
+    ).rows;
+    for (const r of rows) {
+      const { q, i } = asked[Number(r.i) - 1]!;
+      const n = Number(r.n);
+      out[i] = n;
+      if (!docIds) this.textCounts.set(keyOf(q), { n, exact: n < cap });
     }
-    const only = docIds ? 'AND doc_id = ANY($3::bigint[])' : '';
-    const params: unknown[] = docIds
-      ? [query.terms, Math.min(cap, Number.MAX_SAFE_INTEGER), [...docIds]]
-      : [query.terms, Math.min(cap, Number.MAX_SAFE_INTEGER)];
-    const n = Number(
-      (
-        await this.pool.query<{ n: number }>({
-          name: `count-${query.match}${docIds ? '-in' : ''}`,
-          text: `SELECT count(*)::bigint AS n FROM (SELECT 1 FROM chunks WHERE fts @@ ${tsquerySql(query, '$1')} ${only} LIMIT $2) s`,
-          values: params,
-        })
-      ).rows[0]!.n,
-    );
-    if (!docIds) this.textCounts.set(key, { n, exact: n < cap });
-    return n;
+    return out as number[];
   }
 
   /**

@@ -457,7 +457,16 @@ export class SqliteStore implements Store {
    * How many chunks (of the given documents) match an FTS5 query, counted up to `cap`: the work is
    * bounded by the cap, not by the corpus. Unfiltered counts are kept until the store changes.
    */
-  async countTextMatches(query: TextQuery, cap: number, docIds: ReadonlySet<number> | null = null): Promise<number> {
+  async countTextMatches(
+    queries: readonly TextQuery[],
+    cap: number,
+    docIds: ReadonlySet<number> | null = null,
+  ): Promise<number[]> {
+    // in process, a count each costs no round trip
+    return queries.map((q) => this.countOf(q, cap, docIds));
+  }
+
+  private countOf(query: TextQuery, cap: number, docIds: ReadonlySet<number> | null): number {
     const match = fts5Match(query);
     if (!match) return 0;
     const key = `${cap}\u0000${match}`;
