@@ -175,6 +175,21 @@ describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
     expect((await upgraded.searchText({ terms: ['satellite'], match: 'any' }, 10)).map((r) => r.chunkId)).toEqual([
       a2Chunk,
     ]);
+    // a store whose postings have the first shape (schema 3: no per-column counts) has them rebuilt
+    const old = new pg.Client({ connectionString: url });
+    await old.connect();
+    try {
+      await old.query(`DROP TABLE postings;
+        CREATE TABLE postings (lexeme TEXT NOT NULL, chunk_id BIGINT NOT NULL, doc_id BIGINT NOT NULL,
+          fts_len INTEGER NOT NULL, positions SMALLINT[] NOT NULL, weights TEXT[] NOT NULL, PRIMARY KEY (lexeme, chunk_id));
+        UPDATE ragask_schema SET version = 3 WHERE component = 'store'`);
+    } finally {
+      await old.end();
+    }
+    const { store: rebuilt } = await pgStore(url);
+    expect((await rebuilt.searchText({ terms: ['satellite'], match: 'any' }, 10)).map((r) => r.chunkId)).toEqual([
+      a2Chunk,
+    ]);
   });
 
   it('writes a batch of documents in one transaction: a failure stores none of it and keeps what was there', async () => {
@@ -217,9 +232,9 @@ describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
-      // one row, at the last migration (3: the postings of BM25), however many replicas raced to apply them
+      // one row, at the last migration (4: postings read from their index), however many replicas raced to apply them
       expect((await client.query("SELECT version FROM ragask_schema WHERE component = 'store'")).rows).toEqual([
-        { version: 3 },
+        { version: 4 },
       ]);
       await client.query("UPDATE ragask_schema SET version = 99 WHERE component = 'store'");
     } finally {

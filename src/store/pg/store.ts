@@ -137,8 +137,29 @@ function storeMigrations(dimension: number, hnsw: HnswParams): PgMigration[] {
       name: 'an inverted term table for BM25 (postings)',
       // BM25 reads the postings of the query's words only, where it unnested every matching chunk's
       // whole tsvector; each row keeps what FTS5 keeps (positions and their columns) and the chunk's
-      // length and document, so scoring never goes back to the chunks
+      // length and document, so scoring never goes back to the chunks. (Kept as it first shipped;
+      // version 4 gives the table its present shape.)
       sql: `
+        CREATE TABLE postings (
+          lexeme TEXT NOT NULL,
+          chunk_id BIGINT NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+          doc_id BIGINT NOT NULL,
+          fts_len INTEGER NOT NULL,
+          positions SMALLINT[] NOT NULL,
+          weights TEXT[] NOT NULL,
+          PRIMARY KEY (lexeme, chunk_id)
+        );
+        CREATE INDEX postings_chunk ON postings (chunk_id);
+      `,
+    },
+    {
+      version: 4,
+      name: 'postings read from their index alone (per-column counts, INCLUDE)',
+      // a one-word term's BM25 needs only the chunk, its length, its document and the word's count per
+      // column: with those in the primary key's leaf pages its postings are read without the table.
+      // Rebuilt from the chunks' tsvectors, which hold everything the table holds
+      sql: `
+        DROP TABLE postings;
         CREATE TABLE postings (
           lexeme TEXT NOT NULL,
           chunk_id BIGINT NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
@@ -151,7 +172,6 @@ function storeMigrations(dimension: number, hnsw: HnswParams): PgMigration[] {
           in_body SMALLINT NOT NULL,
           positions SMALLINT[] NOT NULL,
           weights TEXT[] NOT NULL,
-          -- a word's postings lie together in the index, with what its frequency needs: read without the table
           PRIMARY KEY (lexeme, chunk_id) INCLUDE (doc_id, fts_len, in_title, in_headings, in_body)
         );
         CREATE INDEX postings_chunk ON postings (chunk_id);
