@@ -411,7 +411,6 @@ async function storeUnits(
   await written();
 }
 
-/** Embeds a batch's windows and writes its documents in one transaction, then brings the index up to date. */
 /** Each window of a batch gets its vector. */
 async function embedBatch(batch: readonly Prepared[], deps: IngestDeps): Promise<void> {
   const vectors = await deps.encoder.encode(batch.flatMap((p) => p.texts));
@@ -419,6 +418,7 @@ async function embedBatch(batch: readonly Prepared[], deps: IngestDeps): Promise
   for (const p of batch) for (const c of p.chunks) for (const w of c.windows) w.vector = vectors[k++]!;
 }
 
+/** Writes a batch's documents in one transaction, then brings the index up to date. */
 async function writeBatch(
   batch: readonly Prepared[],
   deps: IngestDeps,
