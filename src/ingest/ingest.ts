@@ -337,7 +337,30 @@ function fileUnit(f: SourceFile, bytes: Buffer, size: number, fingerprint: strin
  * each); unchanged ones are skipped (a new --scope still applies to them). Stops between batches
  * when aborted: what is written stays consistent and the next run resumes.
  */
+/**
+ * Stores the units in batches; a first load into an empty store lets the backend build its vector
+ * index once at the end (`beginBulkLoad`), and builds it whatever happened to the load.
+ */
 async function storeUnits(
+  units: readonly Unit[],
+  deps: IngestDeps,
+  opts: IngestOptions,
+  report: IngestReport,
+  fail: (f: InputFailure) => void,
+): Promise<void> {
+  const bulk = await deps.store.beginBulkLoad();
+  try {
+    await writeUnits(units, deps, opts, report, fail);
+  } finally {
+    if (bulk) {
+      deps.progress?.stop();
+      deps.log?.info('ingest: building the vector index over the first load');
+      await deps.store.finishBulkLoad();
+    }
+  }
+}
+
+async function writeUnits(
   units: readonly Unit[],
   deps: IngestDeps,
   opts: IngestOptions,

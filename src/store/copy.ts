@@ -1,5 +1,7 @@
 import type { ProgressReporter } from '../progress.js';
 import type { DocumentWrite, Store } from './interfaces.js';
+import type { Scope } from './access.js';
+import type { DocumentRow } from './types.js';
 
 /** Documents per transaction of the copy: whole documents, as ingest writes them. */
 const COPY_BATCH = 50;
@@ -23,19 +25,32 @@ export interface CopyReport {
 export async function copyStore(from: Store, to: Store, progress?: ProgressReporter): Promise<CopyReport> {
   const t0 = performance.now();
   if (from.model !== to.model) throw new Error(`the stores hold different models (${from.model}, ${to.model})`);
-  const docs = await from.listDocuments();
   const report: CopyReport = { copied: 0, unchanged: 0, unreadableScope: [], windows: 0, seconds: 0 };
+  // a copy into an empty store builds the target's vector index once, at the end (Store.beginBulkLoad)
+  const bulk = await to.beginBulkLoad();
+  try {
+    await copyDocuments(from, to, report, progress);
+  } finally {
+    if (bulk) await to.finishBulkLoad();
+  }
+  await to.syncIndex();
+  progress?.stop();
+  report.seconds = (performance.now() - t0) / 1000;
+  return report;
+}
+
+/** Every document the target does not hold as it is, a batch of COPY_BATCH per transaction. */
+async function copyDocuments(from: Store, to: Store, report: CopyReport, progress?: ProgressReporter): Promise<void> {
+  const docs = await from.listDocuments();
   progress?.start(docs.length, 'copy');
   let batch: DocumentWrite[] = [];
-  let done = 0;
   const flush = async () => {
     if (batch.length === 0) return;
     await to.replaceDocuments(batch);
     report.copied += batch.length;
     batch = [];
   };
-  for (const d of docs) {
-    done++;
+  for (const [i, d] of docs.entries()) {
     if (d.scope === null) {
       report.unreadableScope.push(d.source);
       continue;
@@ -43,49 +58,51 @@ export async function copyStore(from: Store, to: Store, progress?: ProgressRepor
     const existing = await to.getDocumentBySource(d.source);
     if (existing && existing.contentHash === d.contentHash) {
       report.unchanged++;
-      progress?.update(done);
+      progress?.update(i + 1);
       continue;
     }
-    const chunks = await from.chunksOfDocument(d.id);
-    const windows = await from.windowsOfChunks(chunks.map((c) => c.id));
-    const byChunk = new Map<number, typeof windows>();
-    for (const w of windows) byChunk.set(w.chunkId, [...(byChunk.get(w.chunkId) ?? []), w]);
-    report.windows += windows.length;
-    batch.push({
-      doc: {
-        source: d.source,
-        path: d.path,
-        title: d.title,
-        kind: d.kind,
-        url: d.url,
-        contentHash: d.contentHash,
-        bytes: d.bytes,
-        scope: d.scope,
-      },
-      chunks: chunks.map((c) => ({
-        ord: c.ord,
-        kind: c.kind,
-        headingPath: c.headingPath,
-        page: c.page,
-        text: c.text,
-        tokenCount: c.tokenCount,
-        density: c.density,
-        entities: c.entities,
-        windows: (byChunk.get(c.id) ?? []).map((w) => ({
-          ord: w.ord,
-          charStart: w.charStart,
-          charEnd: w.charEnd,
-          tokenCount: w.tokenCount,
-          vector: w.vector,
-        })),
-      })),
-    });
+    const write = await documentWrite(from, d, d.scope);
+    report.windows += write.chunks.reduce((n, c) => n + c.windows.length, 0);
+    batch.push(write);
     if (batch.length >= COPY_BATCH) await flush();
-    progress?.update(done);
+    progress?.update(i + 1);
   }
   await flush();
-  await to.syncIndex();
-  progress?.stop();
-  report.seconds = (performance.now() - t0) / 1000;
-  return report;
+}
+
+/** A stored document as the write of it: its chunks and window vectors as they are. */
+async function documentWrite(from: Store, d: DocumentRow, scope: Scope): Promise<DocumentWrite> {
+  const chunks = await from.chunksOfDocument(d.id);
+  const windows = await from.windowsOfChunks(chunks.map((c) => c.id));
+  const byChunk = new Map<number, typeof windows>();
+  for (const w of windows) byChunk.set(w.chunkId, [...(byChunk.get(w.chunkId) ?? []), w]);
+  return {
+    doc: {
+      source: d.source,
+      path: d.path,
+      title: d.title,
+      kind: d.kind,
+      url: d.url,
+      contentHash: d.contentHash,
+      bytes: d.bytes,
+      scope,
+    },
+    chunks: chunks.map((c) => ({
+      ord: c.ord,
+      kind: c.kind,
+      headingPath: c.headingPath,
+      page: c.page,
+      text: c.text,
+      tokenCount: c.tokenCount,
+      density: c.density,
+      entities: c.entities,
+      windows: (byChunk.get(c.id) ?? []).map((w) => ({
+        ord: w.ord,
+        charStart: w.charStart,
+        charEnd: w.charEnd,
+        tokenCount: w.tokenCount,
+        vector: w.vector,
+      })),
+    })),
+  };
 }

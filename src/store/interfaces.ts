@@ -131,6 +131,17 @@ export interface Store {
   setVectors(batch: readonly { id: number; vector: Float32Array }[]): Promise<void>;
   finishReembedding(model: string, dimension: number): Promise<void>;
 
+  // a first load into an empty store
+  /**
+   * Starts a load into an empty store. A backend whose vector index is cheaper to build once over all
+   * rows than to update row by row may set it aside here (true when it did; the store answers
+   * exactly, and slower, until `finishBulkLoad`). False, and nothing changes, for a store that holds
+   * windows or a backend that gains nothing.
+   */
+  beginBulkLoad(): Promise<boolean>;
+  /** Builds what `beginBulkLoad` set aside over every row stored; safe to call when nothing was. */
+  finishBulkLoad(): Promise<void>;
+
   // the index log, state and lifecycle
   /** Brings the vector index and the caches keyed by its position up to the store's latest writes (by any process); returns how many changes it applied. */
   syncIndex(): Promise<number>;

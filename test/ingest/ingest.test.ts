@@ -188,11 +188,25 @@ describe('interrupted ingest', () => {
         `# Doc ${i}\n\n${`Note ${i} on the relay station. `.repeat(120)}\n`,
       );
     let writes = 0;
+    const calls: string[] = [];
     const failing: Store = Object.create(store, {
       replaceDocuments: {
         value: async (...args: Parameters<Store['replaceDocuments']>) => {
+          calls.push('write');
           if (++writes === 2) throw new Error('disk full');
           return store.replaceDocuments(...args);
+        },
+      },
+      // a backend that builds its vector index after a first load (PostgreSQL's does)
+      beginBulkLoad: {
+        value: async () => {
+          calls.push('begin');
+          return true;
+        },
+      },
+      finishBulkLoad: {
+        value: async () => {
+          calls.push('finish');
         },
       },
     });
@@ -200,5 +214,9 @@ describe('interrupted ingest', () => {
     const stored = (await store.sourcesUnder(few + path.sep)).length;
     expect(stored).toBeGreaterThan(0);
     expect(stored).toBeLessThan(40);
+    // the index set aside is built over what was written, although the load failed
+    expect(calls[0]).toBe('begin');
+    expect(calls.at(-1)).toBe('finish');
+    expect(calls.filter((c) => c === 'finish')).toHaveLength(1);
   });
 });

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UserError } from '../../src/errors.js';
 import { parseScope } from '../../src/store/access.js';
+import { pgStoreHealth } from '../../src/store/pg/health.js';
 import { PgStore } from '../../src/store/pg/store.js';
 import { SqliteStore } from '../../src/store/sqlite/store.js';
 import type { ChunkInput } from '../../src/store/types.js';
@@ -190,6 +191,38 @@ describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
     expect((await rebuilt.searchText({ terms: ['satellite'], match: 'any' }, 10)).map((r) => r.chunkId)).toEqual([
       a2Chunk,
     ]);
+  });
+
+  it('builds its vector index once over a first load, and again at the next open if the load died', async () => {
+    const { store, url } = await pgStore();
+    const index = async () =>
+      (await store.pool.query<{ at: string | null }>("SELECT to_regclass('windows_embedding') AS at")).rows[0]!.at;
+    const nearest = async (v: Float32Array) => (await store.index.search(v, 3)).map((h) => h.windowId);
+    expect(await index()).not.toBeNull();
+    // an empty store sets its index aside; what is written meanwhile is still found (exactly)
+    expect(await store.beginBulkLoad()).toBe(true);
+    expect(await index()).toBeNull();
+    const vectors = Array.from({ length: 30 }, () => randomVector());
+    await store.replaceDocuments(vectors.map((v, i) => doc(`bulk${i}`, [chunk(0, `bulk text ${i}`, [v])])));
+    const exact = await nearest(vectors[7]!);
+    expect(exact).toHaveLength(3);
+    await store.finishBulkLoad();
+    expect(await index()).not.toBeNull();
+    expect(await nearest(vectors[7]!)).toEqual(exact);
+    // a store that holds windows keeps its index: rows are inserted into it as they come
+    expect(await store.beginBulkLoad()).toBe(false);
+    expect(await index()).not.toBeNull();
+    // a load that died before its end: the next open builds the index over what is there
+    await store.pool.query('DROP INDEX windows_embedding');
+    // ragask doctor says so, and how it mends
+    const missing = (await pgStoreHealth(url, 'test/8')).find((c) => c.name === 'vector index');
+    expect(missing?.ok).toBe(false);
+    const { store: reopened } = await pgStore(url);
+    expect((await pgStoreHealth(url, 'test/8')).find((c) => c.name === 'vector index')).toBeUndefined();
+    expect(
+      (await reopened.pool.query<{ at: string | null }>("SELECT to_regclass('windows_embedding') AS at")).rows[0]!.at,
+    ).not.toBeNull();
+    expect((await reopened.stats()).windows).toBe(30);
   });
 
   it('writes a batch of documents in one transaction: a failure stores none of it and keeps what was there', async () => {

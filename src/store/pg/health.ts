@@ -16,6 +16,7 @@ async function pgHealth(url: string): Promise<{
   documents: number;
   windows: number;
   model: string | null;
+  vectorIndex: boolean;
 }> {
   const pool = await openPool(url, { max: 1 });
   try {
@@ -45,6 +46,9 @@ async function pgHealth(url: string): Promise<{
       ? ((await pool.query<{ value: string }>("SELECT value FROM ragask_meta WHERE key = 'embedding_model'")).rows[0]
           ?.value ?? null)
       : null;
+    const vectorIndex = hasStore
+      ? (await pool.query<{ at: string | null }>("SELECT to_regclass('windows_embedding') AS at")).rows[0]!.at !== null
+      : true;
     return {
       server,
       pgvector: available,
@@ -52,6 +56,7 @@ async function pgHealth(url: string): Promise<{
       documents: await count('documents'),
       windows: await count('windows'),
       model,
+      vectorIndex,
     };
   } finally {
     await pool.end();
@@ -79,6 +84,13 @@ export async function pgStoreHealth(url: string, wantModel: string): Promise<Hea
         detail: `${where}: PostgreSQL ${h.server}, pgvector ${h.pgvector}, schema ${JSON.stringify(h.schema)}, ${h.documents} documents, ${h.windows} windows`,
       });
     if (h.pgvector) checks.push({ name: 'filtered search', ok: true, detail: filteredSearch(h.pgvector) });
+    if (!h.vectorIndex)
+      checks.push({
+        name: 'vector index',
+        ok: false,
+        detail: `${where}: the windows have no HNSW index: a first load is building it, or one stopped before its end; searches are exact and slow until then`,
+        fix: 'let the running ingest finish, or start any ragask command on this database (opening the store builds the index)',
+      });
     const want = wantModel;
     if (h.model && h.windows > 0 && h.model !== want)
       checks.push({

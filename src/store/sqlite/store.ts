@@ -664,6 +664,13 @@ export class SqliteStore implements Store {
   }
 
   /** Brings the in-memory index up to date with writes made since (by this or another process). */
+  /** hnswlib inserts in the process as fast as it builds: nothing to set aside. */
+  async beginBulkLoad(): Promise<boolean> {
+    return false;
+  }
+
+  async finishBulkLoad(): Promise<void> {}
+
   async syncIndex(): Promise<number> {
     return this.index.catchUp();
   }
