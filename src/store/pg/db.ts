@@ -66,7 +66,6 @@ export async function openPool(url: string, opts: { max?: number; schema?: strin
   return pool;
 }
 
-/** Runs `work` in one transaction on one client of the pool. */
 /** Drops a schema of ragask's own (a benchmark's or an evaluation's store) and everything in it. */
 export async function dropSchema(url: string, schema: string): Promise<void> {
   const pool = await openPool(url);
@@ -78,6 +77,7 @@ export async function dropSchema(url: string, schema: string): Promise<void> {
   }
 }
 
+/** Runs `work` in one transaction on one client of the pool. */
 export async function inTransaction<T>(pool: PgPool, work: (client: PgClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   try {

@@ -1,7 +1,7 @@
 import pgvector from 'pgvector';
 import type { VectorHit } from '../types.js';
 import type { VectorIndex } from '../interfaces.js';
-import { inTransaction, type PgPool } from './db.js';
+import type { PgClient, PgPool } from './db.js';
 
 /**
  * The pgvector backend of the VectorIndex: window vectors in `windows.embedding`, an HNSW index
@@ -30,6 +30,9 @@ export class PgVectorIndex implements VectorIndex {
   appliedSeq = 0;
   readonly rebuiltBecause: string | null = null;
 
+  /** The ef_search each pooled connection has set (a session setting, kept between searches). */
+  private readonly efOfClient = new WeakMap<PgClient, number>();
+
   constructor(
     private readonly pool: PgPool,
     readonly dimension: number,
@@ -53,23 +56,55 @@ export class PgVectorIndex implements VectorIndex {
     if (docs && docs.length === 0) return [];
     const filter = docs ? 'WHERE doc_id = ANY($3::bigint[])' : '';
     const params: unknown[] = docs ? [v, k, docs] : [v, k];
-    const hits = await inTransaction(this.pool, async (c) => {
-      // the candidate list must hold at least k (pgvector returns at most ef_search rows)
-      await c.query("SELECT set_config('hnsw.ef_search', $1, true)", [String(Math.min(1000, Math.max(this.ef, k)))]);
-      if (docs && this.iterativeScan) await c.query("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)");
-      const r = await c.query<{ id: number; d: number }>(
-        `SELECT id, embedding <=> $1::vector AS d FROM windows ${filter} ORDER BY embedding <=> $1::vector LIMIT $2`,
-        params,
-      );
-      if (!docs || r.rows.length >= k) return r.rows;
+    // the candidate list must hold at least k (pgvector returns at most ef_search rows)
+    const ef = Math.min(1000, Math.max(this.ef, k));
+    const client = await this.pool.connect();
+    try {
+      // ef_search stays set on the connection, so a search is one round trip, not a transaction of four
+      if (this.efOfClient.get(client) !== ef) {
+        await client.query("SELECT set_config('hnsw.ef_search', $1, false)", [String(ef)]);
+        this.efOfClient.set(client, ef);
+      }
+      const hits =
+        docs && this.iterativeScan
+          ? await this.iterativeSearch(client, filter, params)
+          : (
+              await client.query<{ id: number; d: number }>(
+                `SELECT id, embedding <=> $1::vector AS d FROM windows ${filter} ORDER BY embedding <=> $1::vector LIMIT $2`,
+                params,
+              )
+            ).rows;
+      if (!docs || hits.length >= k) return hits.map((h) => ({ windowId: h.id, score: 1 - h.d }));
       // filtered below k: exact over the allowed windows (the ORDER BY expression bypasses the HNSW index)
-      const exact = await c.query<{ id: number; d: number }>(
+      const exact = await client.query<{ id: number; d: number }>(
         `SELECT id, embedding <=> $1::vector AS d FROM windows ${filter} ORDER BY (embedding <=> $1::vector) + 0 LIMIT $2`,
         params,
       );
-      return exact.rows;
-    });
-    return hits.map((h) => ({ windowId: h.id, score: 1 - h.d }));
+      return exact.rows.map((h) => ({ windowId: h.id, score: 1 - h.d }));
+    } finally {
+      client.release();
+    }
+  }
+
+  /** A filtered search that walks the graph on until k rows pass (set for this query only). */
+  private async iterativeSearch(
+    client: PgClient,
+    filter: string,
+    params: unknown[],
+  ): Promise<{ id: number; d: number }[]> {
+    await client.query('BEGIN');
+    try {
+      await client.query("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)");
+      const r = await client.query<{ id: number; d: number }>(
+        `SELECT id, embedding <=> $1::vector AS d FROM windows ${filter} ORDER BY embedding <=> $1::vector LIMIT $2`,
+        params,
+      );
+      await client.query('COMMIT');
+      return r.rows;
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw e;
+    }
   }
 
   async size(): Promise<number> {
