@@ -80,6 +80,9 @@ describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
     await store.syncIndex();
     const unfiltered = await store.index.search(query, 10);
     expect(unfiltered).toHaveLength(10);
+    // more than the store's efSearch (20): the connection's candidate list grows to k, then back
+    expect(await store.index.search(query, 60)).toHaveLength(60);
+    expect((await store.index.search(query, 10)).map((h) => h.windowId)).toEqual(unfiltered.map((h) => h.windowId));
     const farWindows = new Set((await store.windowsOfChunks(await store.chunkIdsOfDocument(farId))).map((w) => w.id));
     expect(unfiltered.some((h) => farWindows.has(h.windowId))).toBe(false);
     // filtered to the far document: the graph walk alone would find none of its windows among its
