@@ -228,6 +228,22 @@ describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
     expect((await reopened.stats()).windows).toBe(30);
   });
 
+  it('re-embeds windows in place: the new vectors are what the k-NN finds, and a vector of another length is refused', async () => {
+    const { store } = await pgStore();
+    await store.replaceDocuments([doc('one', [chunk(0, 'one', [randomVector(), randomVector(), randomVector()])])]);
+    const windows = await store.windowsOfChunks(await store.chunkIdsOfDocument((await store.listDocuments())[0]!.id));
+    const fresh = windows.map(() => randomVector());
+    await store.setVectors(windows.map((w, i) => ({ id: w.id, vector: fresh[i]! })));
+    for (const [i, w] of windows.entries()) {
+      const [hit] = await store.index.search(fresh[i]!, 1);
+      expect(hit!.windowId).toBe(w.id);
+      expect(hit!.score).toBeCloseTo(1, 5);
+    }
+    await expect(store.setVectors([{ id: windows[0]!.id, vector: new Float32Array(DIM + 1) }])).rejects.toThrow(
+      /dimensions/,
+    );
+  });
+
   it('writes a batch of documents in one transaction: a failure stores none of it and keeps what was there', async () => {
     const { store } = await pgStore();
     const [kept] = await store.replaceDocuments([doc('kept', [chunk(0, 'kept text', [randomVector()])])]);
