@@ -211,6 +211,9 @@ function vectorFromBinary(bytes: Buffer): Float32Array {
   return out;
 }
 
+/** PostgreSQL's type OID of float4 (real). */
+const FLOAT4_OID = 700;
+
 /**
  * The vectors of a write as one PostgreSQL float4[] in its binary form (node-postgres sends a Buffer
  * as binary): dimensions, flags, element type, length and lower bound, then each float as its length
@@ -237,8 +240,7 @@ function float4ArrayBinary(vectors: readonly Float32Array[], dimension: number):
     }
   return out;
 }
-/** PostgreSQL's type OID of float4 (real). */
-const FLOAT4_OID = 700;
+
 /** SQL for the `t.n`-th (1-based) vector of a write: `floats` is the parameter holding float4ArrayBinary of them, `dim` their dimension's. */
 function vectorAt(floats: string, dim: string): string {
   return `((${floats}::real[])[((t.n - 1) * ${dim}::int + 1)::int : (t.n * ${dim}::int)::int])::vector`;
