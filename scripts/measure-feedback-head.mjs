@@ -18,10 +18,9 @@ import { fileURLToPath } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (m) => import(path.join(ROOT, 'dist', m));
 const { loadConfig } = await dist('config.js');
-const { openCore, engineSettings } = await dist('core.js');
-const { HopEngine } = await dist('engine/hops.js');
+const { openCore } = await dist('core.js');
+const { evalEngine } = await dist('cli/commands/eval.js');
 const { Retriever } = await dist('engine/retrieve.js');
-const { Decomposer } = await dist('engine/decompose.js');
 const { HeadScorer, trainHead } = await dist('engine/reranker-head.js');
 const { makeTrainingPairs } = await dist('engine/reranker-pairs.js');
 const { cosineScorer } = await dist('engine/rerank.js');
@@ -56,24 +55,9 @@ function storeOf(dataset) {
   return dir;
 }
 
+/** The engine as `ragask eval` runs it, reranking with `scorer`. */
 function engineWith(core, config, scorer) {
-  const retriever = new Retriever({ store: core.store, encoder: core.encoder, scorer });
-  const decomposer = new Decomposer({
-    store: core.store,
-    mlm: core.mlm,
-    windowsOfDoc: (id) => retriever.windowsOfDoc(id),
-    windowsOfChunks: (ids) => retriever.windowVectors(ids),
-  });
-  const deps = {
-    retriever,
-    decomposer,
-    encoder: core.encoder,
-    reader: core.reader,
-    access: core.access,
-    queryCache: null,
-    log: core.log,
-  };
-  return new HopEngine(deps, engineSettings(config));
+  return evalEngine(core, config, new Retriever({ store: core.store, encoder: core.encoder, scorer }));
 }
 
 async function measure(engine, dataset, questions) {

@@ -231,10 +231,11 @@ export class Decomposer {
       ENTITY_DF_CAP,
       allowed,
     );
-    const dfs = asked.map((m, i) =>
+    let next = 0;
+    const dfs = asked.map((_, i) =>
       mentions[i]!.mentioned.length < MENTION_LINKS
         ? mentions[i]!.labelled.length + mentions[i]!.mentioned.length
-        : counted[full.indexOf(m)]!,
+        : counted[next++]!,
     );
     const found = new Map<string, EntityLinks>(missing.map((m) => [m.entity, { df: 0, targets: [] }]));
     for (const [i, m] of asked.entries())

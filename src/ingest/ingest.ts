@@ -333,11 +333,6 @@ function fileUnit(f: SourceFile, bytes: Buffer, size: number, fingerprint: strin
 }
 
 /**
- * Parses, embeds and writes the units that changed, in batches of whole documents (one transaction
- * each); unchanged ones are skipped (a new --scope still applies to them). Stops between batches
- * when aborted: what is written stays consistent and the next run resumes.
- */
-/**
  * Stores the units in batches; a first load into an empty store lets the backend build its vector
  * index once at the end (`beginBulkLoad`), and builds it whatever happened to the load.
  */
@@ -353,13 +348,21 @@ async function storeUnits(
     await writeUnits(units, deps, opts, report, fail);
   } finally {
     if (bulk) {
+      // a phase of its own on the progress line: seconds to minutes, by the size of the load
       deps.progress?.stop();
+      deps.progress?.start(1, 'vector index');
       deps.log?.info('ingest: building the vector index over the first load');
       await deps.store.finishBulkLoad();
+      deps.progress?.update(1);
     }
   }
 }
 
+/**
+ * Parses, embeds and writes the units that changed, in batches of whole documents (one transaction
+ * each); unchanged ones are skipped (a new --scope still applies to them). Stops between batches
+ * when aborted: what is written stays consistent and the next run resumes.
+ */
 async function writeUnits(
   units: readonly Unit[],
   deps: IngestDeps,

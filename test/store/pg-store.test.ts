@@ -180,16 +180,10 @@ describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
       a2Chunk,
     ]);
     // a store whose postings have the first shape (schema 3: no per-column counts) has them rebuilt
-    const old = new pg.Client({ connectionString: url });
-    await old.connect();
-    try {
-      await old.query(`DROP TABLE postings;
-        CREATE TABLE postings (lexeme TEXT NOT NULL, chunk_id BIGINT NOT NULL, doc_id BIGINT NOT NULL,
-          fts_len INTEGER NOT NULL, positions SMALLINT[] NOT NULL, weights TEXT[] NOT NULL, PRIMARY KEY (lexeme, chunk_id));
-        UPDATE ragask_schema SET version = 3 WHERE component = 'store'`);
-    } finally {
-      await old.end();
-    }
+    await upgraded.pool.query(`DROP TABLE postings;
+      CREATE TABLE postings (lexeme TEXT NOT NULL, chunk_id BIGINT NOT NULL, doc_id BIGINT NOT NULL,
+        fts_len INTEGER NOT NULL, positions SMALLINT[] NOT NULL, weights TEXT[] NOT NULL, PRIMARY KEY (lexeme, chunk_id));
+      UPDATE ragask_schema SET version = 3 WHERE component = 'store'`);
     const { store: rebuilt } = await pgStore(url);
     expect((await rebuilt.searchText({ terms: ['satellite'], match: 'any' }, 10)).map((r) => r.chunkId)).toEqual([
       a2Chunk,

@@ -8,6 +8,7 @@ import { loadDataset, type EvalDataset } from '../../eval/dataset.js';
 import { multiHopRanker, singleHopRanker } from '../../eval/rankers.js';
 import { HopEngine } from '../../engine/hops.js';
 import { Decomposer } from '../../engine/decompose.js';
+import type { Retriever } from '../../engine/retrieve.js';
 import { engineSettings, type Core } from '../../core.js';
 import type { Config } from '../../config.js';
 import { formatReport, MODES, runEval, type EvalMode, type Ranker } from '../../eval/run.js';
@@ -102,17 +103,20 @@ export function evalSchema(name: string, key: string): string {
     .slice(0, 30)}_${key.slice(0, 12)}`;
 }
 
-/** The engine as eval runs it: no query cache, so every question is measured cold, as a first ask would be. */
-export function evalEngine(core: Core, config: Config): HopEngine {
+/**
+ * The engine as eval runs it: no query cache, so every question is measured cold, as a first ask
+ * would be. `retriever` replaces the core's (another rerank scorer, measured the same way).
+ */
+export function evalEngine(core: Core, config: Config, retriever: Retriever = core.retriever): HopEngine {
   const decomposer = new Decomposer({
     store: core.store,
     mlm: core.mlm,
-    windowsOfDoc: (id) => core.retriever.windowsOfDoc(id),
-    windowsOfChunks: (ids) => core.retriever.windowVectors(ids),
+    windowsOfDoc: (id) => retriever.windowsOfDoc(id),
+    windowsOfChunks: (ids) => retriever.windowVectors(ids),
   });
   return new HopEngine(
     {
-      retriever: core.retriever,
+      retriever,
       decomposer,
       encoder: core.encoder,
       reader: core.reader,

@@ -663,7 +663,6 @@ export class SqliteStore implements Store {
     };
   }
 
-  /** Brings the in-memory index up to date with writes made since (by this or another process). */
   /** hnswlib inserts in the process as fast as it builds: nothing to set aside. */
   async beginBulkLoad(): Promise<boolean> {
     return false;
@@ -671,6 +670,7 @@ export class SqliteStore implements Store {
 
   async finishBulkLoad(): Promise<void> {}
 
+  /** Brings the in-memory index up to date with writes made since (by this or another process). */
   async syncIndex(): Promise<number> {
     return this.index.catchUp();
   }
