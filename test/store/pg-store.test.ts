@@ -190,6 +190,74 @@ describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
     ]);
   });
 
+  it('writes a batch of documents as the embedded store does: ids in order, chunks in order, windows under their own chunk, scopes kept', async () => {
+    const { store } = await pgStore();
+    const dir = tempDir();
+    const sqlite = SqliteStore.open({ dataDir: dir, model: 'test/8', dimension: DIM, hnsw: HNSW });
+    cleanups.push(async () => {
+      await sqlite.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+    const channelScope = parseScope('channel:C0123ABCD');
+    const first = (s: Store) =>
+      s.replaceDocuments([doc('kept', [chunk(0, 'kept first version', [randomVector()])])], channelScope);
+    const vectors = Array.from({ length: 9 }, randomVector);
+    const batch = [
+      doc('one', [chunk(0, 'one zero', [vectors[0]!]), chunk(1, 'one one', [vectors[1]!, vectors[2]!])]),
+      doc('kept', [chunk(0, 'kept second version', [vectors[3]!])]),
+      doc('empty', []),
+      doc('two', [
+        chunk(0, 'two zero', [vectors[4]!]),
+        chunk(1, 'two one', [vectors[5]!]),
+        chunk(2, 'two two', [vectors[6]!]),
+      ]),
+      // the same source again in one batch: its later version is the one kept, as in a later batch
+      doc('one', [chunk(0, 'one again', [vectors[7]!, vectors[8]!])]),
+    ];
+    const seen = async (s: Store) => {
+      await first(s);
+      const ids = await s.replaceDocuments(batch);
+      await s.syncIndex();
+      const docs = [];
+      for (const [i, id] of ids.entries()) {
+        const chunkIds = await s.chunkIdsOfDocument(id);
+        const rows = await s.getChunks(chunkIds);
+        const windows = await s.windowsOfChunks(chunkIds);
+        docs.push({
+          at: i,
+          doc: (await s.getDocumentBySource(batch[i]!.doc.source))?.id === id ? batch[i]!.doc.source : 'replaced',
+          scope: (await s.getDocumentBySource(batch[i]!.doc.source))?.scope,
+          // a document's chunks have consecutive ids in its order (the table context relies on it)
+          consecutive: chunkIds.every((c, k) => k === 0 || c === chunkIds[k - 1]! + 1),
+          chunks: chunkIds.map((c) => rows.get(c)!.text),
+          windows: windows.map((w) => rows.get(w.chunkId)!.text).sort(),
+        });
+      }
+      const nearest = [];
+      // each stored window's vector is found under its own chunk (the first three were replaced)
+      for (const v of vectors.slice(3)) {
+        const [hit] = await s.index.search(v, 1);
+        nearest.push(rowsText(await s.getChunks([...(await s.windowChunks([hit!.windowId])).values()])));
+      }
+      return {
+        distinct: new Set(ids).size,
+        increasing: ids.slice(0, 4).every((x, i) => i === 0 || x > ids[i - 1]!),
+        docs,
+        nearest,
+      };
+    };
+    const rowsText = (m: Map<number, { text: string }>) => [...m.values()].map((r) => r.text).join();
+    const onPg = await seen(store);
+    const onSqlite = await seen(sqlite);
+    expect(onPg).toEqual(onSqlite);
+    expect(onPg.increasing).toBe(true);
+    expect(onPg.docs.find((d) => d.doc === '/d/kept')!.scope).toEqual(channelScope);
+    expect(onPg.docs.every((d) => d.consecutive)).toBe(true);
+    expect(onPg.docs[4]!.chunks).toEqual(['one again']);
+    expect(onPg.docs[0]!.doc).toBe('replaced');
+    expect(onPg.nearest).toEqual(['kept second version', 'two zero', 'two one', 'two two', 'one again', 'one again']);
+  });
+
   it('builds its vector index once over a first load, and again at the next open if the load died', async () => {
     const { store, url } = await pgStore();
     const index = async () =>

@@ -10,7 +10,6 @@ import { inTransaction, migrate, openPool, type PgClient, type PgMigration, type
 import { hasIterativeScan, PgVectorIndex } from './vectors.js';
 import { CHUNK_SELECT, toChunk, toDocument, type RawChunk } from '../rows.js';
 import type {
-  ChunkInput,
   ChunkRow,
   DocumentRow,
   EntityMentions,
@@ -22,14 +21,14 @@ import type {
   WindowRow,
 } from '../types.js';
 
-/** The postings of chunks, from their tsvectors (every chunk; WRITE_POSTINGS: one document's). */
+/** The postings of chunks, from their tsvectors (every chunk; WRITE_POSTINGS: those of some documents). */
 const POSTINGS_FROM_CHUNKS = `INSERT INTO postings (lexeme, chunk_id, doc_id, fts_len, in_title, in_headings, in_body, positions, weights)
   SELECT u.lexeme, c.id, c.doc_id, c.fts_len, cardinality(array_positions(u.weights, 'A')),
     cardinality(array_positions(u.weights, 'B')),
     cardinality(u.weights) - cardinality(array_positions(u.weights, 'A')) - cardinality(array_positions(u.weights, 'B')),
     u.positions, u.weights
   FROM chunks c, unnest(c.fts) u`;
-const WRITE_POSTINGS = `${POSTINGS_FROM_CHUNKS} WHERE c.doc_id = $1`;
+const WRITE_POSTINGS = `${POSTINGS_FROM_CHUNKS} WHERE c.doc_id = ANY($1::bigint[])`;
 
 /**
  * The store's schema in PostgreSQL. Full-text search uses its own configuration `ragask`: the
@@ -246,6 +245,24 @@ function vectorAt(floats: string, dim: string): string {
   return `((${floats}::real[])[((t.n - 1) * ${dim}::int + 1)::int : (t.n * ${dim}::int)::int])::vector`;
 }
 
+/**
+ * A batch cut where a source comes again, so that each part holds a source once (a later version
+ * of a document in the same batch replaces the earlier one, as it would in a later batch).
+ */
+function withDistinctSources(batch: readonly DocumentWrite[]): DocumentWrite[][] {
+  const parts: DocumentWrite[][] = [[]];
+  let seen = new Set<string>();
+  for (const w of batch) {
+    if (seen.has(w.doc.source)) {
+      parts.push([]);
+      seen = new Set();
+    }
+    seen.add(w.doc.source);
+    parts[parts.length - 1]!.push(w);
+  }
+  return parts;
+}
+
 /** Joins a query's terms into one text parameter (a term is words, never this character). */
 const TERM_SEPARATOR = '\u0001';
 
@@ -409,7 +426,7 @@ export class PgStore implements Store {
     if (batch.length === 0) return [];
     const ids = await inTransaction(this.pool, async (c) => {
       const out: number[] = [];
-      for (const w of batch) out.push(await this.writeDocument(c, w.doc, w.chunks, defaultScope));
+      for (const part of withDistinctSources(batch)) out.push(...(await this.writeDocuments(c, part, defaultScope)));
       await this.bump(c, true);
       return out;
     });
@@ -417,70 +434,92 @@ export class PgStore implements Store {
     return ids;
   }
 
-  private async writeDocument(
-    c: PgClient,
-    doc: DocumentWrite['doc'],
-    chunks: ChunkInput[],
-    defaultScope: Scope,
-  ): Promise<number> {
-    await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`ragask-doc:${doc.source}`]);
-    const old = (
-      await c.query<{ id: number; scope: string }>('SELECT id, scope FROM documents WHERE source = $1', [doc.source])
-    ).rows[0];
-    if (old) await c.query('DELETE FROM documents WHERE id = $1', [old.id]);
+  /**
+   * Documents of distinct sources, in six statements whatever their number: a round trip per
+   * statement per document was most of a PostgreSQL ingest of many small documents (the encoder
+   * holds the JavaScript thread, so each round trip waited for the next gap between its batches).
+   * Ids are given in the batch's order, and a document's chunks get consecutive ids in its order.
+   */
+  private async writeDocuments(c: PgClient, batch: readonly DocumentWrite[], defaultScope: Scope): Promise<number[]> {
+    const sources = batch.map((w) => w.doc.source);
+    // locks taken in one order by every writer, so two ingests of overlapping batches cannot deadlock
+    await c.query(
+      'SELECT pg_advisory_xact_lock(h) FROM (SELECT hashtext(s) AS h FROM unnest($1::text[]) s ORDER BY h) AS l',
+      [sources.map((x) => `ragask-doc:${x}`)],
+    );
+    const old = new Map(
+      (
+        await c.query<{ source: string; scope: string }>(
+          'DELETE FROM documents WHERE source = ANY($1::text[]) RETURNING source, scope',
+          [sources],
+        )
+      ).rows.map((r) => [r.source, r.scope]),
+    );
     // a new version of a document keeps the scope it was given, unless a scope comes with it
-    const scope = doc.scope ? scopeToJson(doc.scope) : (old?.scope ?? scopeToJson(defaultScope));
-    const docId = (
-      await c.query<{ id: number }>(
-        'INSERT INTO documents (source, path, title, kind, url, content_hash, bytes, ingested_at, scope) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id',
-        [
-          doc.source,
-          doc.path,
-          doc.title,
-          doc.kind,
-          doc.url,
-          doc.contentHash,
-          doc.bytes,
-          new Date().toISOString(),
-          scope,
-        ],
-      )
-    ).rows[0]!.id;
-    if (chunks.length === 0) return docId;
-    // one statement per table for the whole document (arrays unnested in order)
-    const inserted = await c.query<{ id: number; ord: number }>(
-      `INSERT INTO chunks (doc_id, ord, kind, heading_path, page, text, token_count, density, entities, fts, fts_len, labels)
-       SELECT $1, ord, kind, heading_path, page, text, token_count, density, entities, v.fts, ragask_token_count(v.fts), ragask_labels($2, headings)
-       FROM unnest($3::int[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::int[], $10::real[], $11::text[], $12::text[])
-         AS t(ord, kind, heading_path, headings, page, text, token_count, density, entities, body),
-       LATERAL (SELECT ragask_fts($2, headings, body) AS fts) v
-       RETURNING id, ord`,
+    const scopes = batch.map((w) =>
+      w.doc.scope ? scopeToJson(w.doc.scope) : (old.get(w.doc.source) ?? scopeToJson(defaultScope)),
+    );
+    const now = new Date().toISOString();
+    const docRows = await c.query<{ id: number; source: string }>(
+      `INSERT INTO documents (source, path, title, kind, url, content_hash, bytes, ingested_at, scope)
+       SELECT source, path, title, kind, url, content_hash, bytes, $8::text, scope
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $9::text[])
+         WITH ORDINALITY AS t(source, path, title, kind, url, content_hash, bytes, scope, n)
+       ORDER BY n
+       RETURNING id, source`,
       [
-        docId,
-        ftsWords(doc.title),
-        chunks.map((x) => x.ord),
-        chunks.map((x) => x.kind),
-        chunks.map((x) => JSON.stringify(x.headingPath)),
-        chunks.map((x) => ftsWords(x.headingPath.join(' '))),
-        chunks.map((x) => x.page),
-        chunks.map((x) => x.text),
-        chunks.map((x) => x.tokenCount),
-        chunks.map((x) => x.density),
-        chunks.map((x) => JSON.stringify(x.entities)),
-        chunks.map((x) => ftsWords(x.text)),
+        sources,
+        batch.map((w) => w.doc.path),
+        batch.map((w) => w.doc.title),
+        batch.map((w) => w.doc.kind),
+        batch.map((w) => w.doc.url),
+        batch.map((w) => w.doc.contentHash),
+        batch.map((w) => w.doc.bytes),
+        now,
+        scopes,
       ],
     );
-    await c.query(WRITE_POSTINGS, [docId]);
-    const chunkIdByOrd = new Map(inserted.rows.map((r) => [r.ord, r.id]));
-    const windows = chunks.flatMap((x) => x.windows.map((w) => ({ chunkId: chunkIdByOrd.get(x.ord)!, w })));
+    const docIdBySource = new Map(docRows.rows.map((r) => [r.source, Number(r.id)]));
+    const docIds = sources.map((x) => docIdBySource.get(x)!);
+    const chunks = batch.flatMap((w, i) => w.chunks.map((x) => ({ docId: docIds[i]!, title: w.doc.title, x })));
+    if (chunks.length === 0) return docIds;
+    const inserted = await c.query<{ id: number; doc_id: number; ord: number }>(
+      `INSERT INTO chunks (doc_id, ord, kind, heading_path, page, text, token_count, density, entities, fts, fts_len, labels)
+       SELECT doc_id, ord, kind, heading_path, page, text, token_count, density, entities, v.fts, ragask_token_count(v.fts), ragask_labels(title, headings)
+       FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::int[], $10::real[], $11::text[], $12::text[])
+         WITH ORDINALITY AS t(doc_id, title, ord, kind, heading_path, headings, page, text, token_count, density, entities, body, n),
+       LATERAL (SELECT ragask_fts(title, headings, body) AS fts) v
+       ORDER BY n
+       RETURNING id, doc_id, ord`,
+      [
+        chunks.map((y) => y.docId),
+        chunks.map((y) => ftsWords(y.title)),
+        chunks.map((y) => y.x.ord),
+        chunks.map((y) => y.x.kind),
+        chunks.map((y) => JSON.stringify(y.x.headingPath)),
+        chunks.map((y) => ftsWords(y.x.headingPath.join(' '))),
+        chunks.map((y) => y.x.page),
+        chunks.map((y) => y.x.text),
+        chunks.map((y) => y.x.tokenCount),
+        chunks.map((y) => y.x.density),
+        chunks.map((y) => JSON.stringify(y.x.entities)),
+        chunks.map((y) => ftsWords(y.x.text)),
+      ],
+    );
+    await c.query(WRITE_POSTINGS, [docIds]);
+    const chunkId = new Map(inserted.rows.map((r) => [`${r.doc_id}:${r.ord}`, Number(r.id)]));
+    const windows = chunks.flatMap((y) =>
+      y.x.windows.map((w) => ({ docId: y.docId, chunkId: chunkId.get(`${y.docId}:${y.x.ord}`)!, w })),
+    );
     if (windows.length > 0) {
       await c.query(
         `INSERT INTO windows (chunk_id, doc_id, ord, char_start, char_end, token_count, embedding)
-         SELECT chunk_id, $1, ord, char_start, char_end, token_count, ${vectorAt('$7', '$8')}
-         FROM unnest($2::bigint[], $3::int[], $4::int[], $5::int[], $6::int[]) WITH ORDINALITY AS t(chunk_id, ord, char_start, char_end, token_count, n)`,
+         SELECT chunk_id, doc_id, ord, char_start, char_end, token_count, ${vectorAt('$7', '$8')}
+         FROM unnest($1::bigint[], $2::bigint[], $3::int[], $4::int[], $5::int[], $6::int[]) WITH ORDINALITY AS t(chunk_id, doc_id, ord, char_start, char_end, token_count, n)
+         ORDER BY n`,
         [
-          docId,
           windows.map((x) => x.chunkId),
+          windows.map((x) => x.docId),
           windows.map((x) => x.w.ord),
           windows.map((x) => x.w.charStart),
           windows.map((x) => x.w.charEnd),
@@ -493,7 +532,7 @@ export class PgStore implements Store {
         ],
       );
     }
-    return docId;
+    return docIds;
   }
 
   async deleteDocument(docId: number): Promise<void> {
