@@ -8,7 +8,8 @@
 //
 // The default is the recipe of the shipped reader: phase 1 only, about 2 h on 2 CPU cores (see
 // models/reader-minilm/MODEL.md). `--phase2` adds a multi-passage phase from phase 1's weights
-// (about 45 min more); it was never completed and measured end to end, so it is not the default.
+// (about 45 min more); a shorter run of it from the shipped reader was measured end to end and read
+// no better overall (BENCHMARKS.md, "The multi-passage phase"), so it is not the default.
 // A new user never needs any of this: the trained reader ships with the repository.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -29,7 +30,7 @@ if (argv.includes('--help')) {
   --data DIR       the shared datasets folder (default ../shared/datasets): reader-* to train on,
                    hotpotqa-train-100 and musique-100 to exclude
   --out DIR        where the run's files go (default .tmp/reader-train)
-  --phase2         also run the (unmeasured) multi-passage phase 2 and ship its result
+  --phase2         also run the multi-passage phase 2 (measured, not kept) and ship its result
   --phase3         only the adaptation to manuals: rows made from the Debian documentation packages
                    (scripts/make_techdoc_rows.py; apt-get install manpages-dev python3.11-doc bind9-doc
                    haproxy-doc postfix-doc), trained from the phase-1 reader (git history; about 45 min on 2 cores);

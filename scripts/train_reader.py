@@ -743,7 +743,7 @@ def main():
     ap.add_argument("--checkpoint", default=None, help="save/resume training state here after each epoch")
     ap.add_argument("--phase", type=int, choices=(1, 2, 3), default=1, help="1: every set as it is; 2: multi-passage reading (single-passage rows among distractor paragraphs); 3: adaptation to manuals (--techdocs rows beside a sample of the rest, from --init-from-onnx)")
     ap.add_argument("--techdocs", default=None, help="phase 3: the folder scripts/make_techdoc_rows.py wrote (reader.jsonl)")
-    ap.add_argument("--init-from-onnx", default=None, help="phase 3: start from this exported int8 reader (dequantized)")
+    ap.add_argument("--init-from-onnx", default=None, help="phases 2 and 3: start from this exported int8 reader (dequantized)")
     ap.add_argument("--checkpoint-every", type=int, default=100, help="with --checkpoint: also save every N steps, so an interrupted run costs minutes")
     ap.add_argument("--init-from", default=None, help="phase 2: the phase-1 checkpoint to start from")
     ap.add_argument("--golden", default=None, help="write the TypeScript parity fixture here")
@@ -795,6 +795,9 @@ def main():
         if args.init_from:
             model.load_state_dict(torch.load(args.init_from, weights_only=False)["model"])
             log(f"phase 2 starts from {args.init_from}")
+        elif args.init_from_onnx:
+            load_int8_onnx(model, args.init_from_onnx)
+            log(f"phase 2 starts from {args.init_from_onnx} (dequantized)")
     if args.phase == 3:
         load_int8_onnx(model, args.init_from_onnx)
         log(f"phase 3 starts from {args.init_from_onnx} (dequantized)")
