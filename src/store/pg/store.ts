@@ -481,7 +481,10 @@ export class PgStore implements Store {
     );
     const docIdBySource = new Map(docRows.rows.map((r) => [r.source, Number(r.id)]));
     const docIds = sources.map((x) => docIdBySource.get(x)!);
-    const chunks = batch.flatMap((w, i) => w.chunks.map((x) => ({ docId: docIds[i]!, title: w.doc.title, x })));
+    const chunks = batch.flatMap((w, i) => {
+      const titleWords = ftsWords(w.doc.title);
+      return w.chunks.map((x) => ({ docId: docIds[i]!, titleWords, x }));
+    });
     if (chunks.length === 0) return docIds;
     const inserted = await c.query<{ id: number; doc_id: number; ord: number }>(
       `INSERT INTO chunks (doc_id, ord, kind, heading_path, page, text, token_count, density, entities, fts, fts_len, labels)
@@ -493,7 +496,7 @@ export class PgStore implements Store {
        RETURNING id, doc_id, ord`,
       [
         chunks.map((y) => y.docId),
-        chunks.map((y) => ftsWords(y.title)),
+        chunks.map((y) => y.titleWords),
         chunks.map((y) => y.x.ord),
         chunks.map((y) => y.x.kind),
         chunks.map((y) => JSON.stringify(y.x.headingPath)),
