@@ -128,11 +128,43 @@ export function typeFit(expected: ExpectedType, span: string): -1 | 0 | 1 {
  * unit ("+0.35 °C", not "+0.30 °C to the Vantor TS-40"); otherwise the span as read.
  */
 export function valueWithin(expected: ExpectedType, span: string): { start: number; end: number } {
+  const whole = { start: 0, end: span.length };
   // a span that is more than its value is cut to the value and its unit ("ListenBackLog 511" → "511",
   // "30 seconds by default" → "30 seconds"; "8 kB" and "one minute" are values whole)
-  if (expected === 'number') return firstValue(span) ?? { start: 0, end: span.length };
-  return { start: 0, end: span.length };
+  if (expected === 'number') return firstValue(span) ?? whole;
+  const tokens = [...span.matchAll(TOKEN)]
+    .map((m) => {
+      const lead = /^[("'`[{<,;:]*/.exec(m[0])![0].length;
+      const word = m[0].replace(EDGE_PUNCT, '');
+      return { word, start: m.index! + lead, end: m.index! + lead + word.length };
+    })
+    .filter((t) => t.word);
+  if (tokens.length < 2) return whole;
+  // a place is the path itself ("file logs/httpd.pid" → "logs/httpd.pid")
+  if (expected === 'path') {
+    const place = tokens.find((t) => /[/\\]/.test(t.word) || /^(stdin|stdout|stderr)$/i.test(t.word));
+    return place ? { start: place.start, end: place.end } : whole;
+  }
+  if (expected !== 'identifier' && expected !== 'command') return whole;
+  // a name or command without the prose around it: "use LogLevel warn core:info" → "LogLevel warn
+  // core:info", "htdigest tool" → "htdigest", "SSL_XXX variables" → "SSL_XXX"
+  const codeAfter = (i: number) => tokens.slice(i + 1).some((t) => CODE_LIKE.test(t.word));
+  let first = 0;
+  while (
+    first < tokens.length - 1 &&
+    (ARTICLE.test(tokens[first]!.word) || (LEAD_VERB.test(tokens[first]!.word) && codeAfter(first)))
+  )
+    first += 1;
+  let last = tokens.length - 1;
+  if (expected === 'identifier' && last - first === 1 && KIND_NOUN.test(tokens[last]!.word)) last -= 1;
+  return { start: tokens[first]!.start, end: tokens[last]!.end };
 }
+
+const ARTICLE = /^(the|a|an)$/i;
+/** Prose that leads into a command or name in a how-to ("use", "run"), never a part of it when code follows. */
+const LEAD_VERB = /^(use|using|run|running|type|typing|enter|call|calling|invoke|specify|via|try|then)$/i;
+/** The kind of thing a name is, written after it ("the htdigest tool", "the KeepAlive directive"). */
+const KIND_NOUN = new RegExp(`^(?:${NAME_NOUNS})s?$`, 'i');
 
 /**
  * Whether a question asks for a default without saying the word: "if we leave X alone", "if

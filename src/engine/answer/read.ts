@@ -23,6 +23,35 @@ const SPANS_PER_WINDOW = 12;
 const DASHES = /[\u2010-\u2013\u2212]/g;
 const SIGNS = /^[+\-\u2212\u00b1]$/;
 
+/** Marks that join the parts of one written token: "X-Client-IP", "core:info", "mod_ssl", "logs/httpd.pid", "2.4.1". */
+const JOINER = /[-:_./\\]/;
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+
+/**
+ * A span widened to the whole tokens it stands in. BERT's pre-tokenizer splits at every punctuation
+ * mark, so the reader may end a span inside a name ("RemoteIPHeader X" of "X-Client-IP", "warn core"
+ * of "core:info"); a value is written whole or not at all. A mark followed by a space (a full stop, a
+ * label's colon) ends a token. A span that starts after a hyphen keeps off a lowercase word before it:
+ * that is prose ("mid-19th century"), and the reader's start there is as in its training.
+ */
+function wholeTokens(text: string, start: number, end: number): { start: number; end: number } {
+  const word = (i: number) => i >= 0 && i < text.length && WORD_CHAR.test(text[i]!);
+  let e = end;
+  while (word(e - 1) && JOINER.test(text[e] ?? '') && word(e + 1)) {
+    e += 1;
+    while (word(e)) e += 1;
+  }
+  let s = start;
+  while (word(s) && JOINER.test(text[s - 1] ?? '') && word(s - 2)) {
+    let t = s - 1;
+    while (word(t - 1)) t -= 1;
+    // a prose prefix stays off ("mid-" of "mid-19th century"); a code token's part does not ("X-" of "X-Client-IP")
+    if (text[s - 1] === '-' && /^\p{Ll}+$/u.test(text.slice(t, s - 1))) break;
+    s = t;
+  }
+  return { start: s, end: e };
+}
+
 async function readFolded(
   reader: AnswerReader,
   question: string,
@@ -36,16 +65,17 @@ async function readFolded(
   );
   const original = (s: SpanCandidate): SpanCandidate => {
     const text = passages[s.passage]!.text;
+    const whole = wholeTokens(text, s.start, s.end);
     // the reader's word pieces split a sign off its number ("−30 °C" is read as "30 °C"): a sign
     // written right before the span's first digit, after a space or punctuation, is part of the value
     const start =
-      s.start > 0 &&
-      SIGNS.test(text[s.start - 1]!) &&
-      /\d/.test(text[s.start] ?? '') &&
-      (s.start < 2 || /[\s(:;,/]/.test(text[s.start - 2]!))
-        ? s.start - 1
-        : s.start;
-    return { ...s, start, text: text.slice(start, s.end) };
+      whole.start > 0 &&
+      SIGNS.test(text[whole.start - 1]!) &&
+      /\d/.test(text[whole.start] ?? '') &&
+      (whole.start < 2 || /[\s(:;,/]/.test(text[whole.start - 2]!))
+        ? whole.start - 1
+        : whole.start;
+    return { ...s, start, end: whole.end, text: text.slice(start, whole.end) };
   };
   return {
     ...r,
@@ -173,17 +203,25 @@ function spansOf(result: ReaderResult): Located[] {
  * that went on to "Mirela Ostrowski" found the person the question asks for, and may answer with her.
  */
 function forbidden(question: string, hops: readonly HopState[]) {
-  const q = termSet(question);
+  const said = saidBy(question);
   const bridges = hops
     .slice(0, -1)
     .map((h) => h.bridge)
     .filter((b): b is string => !!b)
     .map((b) => ` ${normalizeAnswer(b)} `);
   return (text: string) => {
-    const terms = contentTerms(text);
-    if (terms.length > 0 && terms.every((t) => q.has(t))) return true;
+    if (said(text)) return true;
     const n = normalizeAnswer(text);
     return n.length > 0 && bridges.some((b) => b.includes(` ${n} `));
+  };
+}
+
+/** Whether a span only says what the question says: all its content words are the question's. */
+function saidBy(question: string) {
+  const q = termSet(question);
+  return (text: string) => {
+    const terms = contentTerms(text);
+    return terms.length > 0 && terms.every((t) => q.has(t));
   };
 }
 
@@ -337,12 +375,15 @@ function fromResult(
   // value ("Default: MaxKeepAliveRequests 100"), and its doubt is a feature of the confidence, not a veto
   const bad = forbidden(question, hops);
   const expected = expectedType(question);
+  // passed over as read, and again when its cut value is what the question says ("the KeepAlive
+  // directive" → "KeepAlive"); a value cut out of a bridge's text stays (a path the chain went by)
+  const said = saidBy(question);
   const scored = scoreSpans(
     spansOf(result).filter((x) => !bad(x.text)),
     expected,
     question,
     passages,
-  );
+  ).filter((x) => x.text && !said(x.text));
   const chosen = scored[0];
   if (!chosen) return none();
   const passage = passages[chosen.passage]!;

@@ -52,6 +52,22 @@ describe('how a span fits', () => {
     expect(valueWithin('number', 'one minute')).toEqual({ start: 0, end: 10 });
     expect(valueWithin('identifier', 'apache2ctl configtest')).toEqual({ start: 0, end: 21 });
   });
+
+  it('cuts a place, a name or a command out of the prose read with it', () => {
+    const cut = (expected: Parameters<typeof valueWithin>[0], span: string) => {
+      const v = valueWithin(expected, span);
+      return span.slice(v.start, v.end);
+    };
+    expect(cut('path', 'file logs/httpd.pid')).toBe('logs/httpd.pid');
+    expect(cut('path', 'the standard input')).toBe('the standard input');
+    expect(cut('command', 'use LogLevel warn core:info')).toBe('LogLevel warn core:info');
+    expect(cut('command', 'httpd -k graceful')).toBe('httpd -k graceful');
+    // a verb stays where no code follows it: it may be the command's own word
+    expect(cut('command', 'run tests')).toBe('run tests');
+    expect(cut('identifier', 'the htdigest tool')).toBe('htdigest');
+    expect(cut('identifier', 'SSL_XXX variables')).toBe('SSL_XXX');
+    expect(cut('identifier', 'Protocols h2 http/1.1')).toBe('Protocols h2 http/1.1');
+  });
 });
 
 describe('where values of a kind stand in a text', () => {

@@ -102,11 +102,32 @@ describe('what the reader is given, and the value taken back', () => {
     expect(r.features.pAnswer).toBeCloseTo(0.23, 6);
   });
 
-  it('leaves a hyphen inside a word alone', async () => {
+  it('reads a hyphen inside a word as part of the word, not as a minus sign', async () => {
     const p = passage(1, 'Parts', 'The part number is FC-3 for the flight computer.');
     const reader = scripted((_, ps) => [window(ps, ['3 for the flight computer'])]);
     const r = await readAnswer(reader, 'Which part?', [hop(null)], [p], false);
-    expect(r.value).toBe('3 for the flight computer');
+    expect(r.value).toBe('FC-3 for the flight computer');
+  });
+
+  it('widens a span that ends or starts inside a written token to the whole token', async () => {
+    const p = passage(
+      1,
+      'mod_remoteip',
+      'Use RemoteIPHeader X-Client-IP behind the balancer; or LogLevel warn core:info.',
+    );
+    const reader = scripted((_, ps) => [window(ps, ['RemoteIPHeader X', 'Client-IP'])]);
+    const r = await readAnswer(reader, 'Which header line do we add?', [hop(null)], [p], false);
+    expect(r.value).toBe('RemoteIPHeader X-Client-IP');
+    // a full stop or a label's colon followed by a space still ends a token
+    const end = scripted((_, ps) => [window(ps, ['warn core'])]);
+    const e = await readAnswer(end, 'Which level?', [hop(null)], [p], false);
+    expect(e.value).toBe('warn core:info');
+    // a prose prefix before a hyphen is not part of the value
+    const era = passage(2, 'History', 'It was founded in the mid-19th century by monks.');
+    const prose = scripted((_, ps) => [window(ps, ['19th century'])]);
+    expect((await readAnswer(prose, 'In which era did the monks arrive?', [hop(null)], [era], false)).value).toBe(
+      '19th century',
+    );
   });
 });
 
