@@ -133,17 +133,13 @@ export function valueWithin(expected: ExpectedType, span: string): { start: numb
   // "30 seconds by default" → "30 seconds"; "8 kB" and "one minute" are values whole)
   if (expected === 'number') return firstValue(span) ?? whole;
   const tokens = [...span.matchAll(TOKEN)]
-    .map((m) => {
-      const lead = /^[("'`[{<,;:]*/.exec(m[0])![0].length;
-      const word = m[0].replace(EDGE_PUNCT, '');
-      return { word, start: m.index! + lead, end: m.index! + lead + word.length };
-    })
+    .map((m) => ({ word: m[0].replace(EDGE_PUNCT, ''), start: m.index!, end: m.index! + m[0].length }))
     .filter((t) => t.word);
   if (tokens.length < 2) return whole;
   // a place is the path itself ("file logs/httpd.pid" → "logs/httpd.pid")
   if (expected === 'path') {
     const place = tokens.find((t) => /[/\\]/.test(t.word) || /^(stdin|stdout|stderr)$/i.test(t.word));
-    return place ? { start: place.start, end: place.end } : whole;
+    return place ? withoutLoosePunctuation(span, place.start, place.end) : whole;
   }
   if (expected !== 'identifier' && expected !== 'command') return whole;
   // a name or command without the prose around it: "use LogLevel warn core:info" → "LogLevel warn
@@ -157,7 +153,38 @@ export function valueWithin(expected: ExpectedType, span: string): { start: numb
     first += 1;
   let last = tokens.length - 1;
   if (expected === 'identifier' && last - first === 1 && KIND_NOUN.test(tokens[last]!.word)) last -= 1;
-  return { start: tokens[first]!.start, end: tokens[last]!.end };
+  if (first === 0 && last === tokens.length - 1) return whole;
+  return withoutLoosePunctuation(span, tokens[first]!.start, tokens[last]!.end);
+}
+
+const CLOSER: Record<string, string> = { '(': ')', '[': ']', '{': '}', '<': '>' };
+const OPENER: Record<string, string> = { ')': '(', ']': '[', '}': '{', '>': '<' };
+const QUOTES = `"'\``;
+const count = (s: string, c: string) => s.split(c).length - 1;
+
+/**
+ * A range of whole tokens without the punctuation that belongs to the sentence around them: a
+ * trailing full stop or comma, brackets or quotes around all of it, and an opening or closing mark
+ * whose other half was cut off. Brackets that belong to the value stay: "named <commit>", "%{c}a".
+ */
+function withoutLoosePunctuation(text: string, start: number, end: number): { start: number; end: number } {
+  let s = start;
+  let e = end;
+  for (let changed = true; changed && e - s > 1;) {
+    changed = false;
+    const t = text.slice(s, e);
+    const head = t[0]!;
+    const tail = t[t.length - 1]!;
+    if (/[,;:.!?]/.test(tail)) e -= 1;
+    else if (CLOSER[head] === tail || (QUOTES.includes(head) && head === tail)) ((s += 1), (e -= 1));
+    else if (CLOSER[head] && count(t, head) > count(t, CLOSER[head]!)) s += 1;
+    else if (OPENER[tail] && count(t, tail) > count(t, OPENER[tail]!)) e -= 1;
+    else if (QUOTES.includes(head) && count(t, head) % 2 === 1) s += 1;
+    else if (QUOTES.includes(tail) && count(t, tail) % 2 === 1) e -= 1;
+    else continue;
+    changed = true;
+  }
+  return { start: s, end: e };
 }
 
 const ARTICLE = /^(the|a|an)$/i;

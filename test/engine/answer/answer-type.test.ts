@@ -67,6 +67,11 @@ describe('how a span fits', () => {
     expect(cut('identifier', 'the htdigest tool')).toBe('htdigest');
     expect(cut('identifier', 'SSL_XXX variables')).toBe('SSL_XXX');
     expect(cut('identifier', 'Protocols h2 http/1.1')).toBe('Protocols h2 http/1.1');
+    // the sentence's punctuation goes, the value's own brackets stay
+    expect(cut('path', 'in $XDG_CONFIG_HOME/git/ignore. If')).toBe('$XDG_CONFIG_HOME/git/ignore');
+    expect(cut('path', 'the file (/tmp/mod_cache-lock),')).toBe('/tmp/mod_cache-lock');
+    expect(cut('command', 'run git log --oneline <commit>')).toBe('git log --oneline <commit>');
+    expect(cut('identifier', 'the "force-gzip" variable')).toBe('force-gzip');
   });
 });
 
