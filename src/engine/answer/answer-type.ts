@@ -170,21 +170,26 @@ const count = (s: string, c: string) => s.split(c).length - 1;
 function withoutLoosePunctuation(text: string, start: number, end: number): { start: number; end: number } {
   let s = start;
   let e = end;
-  for (let changed = true; changed && e - s > 1;) {
-    changed = false;
-    const t = text.slice(s, e);
-    const head = t[0]!;
-    const tail = t[t.length - 1]!;
-    if (/[,;:.!?]/.test(tail)) e -= 1;
-    else if (CLOSER[head] === tail || (QUOTES.includes(head) && head === tail)) ((s += 1), (e -= 1));
-    else if (CLOSER[head] && count(t, head) > count(t, CLOSER[head]!)) s += 1;
-    else if (OPENER[tail] && count(t, tail) > count(t, OPENER[tail]!)) e -= 1;
-    else if (QUOTES.includes(head) && count(t, head) % 2 === 1) s += 1;
-    else if (QUOTES.includes(tail) && count(t, tail) % 2 === 1) e -= 1;
-    else continue;
-    changed = true;
+  for (;;) {
+    const [head, tail] = loosePunctuation(text.slice(s, e));
+    if (!head && !tail) return { start: s, end: e };
+    s += head;
+    e -= tail;
   }
-  return { start: s, end: e };
+}
+
+/** How many characters to drop at the head and at the tail of a value (0 or 1 each): one step. */
+function loosePunctuation(t: string): [number, number] {
+  if (t.length < 2) return [0, 0];
+  const head = t[0]!;
+  const tail = t[t.length - 1]!;
+  if (/[,;:.!?]/.test(tail)) return [0, 1];
+  if (CLOSER[head] === tail || (QUOTES.includes(head) && head === tail)) return [1, 1];
+  if (CLOSER[head] && count(t, head) > count(t, CLOSER[head]!)) return [1, 0];
+  if (OPENER[tail] && count(t, tail) > count(t, OPENER[tail]!)) return [0, 1];
+  if (QUOTES.includes(head) && count(t, head) % 2 === 1) return [1, 0];
+  if (QUOTES.includes(tail) && count(t, tail) % 2 === 1) return [0, 1];
+  return [0, 0];
 }
 
 const ARTICLE = /^(the|a|an)$/i;
