@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { checkSlackConfig, secretsOf } from '../../config.js';
-import { openCore, openStoreCore, storeSettingsOf } from '../../core.js';
+import { openCore, openStoreCore, storeSettingsOf, type StoreCore } from '../../core.js';
 import { Encoder } from '../../models/encoder.js';
 import { openSlackState } from '../../slack/state/open.js';
 import { storeLocation } from '../../store/open.js';
@@ -9,6 +9,9 @@ import { createLogger } from '../../log.js';
 import { createSlackApp } from '../../slack/app.js';
 import type { CliContext } from '../program.js';
 import { configFrom } from './shared.js';
+import { warmUp } from '../../engine/warm-up.js';
+import type { EngineApi } from '../../engine/hops.js';
+import type { Logger } from '../../log.js';
 
 /** How long a stop waits for answers in flight before the process ends anyway. */
 const DRAIN_MS = 10_000;
@@ -41,7 +44,8 @@ export function register(program: Command, ctx: CliContext): void {
         process.once('SIGTERM', stop);
       });
       // with engine workers, this thread only needs the store: the models load in the workers
-      const core = config.engineWorkers > 0 ? await openStoreCore(config, log) : await openCore(config, log);
+      const core: StoreCore & { engine?: EngineApi } =
+        config.engineWorkers > 0 ? await openStoreCore(config, log) : await openCore(config, log);
       let closePool = () => Promise.resolve();
       let closeState = () => Promise.resolve();
       let releaseEncoder = () => Promise.resolve();
@@ -58,6 +62,8 @@ export function register(program: Command, ctx: CliContext): void {
             ? await EnginePool.start({ config, size: config.engineWorkers, log, secrets: secretsOf(config) })
             : null;
         closePool = () => pool?.close() ?? Promise.resolve();
+        if (signalled) return;
+        await Promise.race([warmEngine(pool ?? core.engine ?? null, pool?.size ?? 1, log), stopSignal]);
         if (signalled) return;
         const state = await openSlackState(storeSettingsOf(config), config.slack.stateTtlMs);
         closeState = () => state.close();
@@ -94,4 +100,15 @@ export function register(program: Command, ctx: CliContext): void {
         await core.close();
       }
     });
+}
+
+/** One untimed question per engine before Slack connects, so the first person's is not the cold one. */
+async function warmEngine(engine: EngineApi | null, parallel: number, log: Logger): Promise<void> {
+  if (!engine) return;
+  try {
+    const ms = await warmUp(engine, parallel);
+    log.info({ ms: Math.round(ms), engines: parallel }, 'engine warmed up');
+  } catch (err) {
+    log.warn({ err }, 'the warm-up question failed; the first question may be slow');
+  }
 }
