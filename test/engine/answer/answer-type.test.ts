@@ -53,25 +53,26 @@ describe('how a span fits', () => {
     expect(valueWithin('identifier', 'apache2ctl configtest')).toEqual({ start: 0, end: 21 });
   });
 
-  it('cuts a place, a name or a command out of the prose read with it', () => {
-    const cut = (expected: Parameters<typeof valueWithin>[0], span: string) => {
-      const v = valueWithin(expected, span);
-      return span.slice(v.start, v.end);
-    };
-    expect(cut('path', 'file logs/httpd.pid')).toBe('logs/httpd.pid');
-    expect(cut('path', 'the standard input')).toBe('the standard input');
-    expect(cut('command', 'use LogLevel warn core:info')).toBe('LogLevel warn core:info');
-    expect(cut('command', 'httpd -k graceful')).toBe('httpd -k graceful');
+  // [what the question asks for, the span as read, the value shown]
+  const cuts: [Parameters<typeof valueWithin>[0], string, string][] = [
+    ['path', 'file logs/httpd.pid', 'logs/httpd.pid'],
+    ['path', 'the standard input', 'the standard input'],
+    ['command', 'use LogLevel warn core:info', 'LogLevel warn core:info'],
+    ['command', 'httpd -k graceful', 'httpd -k graceful'],
     // a verb stays where no code follows it: it may be the command's own word
-    expect(cut('command', 'run tests')).toBe('run tests');
-    expect(cut('identifier', 'the htdigest tool')).toBe('htdigest');
-    expect(cut('identifier', 'SSL_XXX variables')).toBe('SSL_XXX');
-    expect(cut('identifier', 'Protocols h2 http/1.1')).toBe('Protocols h2 http/1.1');
+    ['command', 'run tests', 'run tests'],
+    ['identifier', 'the htdigest tool', 'htdigest'],
+    ['identifier', 'SSL_XXX variables', 'SSL_XXX'],
+    ['identifier', 'Protocols h2 http/1.1', 'Protocols h2 http/1.1'],
     // the sentence's punctuation goes, the value's own brackets stay
-    expect(cut('path', 'in $XDG_CONFIG_HOME/git/ignore. If')).toBe('$XDG_CONFIG_HOME/git/ignore');
-    expect(cut('path', 'the file (/tmp/mod_cache-lock),')).toBe('/tmp/mod_cache-lock');
-    expect(cut('command', 'run git log --oneline <commit>')).toBe('git log --oneline <commit>');
-    expect(cut('identifier', 'the "force-gzip" variable')).toBe('force-gzip');
+    ['path', 'in $XDG_CONFIG_HOME/git/ignore. If', '$XDG_CONFIG_HOME/git/ignore'],
+    ['path', 'the file (/tmp/mod_cache-lock),', '/tmp/mod_cache-lock'],
+    ['command', 'run git log --oneline <commit>', 'git log --oneline <commit>'],
+    ['identifier', 'the "force-gzip" variable', 'force-gzip'],
+  ];
+  it.each(cuts)('cuts a %s out of the prose read with it: "%s" → "%s"', (expected, span, shown) => {
+    const v = valueWithin(expected, span);
+    expect(span.slice(v.start, v.end)).toBe(shown);
   });
 });
 
