@@ -114,6 +114,31 @@ export function piecesWithOffsets(tokenizer: BertTokenizer, text: string): Piece
   return out;
 }
 
+/** A window's outputs: start and end logits per piece, and the answer-kind logits. */
+interface WindowLogits {
+  start: Float32Array;
+  end: Float32Array;
+  kind: Float32Array;
+}
+
+/**
+ * Padding a group may carry, as a share of its longest window. Windows are packed to the reader's
+ * length, so a read is usually two or three full windows and a short last one; padded to one batch,
+ * 17–19 % of the pieces computed were padding (BENCHMARKS.md, "The reader's windows without padding").
+ */
+const MAX_PADDING = 0.1;
+
+/** Windows grouped for one onnxruntime call each: longest first, each group within MAX_PADDING of its longest. */
+export function lengthGroups<W extends { ids: readonly unknown[] }>(windows: readonly W[]): W[][] {
+  const groups: W[][] = [];
+  for (const w of [...windows].sort((a, b) => b.ids.length - a.ids.length)) {
+    const last = groups.at(-1);
+    if (last && w.ids.length >= (1 - MAX_PADDING) * last[0]!.ids.length) last.push(w);
+    else groups.push([w]);
+  }
+  return groups;
+}
+
 interface Window {
   ids: number[];
   types: number[];
@@ -243,7 +268,7 @@ export class Reader {
     return out;
   }
 
-  /** Reads `passages` for `question` (one onnxruntime call for all windows). */
+  /** Reads `passages` for `question` (one onnxruntime call per group of windows of about one length). */
   read(question: string, passages: readonly ReaderPassage[], opts: { spansPerWindow?: number } = {}): Promise<ReaderResult> {
     const run = this.queue.then(() => this.readNow(question, passages, opts.spansPerWindow ?? 5));
     this.queue = run.catch(() => undefined);
@@ -253,40 +278,54 @@ export class Reader {
   private async readNow(question: string, passages: readonly ReaderPassage[], spansPerWindow: number): Promise<ReaderResult> {
     const t0 = performance.now();
     const windows = passages.length ? this.windows(question, passages) : [];
-    const outs: ReaderWindow[] = [];
-    if (windows.length) {
-      const b = windows.length;
-      const s = Math.max(...windows.map((w) => w.ids.length));
-      const ids = new BigInt64Array(b * s);
-      const mask = new BigInt64Array(b * s);
-      const types = new BigInt64Array(b * s);
-      windows.forEach((w, i) => {
-        for (let j = 0; j < w.ids.length; j++) {
-          ids[i * s + j] = BigInt(w.ids[j]!);
-          mask[i * s + j] = 1n;
-          types[i * s + j] = BigInt(w.types[j]!);
-        }
-      });
-      const result = await this.session.run({
-        input_ids: new ort.Tensor('int64', ids, [b, s]),
-        attention_mask: new ort.Tensor('int64', mask, [b, s]),
-        token_type_ids: new ort.Tensor('int64', types, [b, s]),
-      });
-      const start = result.start_logits?.data as Float32Array | undefined;
-      const end = result.end_logits?.data as Float32Array | undefined;
-      const kind = result.type_logits?.data as Float32Array | undefined;
-      if (!start || !end || !kind || kind.length !== b * ANSWER_KINDS.length) throw new UserError(`reader ${this.name}: outputs are not start_logits, end_logits, type_logits; this is not a ragask reader`);
-      windows.forEach((w, i) => {
-        const probs = softmax([...kind.subarray(i * 4, i * 4 + 4)]);
-        outs.push({
-          passages: w.passages,
-          probs: { span: probs[0]!, yes: probs[1]!, no: probs[2]!, none: probs[3]! },
-          spans: this.bestSpans(w, start.subarray(i * s, i * s + s), end.subarray(i * s, i * s + s), passages, i, spansPerWindow),
-        });
-      });
-      for (const t of Object.values(result)) t.dispose?.();
+    const logits = new Map<Window, WindowLogits>();
+    for (const group of lengthGroups(windows)) {
+      const out = await this.runWindows(group);
+      for (const [i, w] of group.entries()) logits.set(w, out[i]!);
     }
+    const outs: ReaderWindow[] = windows.map((w, i) => {
+      const { start, end, kind } = logits.get(w)!;
+      const probs = softmax([...kind]);
+      return {
+        passages: w.passages,
+        probs: { span: probs[0]!, yes: probs[1]!, no: probs[2]!, none: probs[3]! },
+        spans: this.bestSpans(w, start, end, passages, i, spansPerWindow),
+      };
+    });
     return { windows: outs, ...decide(outs), ms: performance.now() - t0 };
+  }
+
+  /** One onnxruntime call for `windows`, padded to the longest of them; each window's logits. */
+  private async runWindows(windows: readonly Window[]): Promise<WindowLogits[]> {
+    const b = windows.length;
+    const s = Math.max(...windows.map((w) => w.ids.length));
+    const ids = new BigInt64Array(b * s);
+    const mask = new BigInt64Array(b * s);
+    const types = new BigInt64Array(b * s);
+    windows.forEach((w, i) => {
+      for (let j = 0; j < w.ids.length; j++) {
+        ids[i * s + j] = BigInt(w.ids[j]!);
+        mask[i * s + j] = 1n;
+        types[i * s + j] = BigInt(w.types[j]!);
+      }
+    });
+    const result = await this.session.run({
+      input_ids: new ort.Tensor('int64', ids, [b, s]),
+      attention_mask: new ort.Tensor('int64', mask, [b, s]),
+      token_type_ids: new ort.Tensor('int64', types, [b, s]),
+    });
+    const start = result.start_logits?.data as Float32Array | undefined;
+    const end = result.end_logits?.data as Float32Array | undefined;
+    const kind = result.type_logits?.data as Float32Array | undefined;
+    if (!start || !end || !kind || kind.length !== b * ANSWER_KINDS.length) throw new UserError(`reader ${this.name}: outputs are not start_logits, end_logits, type_logits; this is not a ragask reader`);
+    // copies: the tensors' memory is released below
+    const out = windows.map((_, i) => ({
+      start: start.slice(i * s, i * s + s),
+      end: end.slice(i * s, i * s + s),
+      kind: kind.slice(i * 4, i * 4 + 4),
+    }));
+    for (const t of Object.values(result)) t.dispose?.();
+    return out;
   }
 
   /** The best spans of a window, by start + end logit, at most maxAnswer pieces, distinct by text. */

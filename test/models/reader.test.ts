@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decide, piecesWithOffsets, Reader, type ReaderWindow } from '../../src/models/reader.js';
+import { decide, lengthGroups, piecesWithOffsets, Reader, type ReaderWindow } from '../../src/models/reader.js';
 import { BertTokenizer } from '../../src/models/tokenizer.js';
 
 const MODELS = path.resolve('models');
@@ -121,12 +121,38 @@ describe('reader on the real model', () => {
     expect(w.probs.yes + w.probs.no).toBeGreaterThan(w.probs.span);
   });
 
+  it('reads a long and a short window in separate calls, each as it reads alone', async () => {
+    const long = {
+      title: 'Lake Varen',
+      text: Array.from({ length: 40 }, (_, i) => `Survey ${i + 1} of Lake Varen measured its depth again.`).join(' '),
+    };
+    const short = { title: 'Emil Dobrowski', text: 'Emil Dobrowski was a hydrologist who measured Lake Varen in 1931.' };
+    const q = 'Who measured Lake Varen in 1931?';
+    const both = await reader.read(q, [long, short]);
+    expect(both.windows.length).toBeGreaterThanOrEqual(2);
+    const alone = await reader.read(q, [short]);
+    const last = both.windows.at(-1)!;
+    expect(last.passages).toEqual([1]);
+    // the same window, whether read beside a longer one or alone (int8 kernels may differ in the last digits)
+    expect(last.probs.none).toBeCloseTo(alone.windows[0]!.probs.none, 2);
+    expect(last.spans[0]!.text).toBe(alone.windows[0]!.spans[0]!.text);
+  });
+
   it('says the passages do not answer a question they have nothing on', async () => {
     const r = await reader.read('What is the capital of Peru?', [
       { title: 'Kestrel Dynamics', text: 'Kestrel Dynamics builds environmental sensing drones. Its main office is in Gdańsk and it has a lab in Malmö.' },
     ]);
     // declined: the decision edge is 0.5 (measured 0.33 with the shipped int8 reader)
     expect(r.pAnswer).toBeLessThan(0.5);
+  });
+});
+
+describe('windows grouped for one call each', () => {
+  const w = (n: number) => ({ ids: Array.from({ length: n }, () => 0) });
+  it('puts windows of about one length together, longest first, and a short one apart', () => {
+    const groups = lengthGroups([w(380), w(120), w(384), w(350)]).map((g) => g.map((x) => x.ids.length));
+    expect(groups).toEqual([[384, 380, 350], [120]]);
+    expect(lengthGroups([])).toEqual([]);
   });
 });
 
