@@ -29,7 +29,12 @@ const questions = given.length
 
 if (dropCaches) {
   execFileSync('sync');
-  fs.writeFileSync('/proc/sys/vm/drop_caches', '3\n');
+  try {
+    fs.writeFileSync('/proc/sys/vm/drop_caches', '3\n');
+  } catch (e) {
+    process.stderr.write(`measure-first-question: --drop-caches needs root (${e.code}); run without it, or as root\n`);
+    process.exit(2);
+  }
 }
 const dist = (m) => import(path.join(ROOT, 'dist', m));
 const { loadConfig } = await dist('config.js');
