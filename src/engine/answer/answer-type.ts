@@ -203,10 +203,31 @@ const KIND_NOUN = new RegExp(`^(?:${NAME_NOUNS})s?$`, 'i');
  * nobody set X", "unless told otherwise". A manual writes the answer under "Default".
  */
 const DEFAULT_CUES =
-  /\bby default\b|\bdefaults?\b|\bleave (?:it|\S+) alone\b|\bleft (?:on|off|alone|unset)\b|\b(?:isn't|is not|wasn't|aren't|not) (?:set|configured|given|specified)\b|\b(?:never|nobody|don't|do not|didn't) (?:ever )?(?:set|configure|touch|pass|change)|\bunless (?:told|set|configured|we)\b|\bout of the box\b|\bif we don't configure\b/i;
+  /\bby default\b|\bdefaults?\b|\bleave (?:it|\S+) alone\b|\bleft (?:on|off|alone|unset)\b|\b(?:isn't|is not|wasn't|aren't|not) (?:set|configured|given|specified)\b|\b(?:never|nobody|don't|do not|didn't) (?:ever )?(?:set|configure|touch|pass|change|tune|tweak|modif|override|customi)|\bunless (?:told|set|configured|we)\b|\bout of the box\b|\bif we don't configure\b/i;
 
 export function asksForDefault(question: string): boolean {
   return DEFAULT_CUES.test(question);
+}
+
+/** How far before a value its sentence may name the default ("The default value in this file is 300"). */
+const DEFAULT_REACH = 60;
+const DEFAULT_WORD = /\bdefault(?:s|ed)?\b/i;
+/** A default the text gives as history ("In 2.4.53 and earlier, the default value was 0"). */
+const PAST_DEFAULT = /\bdefault(?:s|ed)?\b.*\b(?:was|were|used to)\b/i;
+const SENTENCE_BREAK = /[.!?]\s|\n/g;
+
+/**
+ * Whether the prose just before `at` states a default, within its own sentence: "defaults to 5",
+ * "The default is RES_TIMEOUT, currently 5", "(integer; default: 1000)"; not one it gives as
+ * history ("the default value was 180"). A manual that has no table of defaults says them so.
+ */
+export function statesDefaultBefore(text: string, at: number): boolean {
+  const from = Math.max(0, at - DEFAULT_REACH);
+  const before = text.slice(from, at);
+  const breaks = [...before.matchAll(SENTENCE_BREAK)];
+  const last = breaks.at(-1);
+  const clause = last ? before.slice(last.index + last[0].length) : before;
+  return DEFAULT_WORD.test(clause) && !PAST_DEFAULT.test(clause);
 }
 
 /** A token as written, without the punctuation around it ("(force-gzip)," → "force-gzip"). */

@@ -5,7 +5,15 @@ import { contentTerms, evidenceCoverage, termSet } from '../text.js';
 import type { HopState } from '../types.js';
 import { parseComparison, pickByValue, type AttributeQuery, type ComparisonQuestion } from './comparison.js';
 import { readerInput, type EvidencePassage } from './passages.js';
-import { asksForDefault, expectedType, typedRanges, typeFit, valueWithin, type ExpectedType } from './answer-type.js';
+import {
+  asksForDefault,
+  expectedType,
+  statesDefaultBefore,
+  typedRanges,
+  typeFit,
+  valueWithin,
+  type ExpectedType,
+} from './answer-type.js';
 
 /** What the engine needs of a reader (src/models/reader.ts is the one implementation). */
 export interface AnswerReader {
@@ -440,6 +448,12 @@ function fromResult(
 const TYPE_WEIGHT = 3;
 /** Logits for a span in a labelled cell whose label the question names ("Default: 5" for "by default"). */
 const LABEL_WEIGHT = 6;
+/**
+ * Logits for a value its own sentence states as the default, when the question asks for one
+ * ("The default value is 7200 seconds"): as much as a table's Default cell, which says the same.
+ * Measured 3 against 6 on teamdocs-apache and teamdocs-manpages (BENCHMARKS.md).
+ */
+const STATED_DEFAULT_WEIGHT = LABEL_WEIGHT;
 /** Logits per unit of log-odds that the span's window answers at all. */
 const WINDOW_WEIGHT = 3;
 
@@ -484,7 +498,8 @@ function scoreSpans(
   passages: readonly EvidencePassage[],
 ): ScoredSpan[] {
   const asked = termSet(question);
-  if (asksForDefault(question)) asked.add('default');
+  const wantsDefault = asksForDefault(question);
+  if (wantsDefault) asked.add('default');
   const subjects = subjectCoverages(question, passages);
   const best = Math.max(0, ...subjects);
   const out: ScoredSpan[] = [];
@@ -497,13 +512,16 @@ function scoreSpans(
     const aboutIt = subjects[x.passage]! > 0 && subjects[x.passage]! >= SUBJECT_SHARE * best;
     const named = labelTerms.length > 0 && labelTerms.every((t) => asked.has(t)) && aboutIt;
     const condition = rowCondition(passages[x.passage]!, x.start, question);
+    const cut = valueWithin(expected, x.text);
+    const stated =
+      wantsDefault && label === null && aboutIt && statesDefaultBefore(passages[x.passage]!.text, x.start + cut.start);
     const adjusted =
       x.score +
       TYPE_WEIGHT * fit +
       (named ? LABEL_WEIGHT : 0) +
+      (stated ? STATED_DEFAULT_WEIGHT : 0) +
       CONDITION_WEIGHT * condition +
       WINDOW_WEIGHT * logOdds(x.pAnswer);
-    const cut = valueWithin(expected, x.text);
     out.push({
       ...x,
       start: x.start + cut.start,

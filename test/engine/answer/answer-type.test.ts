@@ -3,6 +3,7 @@ import {
   asksForDefault,
   expectedType,
   firstValue,
+  statesDefaultBefore,
   typedRanges,
   typeFit,
   valueWithin,
@@ -28,6 +29,25 @@ describe('the kind of value a question asks for', () => {
     expect(asksForDefault("What does it do if PidFile isn't configured?")).toBe(true);
     expect(asksForDefault('What is the default port?')).toBe(true);
     expect(asksForDefault('How many requests are allowed when it is 0?')).toBe(false);
+    expect(asksForDefault('If nobody tuned the sysctls, how long is the idle time?')).toBe(true);
+  });
+});
+
+describe('a default stated in prose', () => {
+  const at = (text: string, value: string) => statesDefaultBefore(text, text.indexOf(value));
+
+  it('is the value its own sentence names as the default', () => {
+    expect(at('The number of seconds before probes start. The default value is 7200 seconds.', '7200')).toBe(true);
+    expect(at('tcp_keepalive_time (integer; default: 7200; since Linux 2.2)', '7200')).toBe(true);
+    expect(at('Sets the interval. It defaults to 30 seconds.', '30')).toBe(true);
+  });
+
+  it('is not a value of another sentence, a default of the past, nor one said far after the word', () => {
+    expect(at('The default is 3. Older kernels retried 6 times.', '6')).toBe(false);
+    expect(at('The timeout is given in seconds and is capped at 30.', '30')).toBe(false);
+    expect(at('In Linux 2.2, the default value was 180.', '180')).toBe(false);
+    const far = `The default applies to every listener that the server opens at start-up, and the limit is ${'x'.repeat(10)} 40.`;
+    expect(at(far, '40')).toBe(false);
   });
 });
 

@@ -219,6 +219,36 @@ describe('what the question asks for', () => {
     expect(other.value).toBe('0');
   });
 
+  it('reads the value its sentence states as the default, for a question that asks for the default', async () => {
+    const keepalive = passage(
+      1,
+      'tcp_keepalive_time',
+      'The number of seconds a connection needs to be idle before TCP sends keep-alive probes. ' +
+        'The default value is 7200 seconds (2 hours). An idle connection is terminated after approximately ' +
+        'an additional 11 minutes when keep-alive is enabled.',
+    );
+    // the reader prefers the other figure by two logits: less than the stated default's weight
+    const reader = scripted((_, ps) => [window(ps, ['11 minutes', '7200 seconds'], {}, [10, 8])]);
+    const asked = await readAnswer(
+      reader,
+      'If nobody tuned the sysctls, how long must a connection sit idle before probes start?',
+      [hop(null)],
+      [keepalive],
+      false,
+    );
+    expect(asked.value).toBe('7200 seconds');
+    // it is not a labelled cell: the confidence's feature stays a table's
+    expect(asked.features.labelled).toBe(false);
+    const other = await readAnswer(
+      reader,
+      'How long after the probes start is an idle connection terminated?',
+      [hop(null)],
+      [keepalive],
+      false,
+    );
+    expect(other.value).toBe('11 minutes');
+  });
+
   it("gives the Default label's weight only to the row of what is asked, not to another entry's default", async () => {
     const row = (id: number, directive: string, text: string, docId: number) => ({
       ...passage(id, `Core > ${directive} Directive`, text, docId),
