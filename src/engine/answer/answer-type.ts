@@ -67,7 +67,7 @@ const NUMBER_WORDS =
   'zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|hundred|thousand|million|half|a|an';
 /** A value: a number (signed, decimal, grouped, a version or range) and its unit, or a number word and a unit. */
 const VALUE = new RegExp(
-  `(?:^|(?<=[\\s(:=,;"'\`]))(?:[+\\-\u2212±~]?\\d[\\d,._]*(?:\\s?(?:-|to|–)\\s?\\d[\\d,._]*)?(?:\\s?(?:${UNITS})\\b)?|(?:${NUMBER_WORDS})\\s(?:${UNITS})\\b)`,
+  `(?:^|(?<=[\\s(:=,;"'\`]))(?:[+\\-\u2212±~]?\\d[\\d,._]*(?:\\s?(?:-|to|–)\\s?\\d[\\d,._]*)?(?:\\s?(?:${UNITS})(?:\\b|(?<=%)))?|(?:${NUMBER_WORDS})\\s(?:${UNITS})\\b)`,
   'giu',
 );
 const NUMBER_WORD_START = new RegExp(`^(?:${NUMBER_WORDS})\\s`, 'i');

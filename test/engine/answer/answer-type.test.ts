@@ -70,6 +70,10 @@ describe('how a span fits', () => {
     const cut = valueWithin('number', 'ListenBackLog 511');
     expect('ListenBackLog 511'.slice(cut.start, cut.end)).toBe('511');
     expect(valueWithin('number', 'one minute')).toEqual({ start: 0, end: 10 });
+    // a percent sign is the unit, though no word boundary follows it
+    const share = 'size=50% of the RAM';
+    const pct = valueWithin('number', share);
+    expect(share.slice(pct.start, pct.end)).toBe('50%');
     expect(valueWithin('identifier', 'apache2ctl configtest')).toEqual({ start: 0, end: 21 });
   });
 
