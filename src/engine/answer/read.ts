@@ -444,8 +444,16 @@ function fromResult(
   };
 }
 
-/** Logits a span of the expected kind is worth over one that cannot tell, and one of another kind under it. */
+/** Logits a span of the expected kind is worth over one that cannot tell. */
 const TYPE_WEIGHT = 3;
+/**
+ * Logits a span of another kind loses: a description where a value is asked for ("Number of
+ * seconds"), a sentence where a name is. The reader scores a manual's descriptions far above the
+ * value in the Default row beside them (11.3 against −6.6 logits), and such a span is never the
+ * answer; it stays the proposal only when nothing of the kind asked comes close. Swept 3 / 6 / 9 / 15
+ * on the tuning sets (BENCHMARKS.md).
+ */
+const MISFIT_WEIGHT = 9;
 /** Logits for a span in a labelled cell whose label the question names ("Default: 5" for "by default"). */
 const LABEL_WEIGHT = 6;
 /**
@@ -517,7 +525,7 @@ function scoreSpans(
       wantsDefault && label === null && aboutIt && statesDefaultBefore(passages[x.passage]!.text, x.start + cut.start);
     const adjusted =
       x.score +
-      TYPE_WEIGHT * fit +
+      (fit < 0 ? MISFIT_WEIGHT : TYPE_WEIGHT) * fit +
       (named ? LABEL_WEIGHT : 0) +
       (stated ? STATED_DEFAULT_WEIGHT : 0) +
       CONDITION_WEIGHT * condition +

@@ -150,6 +150,16 @@ describe('what the question asks for', () => {
     expect(r.value).toBe('64 megabytes');
     expect(r.features.expected).toBe('number');
     expect(r.features.typeFit).toBe(1);
+    // a description is not a value however far ahead the reader puts it, while a value is near
+    const far = scripted((_, ps) => [window(ps, ['the maximum amount of memory', '64 megabytes'], {}, [16, 8])]);
+    const farRead = await readAnswer(
+      far,
+      'How much memory may maintenance operations use?',
+      [hop(null)],
+      [work],
+      false,
+    );
+    expect(farRead.value).toBe('64 megabytes');
     // without a kind asked for, the reader's own order stands
     const plain = await readAnswer(reader, 'Tell me about maintenance operations memory', [hop(null)], [work], false);
     expect(plain.value).toBe('the maximum amount of memory');
