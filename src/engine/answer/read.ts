@@ -34,13 +34,17 @@ const SIGNS = /^[+\-\u2212\u00b1]$/;
 /** Marks that join the parts of one written token: "X-Client-IP", "core:info", "mod_ssl", "logs/httpd.pid", "2.4.1". */
 const JOINER = /[-:_./\\]/;
 const WORD_CHAR = /[\p{L}\p{N}]/u;
+/** A root ("/", "~/", "./", "../") or a "$" written right before a token, after a space or punctuation ("and/or" is prose). */
+const ROOT_OR_SIGIL = /(?:^|[^\p{L}\p{N}_.~$/])((?:\.{1,2}|~)?\/|\$)$/u;
+const ROOT_OR_SIGIL_REACH = 4;
 
 /**
  * A span widened to the whole tokens it stands in. BERT's pre-tokenizer splits at every punctuation
  * mark, so the reader may end a span inside a name ("RemoteIPHeader X" of "X-Client-IP", "warn core"
  * of "core:info"); a value is written whole or not at all. A mark followed by a space (a full stop, a
  * label's colon) ends a token. A span that starts after a hyphen keeps off a lowercase word before it:
- * that is prose ("mid-19th century"), and the reader's start there is as in its training.
+ * that is prose ("mid-19th century"), and the reader's start there is as in its training. A path
+ * keeps its root ("/etc/ld.so.cache", not "etc/ld.so.cache") and a variable its "$".
  */
 function wholeTokens(text: string, start: number, end: number): { start: number; end: number } {
   const word = (i: number) => i >= 0 && i < text.length && WORD_CHAR.test(text[i]!);
@@ -57,6 +61,9 @@ function wholeTokens(text: string, start: number, end: number): { start: number;
     if (text[s - 1] === '-' && /^\p{Ll}+$/u.test(text.slice(t, s - 1))) break;
     s = t;
   }
+  // a path's root or a variable's sigil is part of it: "/etc/ld.so.cache", "~/.gitconfig", "$HOME"
+  const lead = ROOT_OR_SIGIL.exec(text.slice(Math.max(0, s - ROOT_OR_SIGIL_REACH), s));
+  if (lead && (word(s) || (text[s] === '.' && word(s + 1)))) s -= lead[1]!.length;
   return { start: s, end: e };
 }
 

@@ -128,6 +128,21 @@ describe('what the reader is given, and the value taken back', () => {
     expect((await readAnswer(prose, 'In which era did the monks arrive?', [hop(null)], [era], false)).value).toBe(
       '19th century',
     );
+    // a path keeps its root and a variable its sigil
+    const files = passage(3, 'ld.so', 'The cache is /etc/ld.so.cache, set by $LD_LIBRARY_PATH or ~/.profile.');
+    const at = async (span: string) =>
+      (
+        await readAnswer(
+          scripted((_, ps) => [window(ps, [span])]),
+          'Which file?',
+          [hop(null)],
+          [files],
+          false,
+        )
+      ).value;
+    expect(await at('etc/ld.so.cache')).toBe('/etc/ld.so.cache');
+    expect(await at('LD_LIBRARY_PATH')).toBe('$LD_LIBRARY_PATH');
+    expect(await at('.profile')).toBe('~/.profile');
   });
 });
 
