@@ -444,7 +444,7 @@ function fromResult(
       conflict: rivals.length > 0,
       expected,
       typeFit: chosen.fit,
-      labelled: chosen.named,
+      labelled: chosen.named && (chosen.condition > 0 || !chosen.columnLabel),
       coverage: evidenceCoverage(question, `${passage.title} ${passage.text}`),
       corroborated: saidElsewhere(chosen.text, passage, passages),
     },
@@ -478,6 +478,8 @@ interface ScoredSpan extends Located {
   fit: -1 | 0 | 1;
   /** The span stands in a table cell whose label the question names. */
   named: boolean;
+  /** Its label heads a column: another row of its section among the passages has it too ("Format String"). */
+  columnLabel: boolean;
   /** Its table row states the question's condition (+1), another value of it (−1), or neither (0). */
   condition: number;
 }
@@ -545,6 +547,7 @@ function scoreSpans(
       adjusted,
       fit,
       named,
+      columnLabel: named && labelOfOtherRow(passages, x.passage, label!),
       condition,
     });
   }
@@ -620,6 +623,24 @@ function rowCondition(p: EvidencePassage, at: number, question: string): number 
     verdict = -1;
   }
   return verdict;
+}
+
+/**
+ * Whether another table row of the same section among the passages has a cell with this label: a
+ * column's label says what kind of value a cell holds, not which row answers ("Format String: %%" is
+ * one row of forty). The row is then picked by its condition, or by the reader.
+ */
+function labelOfOtherRow(passages: readonly EvidencePassage[], at: number, label: string): boolean {
+  const p = passages[at]!;
+  const cell = `${label}: `;
+  return passages.some(
+    (q, i) =>
+      i !== at &&
+      q.answerRanges !== undefined &&
+      q.snippet.docId === p.snippet.docId &&
+      q.title === p.title &&
+      (q.text.startsWith(cell) || q.text.includes(`; ${cell}`)),
+  );
 }
 
 /** The label of the table cell a span starts in ("Offset" of "Offset: +0.35 °C"), if the passage is a row. */

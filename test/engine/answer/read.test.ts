@@ -274,6 +274,34 @@ describe('what the question asks for', () => {
     expect(other.value).toBe('11 minutes');
   });
 
+  it('counts a column label as labelled only when the row is picked by its condition, not by the label', async () => {
+    const row = (id: number, text: string) => ({
+      ...passage(id, 'mod_log_config > Custom Log Formats', text, 1),
+      answerRanges: [[15, text.indexOf(';')]] as [number, number][],
+    });
+    const percent = row(1, 'Format String: %%; Description: The percent sign.');
+    const client = row(2, 'Format String: %{c}a; Description: Underlying peer IP address of the connection.');
+    const reader = scripted((_, ps) => [window(ps, ['%%', '%{c}a'], {}, [8, 7])]);
+    const r = await readAnswer(
+      reader,
+      'Which log format string gives the IP of the peer connected to us?',
+      [hop(null)],
+      [percent, client],
+      false,
+    );
+    // the label names the column: every row has it, so it says nothing of which row answers
+    expect(r.features.labelled).toBe(false);
+    // the same label in the only row of its kind still counts
+    const alone = await readAnswer(
+      scripted((_, ps) => [window(ps, ['%%'])]),
+      'Which log format string gives the IP of the peer connected to us?',
+      [hop(null)],
+      [percent],
+      false,
+    );
+    expect(alone.features.labelled).toBe(true);
+  });
+
   it("gives the Default label's weight only to the row of what is asked, not to another entry's default", async () => {
     const row = (id: number, directive: string, text: string, docId: number) => ({
       ...passage(id, `Core > ${directive} Directive`, text, docId),
