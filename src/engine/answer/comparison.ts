@@ -42,7 +42,9 @@ export function choiceOptions(question: string): string[] | null {
   const clean = (s: string) =>
     s
       .trim()
-      .replace(/^(the|a|an)\s+/i, '')
+      // a lowercase article is grammar ("the Pterocarya"); a capital one inside the question is part
+      // of the name ("The Exies")
+      .replace(/^(the|a|an)\s+/, '')
       .replace(/^["'“]|["'”,.]$/g, '')
       .trim();
   const pair = (a: string | undefined, b: string | undefined) => {

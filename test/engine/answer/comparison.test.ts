@@ -31,6 +31,12 @@ describe('comparison questions', () => {
       'John Williams',
       'Yevgeny Zamyatin',
     ]);
+    // a capital "The" is part of a name; a lowercase one is the article
+    expect(choiceOptions('Which band was formed first The Exies or Circus Diablo ?')).toEqual([
+      'The Exies',
+      'Circus Diablo',
+    ]);
+    expect(choiceOptions('Which plant is larger, the Pterocarya or the Cotula?')).toEqual(['Pterocarya', 'Cotula']);
   });
 
   it('does not read a list in a bridge question as a choice', () => {
