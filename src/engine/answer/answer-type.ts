@@ -65,9 +65,11 @@ const UNITS =
   'bytes?|[kmgt]i?b|[kmgt]bytes|kilobytes?|megabytes?|gigabytes?|bits?|ms|milliseconds?|µs|us|microseconds?|ns|nanoseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|%|percent|°\\s?[cf]|k|requests?|connections?|threads?|processes|children|entries|files|lines|times|characters?';
 const NUMBER_WORDS =
   'zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|hundred|thousand|million|half|a|an';
-/** A value: a number (signed, decimal, grouped, a version or range) and its unit, or a number word and a unit. */
+/** A number's scale word is part of it: "150 million", not "150". */
+const SCALE_WORDS = 'thousand|million|billion|trillion';
+/** A value: a number (signed, decimal, grouped, a version or range) with its scale word and unit, or a number word and a unit. */
 const VALUE = new RegExp(
-  `(?:^|(?<=[\\s(:=,;"'\`]))(?:[+\\-\u2212±~]?\\d[\\d,._]*(?:\\s?(?:-|to|–)\\s?\\d[\\d,._]*)?(?:\\s?(?:${UNITS})(?:\\b|(?<=%)))?|(?:${NUMBER_WORDS})\\s(?:${UNITS})\\b)`,
+  `(?:^|(?<=[\\s(:=,;"'\`]))(?:[+\\-\u2212±~]?\\d[\\d,._]*(?:\\s?(?:-|to|–)\\s?\\d[\\d,._]*)?(?:\\s(?:${SCALE_WORDS})\\b)?(?:\\s?(?:${UNITS})(?:\\b|(?<=%)))?|(?:${NUMBER_WORDS})\\s(?:${UNITS})\\b)`,
   'giu',
 );
 const NUMBER_WORD_START = new RegExp(`^(?:${NUMBER_WORDS})\\s`, 'i');
@@ -228,6 +230,43 @@ export function statesDefaultBefore(text: string, at: number): boolean {
   const last = breaks.at(-1);
   const clause = last ? before.slice(last.index + last[0].length) : before;
   return DEFAULT_WORD.test(clause) && !PAST_DEFAULT.test(clause);
+}
+
+/** Which end of a range a question asks for: "the largest document", "at least how many". */
+const ASKS_UPPER = /\b(?:largest|biggest|maximum|max|longest|highest|at most|upper (?:limit|bound))\b/i;
+const ASKS_LOWER = /\b(?:smallest|minimum|min|shortest|lowest|fewest|at least|lower (?:limit|bound))\b/i;
+/** The words a setting's name uses for each end, once split at case changes and separators ("CacheMinFileSize"). */
+const UPPER_WORDS = new Set(['max', 'maximum', 'most', 'upper']);
+const LOWER_WORDS = new Set(['min', 'minimum', 'least', 'lower']);
+
+export type Bound = 'upper' | 'lower' | null;
+
+export function boundAsked(question: string): Bound {
+  const upper = ASKS_UPPER.test(question);
+  const lower = ASKS_LOWER.test(question);
+  return upper === lower ? null : upper ? 'upper' : 'lower';
+}
+
+/** The words of a name as its parts: "CacheMinFileSize" → cache, min, file, size; "min_free_kbytes" → min, free, kbytes. */
+function nameParts(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+}
+
+/**
+ * The end of a range a heading's name stands for, when it names only one: CacheMinFileSize is the
+ * lower end, MaxSpareServers the upper. A Default row under the other end's heading answers
+ * another question ("the largest document cached" is not CacheMinFileSize's 1).
+ */
+export function boundNamed(heading: string): Bound {
+  const parts = nameParts(heading);
+  const upper = parts.some((w) => UPPER_WORDS.has(w));
+  const lower = parts.some((w) => LOWER_WORDS.has(w));
+  return upper === lower ? null : upper ? 'upper' : 'lower';
 }
 
 /** A token as written, without the punctuation around it ("(force-gzip)," → "force-gzip"). */

@@ -4,9 +4,11 @@ import { sentencesOf } from '../../models/nlp.js';
 import { contentTerms, evidenceCoverage, termSet } from '../text.js';
 import type { HopState } from '../types.js';
 import { parseComparison, pickByValue, type AttributeQuery, type ComparisonQuestion } from './comparison.js';
-import { readerInput, type EvidencePassage } from './passages.js';
+import { readerInput, TITLE_SEPARATOR, type EvidencePassage } from './passages.js';
 import {
   asksForDefault,
+  boundAsked,
+  boundNamed,
   expectedType,
   statesDefaultBefore,
   typedRanges,
@@ -582,7 +584,10 @@ function subjectCoverages(question: string, passages: readonly EvidencePassage[]
   const sectionOf = (p: EvidencePassage) => `${p.snippet.docId}\u0000${p.title}`;
   const sections = new Map<string, string[]>();
   for (const p of passages) sections.set(sectionOf(p), [...(sections.get(sectionOf(p)) ?? []), p.text]);
+  const bound = boundAsked(question);
   return passages.map((p) => {
+    const named = boundNamed(p.title.split(TITLE_SEPARATOR).at(-1)!);
+    if (bound && named && named !== bound) return 0;
     const have = termSet(`${p.title} ${sections.get(sectionOf(p))!.join(' ')}`);
     return terms.filter((t) => have.has(t)).length / terms.length;
   });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   asksForDefault,
+  boundAsked,
+  boundNamed,
   expectedType,
   firstValue,
   statesDefaultBefore,
@@ -70,6 +72,10 @@ describe('how a span fits', () => {
     const cut = valueWithin('number', 'ListenBackLog 511');
     expect('ListenBackLog 511'.slice(cut.start, cut.end)).toBe('511');
     expect(valueWithin('number', 'one minute')).toEqual({ start: 0, end: 10 });
+    // a scale word belongs to its number
+    const sold = '150 million records worldwide';
+    const scaled = valueWithin('number', sold);
+    expect(sold.slice(scaled.start, scaled.end)).toBe('150 million');
     // a percent sign is the unit, though no word boundary follows it
     const share = 'size=50% of the RAM';
     const pct = valueWithin('number', share);
@@ -121,5 +127,27 @@ describe('where values of a kind stand in a text', () => {
 
   it('offers nothing when the question asks for no kind in particular', () => {
     expect(at('any', 'Default: KeepAliveTimeout 5')).toEqual([]);
+  });
+});
+
+describe('which end of a range is asked for, and which a heading names', () => {
+  it('reads the end from the question, and none when it asks for both or neither', () => {
+    expect(boundAsked("What's the largest document mod_cache_disk will store?")).toBe('upper');
+    expect(boundAsked('By default, at most how many idle child processes are kept?')).toBe('upper');
+    expect(boundAsked('What is the smallest receive buffer a socket accepts?')).toBe('lower');
+    expect(boundAsked('What are the minimum and maximum sizes?')).toBeNull();
+    expect(boundAsked('How long is the timeout?')).toBeNull();
+    // "most" alone is not a bound: "the most recent", "most of the time"
+    expect(boundAsked('Which is the most recent release?')).toBeNull();
+  });
+
+  it('reads the end from the parts of a name, whatever its case or separators', () => {
+    expect(boundNamed('CacheMinFileSize Directive')).toBe('lower');
+    expect(boundNamed('MaxSpareServers Directive')).toBe('upper');
+    expect(boundNamed('min_free_kbytes')).toBe('lower');
+    expect(boundNamed('SO_RCVBUF')).toBeNull();
+    // a word that merely contains the letters is not the end's name
+    expect(boundNamed('Administration')).toBeNull();
+    expect(boundNamed('CacheMinExpire and CacheMaxExpire')).toBeNull();
   });
 });

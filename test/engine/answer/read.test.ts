@@ -332,6 +332,36 @@ describe('what the question asks for', () => {
     expect(asked.value).toBe('8192');
     expect(asked.features.labelled).toBe(true);
   });
+
+  it("gives no Default weight to the other end of a range: the largest is not the Min directive's default", async () => {
+    const row = (id: number, directive: string, text: string) => ({
+      ...passage(id, `mod_cache_disk > ${directive} Directive`, text, 1),
+      answerRanges: [[text.indexOf(': ') + 2, text.length]] as [number, number][],
+    });
+    const min = row(1, 'CacheMinFileSize', 'Default: CacheMinFileSize 1');
+    const max = row(2, 'CacheMaxFileSize', 'Default: CacheMaxFileSize 1000000');
+    const minWhat = row(3, 'CacheMinFileSize', 'Description: The minimum size (in bytes) of a document to be stored');
+    const maxWhat = row(4, 'CacheMaxFileSize', 'Description: The maximum size (in bytes) of a document to be stored');
+    // the reader prefers the minimum's value by three logits: less than a Default cell's weight
+    const reader = scripted((_, ps) => [window(ps, ['1', '1000000'], {}, [9, 6])]);
+    const passages = [min, max, minWhat, maxWhat];
+    const largest = await readAnswer(
+      reader,
+      "What's the largest document (in bytes) mod_cache_disk will store by default?",
+      [hop(null)],
+      passages,
+      false,
+    );
+    expect(largest.value).toBe('1000000');
+    const smallest = await readAnswer(
+      reader,
+      "What's the smallest document (in bytes) mod_cache_disk will store by default?",
+      [hop(null)],
+      passages,
+      false,
+    );
+    expect(smallest.value).toBe('1');
+  });
 });
 
 describe('the question the reader reads', () => {
