@@ -95,8 +95,12 @@ def load_eval_exclusions(data_dir):
 TECHDOCS = "reader-techdocs"
 TECHDOCS_DEV_SHARE = 0.05
 
+# Sets that arrived after phase 1 was trained (phase 4 only, so phase 1's recipe stays what shipped):
+# SQuAD 2.0 train's first ten articles, 4,562 rows, none shared with the other sets.
+LATER_SOURCES = {"reader-squad20-train-part": ("single", 0.04)}
 
-def load_rows(data_dir, limit=None, techdocs_dir=None):
+
+def load_rows(data_dir, limit=None, techdocs_dir=None, later=False):
     eval_questions, eval_passages = load_eval_exclusions(data_dir)
     eval_exact = set(eval_questions)
     eval_tokens = [set(q.split()) for q in eval_questions]
@@ -104,6 +108,8 @@ def load_rows(data_dir, limit=None, techdocs_dir=None):
     sources = dict(SOURCES)
     if techdocs_dir:
         sources[TECHDOCS] = ("multi", TECHDOCS_DEV_SHARE)
+    if later:
+        sources.update(LATER_SOURCES)
     for name, (kind, dev_share) in sources.items():
         folder = techdocs_dir if name == TECHDOCS else os.path.join(data_dir, name)
         path = os.path.join(folder, "reader.jsonl")
@@ -342,6 +348,22 @@ PHASE3_SAMPLE = {"reader-squad11": 1200, "reader-squad20-unanswerable": 500, "re
 def phase3_rows(rows, rng):
     out = [r for r in rows if r["_source"] == TECHDOCS]
     for name, n in PHASE3_SAMPLE.items():
+        mine = [r for r in rows if r["_source"] == name]
+        out += rng.sample(mine, min(n, len(mine)))
+    return out
+
+
+# The fourth phase (more reading) starts from the shipped phase-1 reader and reads every row of the
+# later sets beside a sample of the sets phase 1 read (rows per source, fixed by the seed): more
+# questions of new articles, without forgetting the multi-passage and unanswerable rows.
+PHASE4_SAMPLE = {"reader-squad11": 3000, "reader-squad20-unanswerable": 1500, "reader-nq-qed": 600,
+                 "reader-hotpotqa-train-a": 327, "reader-hotpotqa-train-b": 493, "reader-hotpotqa-train-c": 17,
+                 "reader-2wiki-train": 143}
+
+
+def phase4_rows(rows, rng):
+    out = [r for r in rows if r["_source"] in LATER_SOURCES]
+    for name, n in PHASE4_SAMPLE.items():
         mine = [r for r in rows if r["_source"] == name]
         out += rng.sample(mine, min(n, len(mine)))
     return out
@@ -673,6 +695,7 @@ def package(out_dir, dest, report, args, tokenizer_sha, license_src):
         1: "every set as it is",
         2: f"multi-passage reading: a sample of the single-passage sets ({', '.join(f'{k} {v}' for k, v in PHASE2_SAMPLE.items())}) read among 1–3 other paragraphs of their article, all multi-passage rows, yes/no rows {YES_NO_REPEATS}×",
         3: f"adaptation to manuals, from `{st.get('init_from_onnx')}` (dequantized): every reader-techdocs row (scripts/make_techdoc_rows.py) beside a sample of the other sets ({', '.join(f'{k} {v}' for k, v in PHASE3_SAMPLE.items())})",
+        4: f"more reading, from `{st.get('init_from_onnx')}` (the phase-1 reader, dequantized): every row of {', '.join(LATER_SOURCES)} beside a sample of the phase-1 sets ({', '.join(f'{k} {v}' for k, v in PHASE4_SAMPLE.items())})",
     }[st["phase"]]
     lines.append(phase_line(report, what))
     phases = "\n".join(lines)
@@ -741,7 +764,7 @@ def main():
     ap.add_argument("--max-steps", type=int, default=None, help="stop after N optimiser steps (comparisons)")
     ap.add_argument("--no-export", action="store_true")
     ap.add_argument("--checkpoint", default=None, help="save/resume training state here after each epoch")
-    ap.add_argument("--phase", type=int, choices=(1, 2, 3), default=1, help="1: every set as it is; 2: multi-passage reading (single-passage rows among distractor paragraphs); 3: adaptation to manuals (--techdocs rows beside a sample of the rest, from --init-from-onnx)")
+    ap.add_argument("--phase", type=int, choices=(1, 2, 3, 4), default=1, help="1: every set as it is; 2: multi-passage reading (single-passage rows among distractor paragraphs); 3: adaptation to manuals (--techdocs rows beside a sample of the rest, from --init-from-onnx); 4: more reading (the later sets beside a sample of the rest, from --init-from-onnx)")
     ap.add_argument("--techdocs", default=None, help="phase 3: the folder scripts/make_techdoc_rows.py wrote (reader.jsonl)")
     ap.add_argument("--init-from-onnx", default=None, help="phases 2 and 3: start from this exported int8 reader (dequantized)")
     ap.add_argument("--checkpoint-every", type=int, default=100, help="with --checkpoint: also save every N steps, so an interrupted run costs minutes")
@@ -773,7 +796,9 @@ def main():
         return
     if args.phase == 3 and not (args.techdocs and args.init_from_onnx):
         sys.exit("train_reader: --phase 3 needs --techdocs DIR (scripts/make_techdoc_rows.py) and --init-from-onnx FILE")
-    train_rows, dev_rows, data_stats = load_rows(args.data, args.limit, args.techdocs if args.phase == 3 else None)
+    if args.phase == 4 and not args.init_from_onnx:
+        sys.exit("train_reader: --phase 4 needs --init-from-onnx FILE (the phase-1 reader)")
+    train_rows, dev_rows, data_stats = load_rows(args.data, args.limit, args.techdocs if args.phase == 3 else None, args.phase == 4)
 
     bert = BertModel.from_pretrained(args.base, attn_implementation="eager", add_pooling_layer=False)
     model = Reader(bert)
@@ -802,6 +827,10 @@ def main():
         load_int8_onnx(model, args.init_from_onnx)
         log(f"phase 3 starts from {args.init_from_onnx} (dequantized)")
         train_rows = phase3_rows(train_rows, random.Random(args.seed + 3000))
+    if args.phase == 4:
+        load_int8_onnx(model, args.init_from_onnx)
+        log(f"phase 4 starts from {args.init_from_onnx} (dequantized)")
+        train_rows = phase4_rows(train_rows, random.Random(args.seed + 4000))
     feats0 = featurize_rows(train_rows, fz, random.Random(args.seed), True, pools)
     steps_per_epoch = math.ceil(len(feats0) / args.batch)
     total = args.max_steps or int(steps_per_epoch * args.epochs)
