@@ -107,7 +107,9 @@ export function typeFit(expected: ExpectedType, span: string): -1 | 0 | 1 {
       if (words === 1 && /\d/.test(s)) return 1;
       return -1;
     case 'unit':
-      return UNIT_WORD.test(s) ? 1 : words > 3 ? -1 : 0;
+      if (UNIT_WORD.test(s)) return 1;
+      // a span with no unit among its words is never the unit asked for ("htcacheclean")
+      return words > 3 || !s.split(/\s+/).some((w) => UNIT_WORD.test(w.replace(EDGE_PUNCT, ''))) ? -1 : 0;
     case 'identifier':
       if (words <= 4 && CODE_LIKE.test(s)) return 1;
       if (ARTICLE_START.test(s) || words > 5) return -1;

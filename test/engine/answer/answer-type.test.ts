@@ -59,6 +59,9 @@ describe('how a span fits', () => {
     expect(typeFit('number', 'TLSv1.2')).toBe(1);
     expect(typeFit('number', 'the maximum amount of memory')).toBe(-1);
     expect(typeFit('unit', 'microseconds')).toBe(1);
+    // a span with no unit among its words is not the unit asked for; one with a unit and more cannot tell
+    expect(typeFit('unit', 'htcacheclean')).toBe(-1);
+    expect(typeFit('unit', 'interval minutes')).toBe(0);
     expect(typeFit('identifier', 'mod_authz_host')).toBe(1);
     expect(typeFit('identifier', 'the module that checks hosts')).toBe(-1);
     expect(typeFit('path', '/tmp/mod_cache-lock')).toBe(1);
