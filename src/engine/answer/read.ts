@@ -33,8 +33,11 @@ const SPANS_PER_WINDOW = 12;
 const DASHES = /[\u2010-\u2013\u2212]/g;
 const SIGNS = /^[+\-\u2212\u00b1]$/;
 
-/** Marks that join the parts of one written token: "X-Client-IP", "core:info", "mod_ssl", "logs/httpd.pid", "2.4.1". */
-const JOINER = /[-:_./\\]/;
+/**
+ * Marks that join the parts of one written token: "X-Client-IP", "core:info", "mod_ssl",
+ * "logs/httpd.pid", "2.4.1", a URL's query ("server-status?auto"), a key's value ("size=10M").
+ */
+const JOINER = /[-:_./\\?=&@#]/;
 const WORD_CHAR = /[\p{L}\p{N}]/u;
 /** A root ("/", "~/", "./", "../") or a "$" written right before a token, after a space or punctuation ("and/or" is prose). */
 const ROOT_OR_SIGIL = /(?:^|[^\p{L}\p{N}_.~$/])((?:\.{1,2}|~)?\/|\$)$/u;

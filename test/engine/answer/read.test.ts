@@ -143,6 +143,20 @@ describe('what the reader is given, and the value taken back', () => {
     expect(await at('etc/ld.so.cache')).toBe('/etc/ld.so.cache');
     expect(await at('LD_LIBRARY_PATH')).toBe('$LD_LIBRARY_PATH');
     expect(await at('.profile')).toBe('~/.profile');
+    // a URL's query and a key's value are part of the token: the pre-tokenizer splits at "?" and "="
+    const status = passage(4, 'mod_status', 'Read http://host/server-status?auto for machines; set size=10M.');
+    const read = async (span: string) =>
+      (
+        await readAnswer(
+          scripted((_, ps) => [window(ps, [span])]),
+          'Which page?',
+          [hop(null)],
+          [status],
+          false,
+        )
+      ).value;
+    expect(await read('http://host/server-status')).toBe('http://host/server-status?auto');
+    expect(await read('size')).toBe('size=10M');
   });
 });
 
