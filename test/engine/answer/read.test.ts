@@ -130,13 +130,14 @@ describe('what the reader is given, and the value taken back', () => {
     );
     // a path keeps its root and a variable its sigil
     const files = passage(3, 'ld.so', 'The cache is /etc/ld.so.cache, set by $LD_LIBRARY_PATH or ~/.profile.');
-    const at = async (span: string) =>
+    // the value read when the reader's span is `span` of the passage `p`
+    const at = async (span: string, p: EvidencePassage = files) =>
       (
         await readAnswer(
           scripted((_, ps) => [window(ps, [span])]),
-          'Which file?',
+          'Which one?',
           [hop(null)],
-          [files],
+          [p],
           false,
         )
       ).value;
@@ -145,18 +146,8 @@ describe('what the reader is given, and the value taken back', () => {
     expect(await at('.profile')).toBe('~/.profile');
     // a URL's query and a key's value are part of the token: the pre-tokenizer splits at "?" and "="
     const status = passage(4, 'mod_status', 'Read http://host/server-status?auto for machines; set size=10M.');
-    const read = async (span: string) =>
-      (
-        await readAnswer(
-          scripted((_, ps) => [window(ps, [span])]),
-          'Which page?',
-          [hop(null)],
-          [status],
-          false,
-        )
-      ).value;
-    expect(await read('http://host/server-status')).toBe('http://host/server-status?auto');
-    expect(await read('size')).toBe('size=10M');
+    expect(await at('http://host/server-status', status)).toBe('http://host/server-status?auto');
+    expect(await at('size', status)).toBe('size=10M');
   });
 });
 
