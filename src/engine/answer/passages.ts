@@ -34,13 +34,10 @@ const TABLE_CONTEXT_MAX = 12;
 
 const CONFIRMED_ORIGINS = new Set(['question', 'follow-up', 'suggestion']);
 
-/** Between a document's title and each of its headings in a passage's title. */
-export const TITLE_SEPARATOR = ' > ';
-
 /** How a chunk is titled for the reader: its document title and heading path. */
 export function passageTitle(chunk: Pick<ChunkRow, 'headingPath'> & { doc: { title: string } }): string {
   const headings = chunk.headingPath.filter((h) => h && h !== chunk.doc.title);
-  return [chunk.doc.title, ...headings].join(TITLE_SEPARATOR);
+  return [chunk.doc.title, ...headings].join(' > ');
 }
 
 /**

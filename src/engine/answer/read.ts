@@ -4,7 +4,7 @@ import { sentencesOf } from '../../models/nlp.js';
 import { contentTerms, evidenceCoverage, termSet } from '../text.js';
 import type { HopState } from '../types.js';
 import { parseComparison, pickByValue, type AttributeQuery, type ComparisonQuestion } from './comparison.js';
-import { readerInput, TITLE_SEPARATOR, type EvidencePassage } from './passages.js';
+import { readerInput, type EvidencePassage } from './passages.js';
 import {
   asksForDefault,
   boundAsked,
@@ -589,7 +589,8 @@ function subjectCoverages(question: string, passages: readonly EvidencePassage[]
   for (const p of passages) sections.set(sectionOf(p), [...(sections.get(sectionOf(p)) ?? []), p.text]);
   const bound = boundAsked(question);
   return passages.map((p) => {
-    const named = boundNamed(p.title.split(TITLE_SEPARATOR).at(-1)!);
+    const c = p.snippet.citation;
+    const named = boundNamed(c.heading_path.at(-1) ?? c.document);
     if (bound && named && named !== bound) return 0;
     const have = termSet(`${p.title} ${sections.get(sectionOf(p))!.join(' ')}`);
     return terms.filter((t) => have.has(t)).length / terms.length;

@@ -339,10 +339,11 @@ describe('what the question asks for', () => {
   });
 
   it("gives no Default weight to the other end of a range: the largest is not the Min directive's default", async () => {
-    const row = (id: number, directive: string, text: string) => ({
-      ...passage(id, `mod_cache_disk > ${directive} Directive`, text, 1),
-      answerRanges: [[text.indexOf(': ') + 2, text.length]] as [number, number][],
-    });
+    const row = (id: number, directive: string, text: string) => {
+      const p = passage(id, `mod_cache_disk > ${directive} Directive`, text, 1);
+      p.snippet.citation.heading_path = [`${directive} Directive`];
+      return { ...p, answerRanges: [[text.indexOf(': ') + 2, text.length]] as [number, number][] };
+    };
     const min = row(1, 'CacheMinFileSize', 'Default: CacheMinFileSize 1');
     const max = row(2, 'CacheMaxFileSize', 'Default: CacheMaxFileSize 1000000');
     const minWhat = row(3, 'CacheMinFileSize', 'Description: The minimum size (in bytes) of a document to be stored');
