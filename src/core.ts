@@ -5,6 +5,7 @@ import { AccessResolver } from './engine/access.js';
 import { Decomposer } from './engine/decompose.js';
 import { ENGINE_DEFAULTS } from './engine/defaults.js';
 import { GATE_THRESHOLD, USEFUL_THRESHOLD } from './engine/gate.js';
+import { SUGGESTION_FLOOR } from './engine/offer.js';
 import { HopEngine, type EngineSettings } from './engine/hops.js';
 import { QueryCache } from './engine/query-cache.js';
 import { Retriever } from './engine/retrieve.js';
@@ -50,6 +51,7 @@ export function engineSettings(config: Config): EngineSettings {
     gateThreshold: GATE_THRESHOLD,
     stopForPerson: config.stopForPerson,
     usefulThreshold: USEFUL_THRESHOLD,
+    suggestionFloor: SUGGESTION_FLOOR,
   };
 }
 

@@ -7,7 +7,7 @@ import type { Store } from '../store/interfaces.js';
 import type { EntityMentions } from '../store/types.js';
 import { textQuery } from './fts-query.js';
 import type { Candidate } from './retrieve.js';
-import type { CandidateRef } from './types.js';
+import type { CandidateRef, LinkVia } from './types.js';
 import type { ResolvedAccess } from './access.js';
 import { contentTerms, foldName, termSet } from './text.js';
 
@@ -111,7 +111,7 @@ interface LinkTarget {
   title: string;
   /** 1 = the title is exactly the entity; a heading or a mere mention links more weakly. */
   link: number;
-  via: 'title' | 'heading' | 'mention';
+  via: LinkVia;
   /** For heading and mention links: the chunks concerned (the lookahead reads their windows). */
   chunkIds: number[] | null;
 }
@@ -135,6 +135,8 @@ interface EntityLinks {
   targets: LinkTarget[];
 }
 
+/** A mention whose title link is this strong stands for the titled document ("Rocky" → "ASAP Rocky"). */
+const RESOLVES_TO_TITLE = 0.5;
 /** Link strengths of the weaker kinds: a heading names the entity; a body merely mentions it. */
 const HEADING_LINK = 0.8;
 const MENTION_LINK = 0.35;
@@ -178,6 +180,30 @@ function linkTargets(terms: readonly string[], mentions: EntityMentions): LinkTa
     else if (prev.via === 'heading' && t.via === 'heading') prev.chunkIds!.push(r.chunkId);
   }
   return [...byDoc.values()].sort((a, b) => b.link - a.link);
+}
+
+/**
+ * The names a title gives its document: the whole title, and its lead before a description or a
+ * site's suffix ("apache2ctl - Apache HTTP Server Control Interface - …" → "apache2ctl", "socket(7)"
+ * → "socket", "INC-2024-031: Telemetry dropout …" → "INC-2024-031").
+ */
+export function titleNames(title: string): string[] {
+  const whole = title.replace(/\s*\([^)]*\)\s*$/, '');
+  const lead = /^(.+?)(?:\s+[-–—|]\s+|:\s+|\(\d\w*\)$)/.exec(title)?.[1];
+  return [...new Set([whole, lead].filter((x): x is string => !!x).map(foldName))];
+}
+
+/**
+ * The target is the entity's own page: titled by it, or by it before a description, or by a title
+ * the entity resolves to ("Falcon" → "Project Falcon", as linkCandidates renames it).
+ */
+function isOwnPage(entity: string, t: LinkTarget): boolean {
+  return t.via === 'title' && (t.link >= RESOLVES_TO_TITLE || titleNames(t.title).includes(foldName(entity)));
+}
+
+/** The chain already holds the entity's own page (or found the entity there): following it reads that page again. */
+function holdsOwnPage(r: RawCandidate, targets: readonly LinkTarget[], known: ReadonlySet<number>): boolean {
+  return targets.some((t) => (known.has(t.docId) || t.docId === r.chunk?.chunk.docId) && isOwnPage(r.entity, t));
 }
 
 export class Decomposer {
@@ -291,6 +317,11 @@ export class Decomposer {
     );
     // a noun phrase ("short amount", "easier monitoring") is no name unless a document is titled or headed by it, whole
     const named = raw.map((r, i) => r.kind !== 'phrase' || namesTarget(targets[i]!));
+    // a name whose own page the chain already holds, and that leads on only to a page mentioning it
+    const revisits = raw.map(
+      (r, i) =>
+        holdsOwnPage(r, allLinks[i]!.targets, input.knownDocIds) && !(targets[i] && isOwnPage(r.entity, targets[i]!)),
+    );
     // Lookahead: how well what each entity links to answers the current query, relative to the best
     // evidence so far, from the stored window vectors (no encoding needed); fetched together
     const windows = await Promise.all(
@@ -316,7 +347,7 @@ export class Decomposer {
       };
       // A mention resolves to the document titled by it: "Rocky" becomes "ASAP Rocky", once per document.
       const entity =
-        target && target.via === 'title' && target.link >= 0.5
+        target && target.via === 'title' && target.link >= RESOLVES_TO_TITLE
           ? target.title.replace(/\s*\([^)]*\)\s*$/, '')
           : r.entity;
       if (input.usedEntities.has(foldName(entity))) continue;
@@ -326,6 +357,8 @@ export class Decomposer {
         chunk: r.chunk,
         linksTo: target ? target.title : null,
         linkDocId: target?.docId ?? null,
+        linkVia: target?.via ?? null,
+        ownPageHeld: revisits[i]!,
         features,
       };
       const at = target ? byDoc.get(target.docId) : undefined;
@@ -361,6 +394,8 @@ interface ScoredCandidate {
   chunk: Candidate | null;
   linksTo: string | null;
   linkDocId: number | null;
+  linkVia: LinkVia | null;
+  ownPageHeld: boolean;
   features: BridgeCandidate['features'];
 }
 
@@ -435,6 +470,8 @@ function rankCandidates(scored: readonly ScoredCandidate[], input: DecomposeInpu
         chunkId: s.chunk?.chunk.id ?? null,
         linksTo: s.linksTo,
         linkDocId: s.linkDocId,
+        linkVia: s.linkVia,
+        ownPageHeld: s.ownPageHeld,
         features: f,
         score,
         confidence: bridgeConfidence(score),

@@ -11,6 +11,7 @@ import type { AnswerReader } from './answer/read.js';
 import { evidenceCoverage, foldName } from './text.js';
 import { coherenceOf, stepGeometry } from './coherence.js';
 import { gateProbability, GATE_THRESHOLD, USEFUL_THRESHOLD } from './gate.js';
+import { likelyEnough, SUGGESTION_FLOOR, worthOffering } from './offer.js';
 import { redactResult } from './redact.js';
 import { contextualize } from './follow-up.js';
 import { MIN_BRIDGE_SCORE, type BridgeCandidate, type Decomposer } from './decompose.js';
@@ -53,12 +54,15 @@ export interface EngineSettings {
   stopForPerson: 'when-useful' | 'always';
   /** The P(brings missing evidence) a suggestion needs for a stop to offer it (see gate.ts). */
   usefulThreshold: number;
+  /** A stop that asks on its own lists no suggestion below this P (see offer.ts). */
+  suggestionFloor: number;
 }
 
 const DEFAULT_SETTINGS: EngineSettings = {
   ...ENGINE_DEFAULTS,
   gateThreshold: GATE_THRESHOLD,
   usefulThreshold: USEFUL_THRESHOLD,
+  suggestionFloor: SUGGESTION_FLOOR,
 };
 
 export interface EngineDeps {
@@ -388,7 +392,8 @@ export class HopEngine implements EngineApi {
       restateStop(answer, 'low_coherence', 'hop_unsure');
       stopReason = 'hop_unsure';
       suggestions = [];
-    }
+    } else if (stopReason === 'low_coherence' && settings.stopForPerson === 'when-useful')
+      suggestions = likelyEnough(suggestions, settings.suggestionFloor);
     const result: EngineResult = {
       question: state.question,
       hops: state.hops,
@@ -519,6 +524,8 @@ export class HopEngine implements EngineApi {
       sourceDocId: c.chunkId === null ? null : (top.find((t) => t.chunk.id === c.chunkId)?.chunk.docId ?? null),
       linksTo: c.linksTo,
       linkDocId: c.linkDocId,
+      linkVia: c.linkVia,
+      ownPageHeld: c.ownPageHeld,
       features: c.features,
       score: c.score,
       confidence: c.confidence,
@@ -566,6 +573,7 @@ export class HopEngine implements EngineApi {
       const suggestions = options.map((c, i): Suggestion => ({
         entity: c.entity,
         leadsTo: c.linksTo,
+        leadsVia: c.linkVia ?? null,
         chunkId: c.chunkId,
         sourceDocId: hop.candidates[i]!.sourceDocId,
         linkDocId: c.linkDocId,
@@ -574,8 +582,8 @@ export class HopEngine implements EngineApi {
         confidence: c.confidence,
         coherence: checks[i]!,
       }));
-      // only those that lead to a document of their own: a person judges a click by where it goes
-      const offered = suggestions.filter((x) => x.linkDocId !== null);
+      // only those a person can judge by where they go, and that are not unlikely (see offer.ts)
+      const offered = suggestions.filter((_, i) => worthOffering(options[i]!));
       // the one most likely to bring what is missing first (the gate's P, as for the hop it would start)
       return {
         stop: 'low_coherence',

@@ -51,6 +51,8 @@ const candidate = z.object({
   sourceDocId: z.number().nullable(),
   linksTo: z.string().nullable(),
   linkDocId: z.number().nullable(),
+  linkVia: z.enum(['title', 'heading', 'mention']).nullable().optional(),
+  ownPageHeld: z.boolean().optional(),
   features: z.object({
     link: z.number(),
     lookahead: z.number(),
@@ -102,6 +104,7 @@ const hop = z.object({
 const suggestion = z.object({
   entity: z.string(),
   leadsTo: z.string().nullable().optional(),
+  leadsVia: z.enum(['title', 'heading', 'mention']).nullable().optional(),
   chunkId: z.number().nullable(),
   sourceDocId: z.number().nullable(),
   linkDocId: z.number().nullable(),

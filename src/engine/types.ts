@@ -29,6 +29,9 @@ export interface RetrievedRef {
   bm25: number | null;
 }
 
+/** How an entity leads to a document: the document's title, a section's heading, or a mere mention. */
+export type LinkVia = 'title' | 'heading' | 'mention';
+
 /** A bridge candidate as a hop records it. */
 export interface CandidateRef {
   entity: string;
@@ -39,6 +42,13 @@ export interface CandidateRef {
   /** Title and id of the document the entity links to, if any. */
   linksTo: string | null;
   linkDocId: number | null;
+  /** How it links there: the document is titled by it, a section is headed by it, or its text merely mentions it. */
+  linkVia?: LinkVia | null;
+  /**
+   * The chain already holds the entity's own page, and this link is another page that mentions it:
+   * a hop the engine may take (a reverse link), but no suggestion a person can judge by its label.
+   */
+  ownPageHeld?: boolean;
   features: { link: number; lookahead: number; idf: number; relevance: number; question: number; mlm: number | null };
   score: number;
   /** Estimated probability that this bridge leads to needed evidence (see bridgeConfidence). */
@@ -89,6 +99,8 @@ export interface Suggestion {
   entity: string;
   /** The title of the document it leads to (absent in results stored by earlier versions). */
   leadsTo?: string | null;
+  /** Whether that document is titled or headed by the entity, or merely mentions it (absent in older results). */
+  leadsVia?: LinkVia | null;
   /** The chunk and document it comes from, and the document it leads to: shown only where both may be. */
   chunkId: number | null;
   sourceDocId: number | null;

@@ -1,5 +1,6 @@
 import type { EngineApi } from '../engine/hops.js';
-import type { EngineResult, HopState } from '../engine/types.js';
+import { suggestionLabel } from '../engine/suggestion-label.js';
+import type { EngineResult, HopState, LinkVia } from '../engine/types.js';
 import { LOCAL } from '../store/access.js';
 
 /**
@@ -18,6 +19,9 @@ export interface StopCheck {
   useful: boolean[];
   /** Supporting passages still missing at the stop (0: the evidence was complete). */
   missing: number;
+  /** Each suggestion as a person reads it ("entity → where it leads"), and how it links there. */
+  labels: string[];
+  via: (LinkVia | null)[];
 }
 
 /** What the reply itself did: its bridges and, if it asked a person, its suggestions labelled. */
@@ -74,6 +78,8 @@ function stopCheckOf(
     p: r.suggestions.map((s) => s.coherence.pRight ?? 0),
     useful,
     missing: missingAfter(r.hops, supporting, passageOf).length,
+    labels: r.suggestions.map(suggestionLabel),
+    via: r.suggestions.map((s) => s.leadsVia ?? null),
   };
 }
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Core } from '../../src/core.js';
-import { Decomposer, extendQuery, findSlot, plausibleEntity } from '../../src/engine/decompose.js';
+import { Decomposer, extendQuery, findSlot, plausibleEntity, titleNames } from '../../src/engine/decompose.js';
 import { termSet } from '../../src/engine/text.js';
 import { MaskedLM } from '../../src/models/masked-lm.js';
 import { analyze } from '../../src/models/nlp.js';
@@ -156,6 +156,40 @@ describe('bridge candidates', () => {
     for (const x of c) expect(['falcon', 'project falcon']).not.toContain(x.entity.toLowerCase());
   });
 
+  it('marks a name whose own page the chain already read, when it leads on only to a page that mentions it', async () => {
+    const question = 'Who leads the project whose drone lost telemetry on 2024-03-14?';
+    const r = await core.retriever.retrieve(question, { k: 5 });
+    const falconDoc = (await core.retriever.retrieve('Project Falcon survey drone', { k: 5 })).candidates.find(
+      (c) => c.chunk.doc.title === 'Project Falcon',
+    )!.chunk.docId;
+    const d = new Decomposer({
+      store: core.store,
+      windowsOfDoc: async (id) => await core.retriever.windowsOfDoc(id),
+      windowsOfChunks: async (ids) => await core.retriever.windowVectors(ids),
+    });
+    const input = (known: number[]) => ({
+      question,
+      questionAnalysis: analyze(question),
+      evidence: r.candidates,
+      knownText: '',
+      knownDocIds: new Set(known),
+      usedEntities: new Set<string>(),
+      currentQuery: question,
+      queryVector: r.queryVector,
+    });
+    const falconOf = async (known: number[]) =>
+      (await d.candidates(input(known))).find((c) => /falcon/i.test(c.entity) && !/field notes/i.test(c.entity));
+    // not yet read: "Project Falcon" leads to its own page
+    const unread = await falconOf([]);
+    expect(unread!.ownPageHeld).toBe(false);
+    expect(unread!.linkVia).toBe('title');
+    // read: it can only lead to another page that mentions it
+    const read = await falconOf([falconDoc]);
+    expect(read).toBeDefined();
+    expect(read!.linkDocId).not.toBe(falconDoc);
+    expect(read!.ownPageHeld).toBe(true);
+  });
+
   it('adds fill-mask plausibility in the slot when a masked LM is configured', async () => {
     const without = await candidatesFor(
       'Which calibration offset applies at −20 °C to the temperature sensor used in Project Falcon?',
@@ -168,6 +202,18 @@ describe('bridge candidates', () => {
     expect(without.every((x) => x.features.mlm === null)).toBe(true);
     expect(withMlm.length).toBeGreaterThan(0);
     expect(withMlm.every((x) => typeof x.features.mlm === 'number' && Number.isFinite(x.features.mlm))).toBe(true);
+  });
+});
+
+describe("the names a document's title gives it", () => {
+  it('are the whole title and its lead before a description, a site suffix or a section number', () => {
+    expect(titleNames('apache2ctl - Apache HTTP Server Control Interface - Apache HTTP Server Version 2.4')).toContain(
+      'apache2ctl',
+    );
+    expect(titleNames('socket(7)')).toEqual(['socket']);
+    expect(titleNames('INC-2024-031: Telemetry dropout on Project Falcon')).toContain('inc-2024-031');
+    expect(titleNames('Brooklyn Dodgers (NFL)')).toEqual(['brooklyn dodgers']);
+    expect(titleNames('Pizza in China')).toEqual(['pizza in china']);
   });
 });
 

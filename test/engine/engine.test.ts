@@ -226,6 +226,23 @@ describe('low coherence, suggestions and resuming', () => {
     expect(r.answer.confidence.reasons.join(' ')).not.toMatch(/for a person to choose/);
   });
 
+  it('lists, at a stop that asks on its own, no suggestion below the floor; a stop a person asked for lists them all', async () => {
+    const floor = 0.4;
+    const below = stopped.suggestions.filter((s) => s.coherence.pRight! < floor);
+    const above = stopped.suggestions.filter((s) => s.coherence.pRight! >= floor);
+    // the sample's stop offers one of each, each well away from the floor
+    expect(below.length).toBeGreaterThan(0);
+    expect(above.length).toBeGreaterThan(0);
+    for (const s of stopped.suggestions) expect(Math.abs(s.coherence.pRight! - floor)).toBeGreaterThan(0.1);
+    const asked = await core.engine.run('Who leads the project whose drone lost telemetry on 2024-03-14?', LOCAL, {
+      coherenceThreshold: 0.999,
+      usefulThreshold: floor,
+      suggestionFloor: floor,
+    });
+    expect(asked.stopReason).toBe('low_coherence');
+    expect(asked.suggestions.map((s) => s.entity)).toEqual(above.map((s) => s.entity));
+  });
+
   it("forms every next query as a question: the question's other words kept, the entity once", async () => {
     const q = 'Who leads the project whose drone lost telemetry on 2024-03-14?';
     for (const s of stopped.suggestions) {

@@ -235,6 +235,8 @@ describe('eval harness on a tiny dataset made here', () => {
       p,
       useful,
       missing: 1,
+      labels: p.map((_, i) => `entity ${i}`),
+      via: p.map(() => 'title'),
     });
     const rows: { clicks: ClickLabels }[] = [
       // asked, and its first suggestion brings the missing passage
