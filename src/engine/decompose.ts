@@ -87,13 +87,16 @@ export function plausibleEntity(e: string): boolean {
     )
   )
     return false;
-  // a heading's numbering or a document part is no name ("20.4. Resource Consumption", "27.4.1", "Section")
-  if (HEADING_NUMBER.test(t) || DOCUMENT_PARTS.test(t)) return false;
+  // a heading's numbering or a document part is no name ("20.4. Resource Consumption", "27.4.1", "Section"),
+  // nor is an ordinal on its own ("60th", "2nd")
+  if (HEADING_NUMBER.test(t) || DOCUMENT_PARTS.test(t) || ORDINAL.test(t)) return false;
   return true;
 }
 
 /** A heading's number at the start: "20.4. …", "27.4.1", "3.2 …" (a year alone, "1960 Summer Olympics", is not one). */
 const HEADING_NUMBER = /^(?:\d+\.)+(?:\d+)?(?:\s|$)|^\d+(?:\.\d+)+/;
+/** An ordinal on its own: "60th", "2nd". */
+const ORDINAL = /^\d+(?:st|nd|rd|th)$/i;
 const DOCUMENT_PARTS =
   /^(?:the\s+)?(?:sections?|chapters?|tables?|figures?|pages?|parts?|appendix|appendices|notes?|examples?|see also)$/i;
 

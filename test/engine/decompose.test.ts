@@ -218,10 +218,11 @@ describe("the names a document's title gives it", () => {
 });
 
 describe('what may be a bridge', () => {
-  it('never a heading number, a section number or a document part; a name with a year still is', () => {
+  it('never a heading number, a section number, a document part or a bare ordinal; a name with a year still is', () => {
     for (const e of ['20.4. Resource Consumption', '27.4.1', '3.2 Installing', 'Section', 'the Table', 'See also'])
       expect(plausibleEntity(e)).toBe(false);
-    for (const e of ['1960 Summer Olympics', 'Vantor TS-40', 'Project Falcon', 'mod_ssl'])
+    for (const e of ['60th', '2nd', '21st', '3rd']) expect(plausibleEntity(e)).toBe(false);
+    for (const e of ['1960 Summer Olympics', 'Vantor TS-40', 'Project Falcon', 'mod_ssl', '60th Emmy Awards'])
       expect(plausibleEntity(e)).toBe(true);
   });
 });
