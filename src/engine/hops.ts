@@ -12,6 +12,7 @@ import { evidenceCoverage, foldName } from './text.js';
 import { coherenceOf, stepGeometry } from './coherence.js';
 import { gateProbability, GATE_THRESHOLD, USEFUL_THRESHOLD } from './gate.js';
 import { likelyEnough, SUGGESTION_FLOOR, worthOffering } from './offer.js';
+import { titleAsShown } from './suggestion-label.js';
 import { redactResult } from './redact.js';
 import { contextualize } from './follow-up.js';
 import { MIN_BRIDGE_SCORE, type BridgeCandidate, type Decomposer } from './decompose.js';
@@ -572,7 +573,9 @@ export class HopEngine implements EngineApi {
       hop.timings.decomposeMs = this.now() - d0;
       const suggestions = options.map((c, i): Suggestion => ({
         entity: c.entity,
-        leadsTo: c.linksTo,
+        // the target's title without the site's name it shares with the page the chain is on
+        leadsTo:
+          c.linksTo && titleAsShown(c.linksTo, (top.find((t) => t.chunk.id === c.chunkId) ?? top[0]!).chunk.doc.title),
         leadsVia: c.linkVia ?? null,
         chunkId: c.chunkId,
         sourceDocId: hop.candidates[i]!.sourceDocId,

@@ -97,7 +97,7 @@ export interface HopState {
 export interface Suggestion {
   /** The entity as the document writes it. */
   entity: string;
-  /** The title of the document it leads to (absent in results stored by earlier versions). */
+  /** The title of the document it leads to, without the site name it shares with the page the chain is on (absent in results stored by earlier versions). */
   leadsTo?: string | null;
   /** Whether that document is titled or headed by the entity, or merely mentions it (absent in older results). */
   leadsVia?: LinkVia | null;
