@@ -585,7 +585,7 @@ export class HopEngine implements EngineApi {
         confidence: c.confidence,
         coherence: checks[i]!,
       }));
-      // only those a person can judge by where they go, and that are not unlikely (see offer.ts)
+      // only those a person can judge by where they go (see offer.ts); the floor on P comes once the stop asks
       const offered = suggestions.filter((_, i) => worthOffering(options[i]!));
       // the one most likely to bring what is missing first (the gate's P, as for the hop it would start)
       return {
