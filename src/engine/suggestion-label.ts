@@ -12,7 +12,13 @@ export function suggestionLabel(s: Pick<Suggestion, 'entity' | 'leadsTo'>): stri
 }
 
 /** Where a title's parts divide: " - ", " | ", " — " (an en dash is part of a name: "1996 US Open – Women's Doubles"). */
-const TITLE_PARTS = /\s+[-|—]\s+/;
+const TITLE_PARTS = /\s+[-|—]\s+/g;
+
+/** A title split before its last part ("a - b - c" → "a - b" and "c"), or null for a title of one part. */
+function lastPart(title: string): { head: string; last: string } | null {
+  const cut = [...title.matchAll(TITLE_PARTS)].at(-1);
+  return cut ? { head: title.slice(0, cut.index), last: title.slice(cut.index + cut[0].length) } : null;
+}
 
 /**
  * A title as a suggestion shows it: without the last part it shares with the title of the page the
@@ -21,11 +27,7 @@ const TITLE_PARTS = /\s+[-|—]\s+/;
  * Files"). A button holds 75 characters, and the site's name filled most of them.
  */
 export function titleAsShown(title: string, besideTitle: string | null): string {
-  if (!besideTitle) return title;
-  const parts = title.split(TITLE_PARTS);
-  const beside = besideTitle.split(TITLE_PARTS);
-  if (parts.length < 2 || beside.length < 2) return title;
-  if (foldName(parts.at(-1)!) !== foldName(beside.at(-1)!)) return title;
-  const last = [...title.matchAll(new RegExp(TITLE_PARTS.source, 'g'))].at(-1)!;
-  return title.slice(0, last.index);
+  const own = lastPart(title);
+  const beside = besideTitle === null ? null : lastPart(besideTitle);
+  return own && beside && foldName(own.last) === foldName(beside.last) ? own.head : title;
 }
