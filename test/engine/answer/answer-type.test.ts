@@ -135,22 +135,28 @@ describe('where values of a kind stand in a text', () => {
 
 describe('which end of a range is asked for, and which a heading names', () => {
   it('reads the end from the question, and none when it asks for both or neither', () => {
-    expect(boundAsked("What's the largest document mod_cache_disk will store?")).toBe('upper');
-    expect(boundAsked('By default, at most how many idle child processes are kept?')).toBe('upper');
-    expect(boundAsked('What is the smallest receive buffer a socket accepts?')).toBe('lower');
-    expect(boundAsked('What are the minimum and maximum sizes?')).toBeNull();
-    expect(boundAsked('How long is the timeout?')).toBeNull();
-    // "most" alone is not a bound: "the most recent", "most of the time"
-    expect(boundAsked('Which is the most recent release?')).toBeNull();
+    const asked: [string, 'upper' | 'lower' | null][] = [
+      ["What's the largest document mod_cache_disk will store?", 'upper'],
+      ['By default, at most how many idle child processes are kept?', 'upper'],
+      ['What is the smallest receive buffer a socket accepts?', 'lower'],
+      ['What are the minimum and maximum sizes?', null],
+      ['How long is the timeout?', null],
+      // "most" alone is not a bound: "the most recent", "most of the time"
+      ['Which is the most recent release?', null],
+    ];
+    for (const [question, end] of asked) expect(boundAsked(question), question).toBe(end);
   });
 
   it('reads the end from the parts of a name, whatever its case or separators', () => {
-    expect(boundNamed('CacheMinFileSize Directive')).toBe('lower');
-    expect(boundNamed('MaxSpareServers Directive')).toBe('upper');
-    expect(boundNamed('min_free_kbytes')).toBe('lower');
-    expect(boundNamed('SO_RCVBUF')).toBeNull();
-    // a word that merely contains the letters is not the end's name
-    expect(boundNamed('Administration')).toBeNull();
-    expect(boundNamed('CacheMinExpire and CacheMaxExpire')).toBeNull();
+    const named: [string, 'upper' | 'lower' | null][] = [
+      ['CacheMinFileSize Directive', 'lower'],
+      ['MaxSpareServers Directive', 'upper'],
+      ['min_free_kbytes', 'lower'],
+      ['SO_RCVBUF', null],
+      // a word that merely contains the letters is not the end's name
+      ['Administration', null],
+      ['CacheMinExpire and CacheMaxExpire', null],
+    ];
+    for (const [name, end] of named) expect(boundNamed(name), name).toBe(end);
   });
 });
