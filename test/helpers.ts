@@ -83,6 +83,7 @@ export function chunkInput(ord: number, text: string, vectors: Float32Array[], h
     tokenCount: text.split(' ').length,
     density: 0,
     entities: [],
+    entry: null,
     windows: vectors.map((v, i) => ({ ord: i, charStart: 0, charEnd: text.length, tokenCount: 4, vector: v })),
   };
 }

@@ -10,7 +10,7 @@ export interface EvalQuestion {
   /** Supporting passages: corpus ids (corpus.jsonl datasets) or paths relative to the folder. */
   supporting: string[];
   hops: number | null;
-  /** The kind of question, where the dataset says (teamdocs: factoid, bridge, procedure). */
+  /** The kind of question, where the dataset says (teamdocs: factoid, bridge, procedure, unanswerable). */
   type: string | null;
 }
 
@@ -51,6 +51,10 @@ function listFolder(dir: string): string[] {
   return out;
 }
 
+/** A question whose answer is in no document: any short answer given to it is wrong. */
+export const isUnanswerable = (q: Pick<EvalQuestion, 'answers' | 'supporting'>): boolean =>
+  q.answers.length === 0 && q.supporting.length === 0;
+
 /** Reads a dataset directory in the shared format; one clear error per bad line. */
 export function loadDataset(dirArg: string): EvalDataset {
   const dir = path.resolve(dirArg);
@@ -78,11 +82,15 @@ export function loadDataset(dirArg: string): EvalDataset {
           `${qFile}:${i + 1}: ${what}; expected {"id", "question", "answers": [..], "supporting": [..], "hops"}`,
         );
       if (typeof o.question !== 'string' || !o.question.trim()) throw bad('missing "question"');
-      if (!Array.isArray(o.supporting) || o.supporting.length === 0) throw bad('missing "supporting" list');
+      if (!Array.isArray(o.supporting)) throw bad('missing "supporting" list');
+      const answers = Array.isArray(o.answers) ? o.answers.map(String) : [];
+      // an unanswerable question (its answer is in no document) has neither answers nor supporting passages
+      if (o.supporting.length === 0 && answers.length > 0)
+        throw bad('"supporting" is empty but "answers" is not (an unanswerable question has both empty)');
       questions.push({
         id: String(o.id ?? `q${i + 1}`),
         question: o.question,
-        answers: Array.isArray(o.answers) ? o.answers.map(String) : [],
+        answers,
         supporting: o.supporting.map(String),
         hops: typeof o.hops === 'number' ? o.hops : null,
         type: typeof o.type === 'string' && o.type.trim() ? o.type.trim() : null,

@@ -1,5 +1,5 @@
 import type { ProgressReporter } from '../progress.js';
-import type { EvalDataset, EvalQuestion } from './dataset.js';
+import { isUnanswerable, type EvalDataset, type EvalQuestion } from './dataset.js';
 import type { ReadingFeatures } from '../engine/answer/read.js';
 import { HIGH_CONFIDENCE } from '../engine/answer/confidence.js';
 import { formatReliability, reliability, type ReliabilityBin } from '../engine/logistic.js';
@@ -44,8 +44,13 @@ export interface VisibleStats {
   'visible@3': number;
   /** A short answer given, and right. */
   answered_right: number;
-  /** A short answer given, and wrong: over all questions (the worst outcome). */
+  /**
+   * A short answer given, and wrong: over all questions, unanswerable ones included (any short answer
+   * to one of those is wrong): the worst outcome.
+   */
   wrong_answers: number;
+  /** Of the unanswerable questions (answer in no document), the share given a short answer (null: none asked). */
+  wrong_on_unanswerable?: number | null;
   /** Of the short answers given, the share that is wrong. */
   wrong_of_given: number;
   stopped_for_person: number;
@@ -55,6 +60,9 @@ export interface VisibleStats {
   any_useful_stops?: number | null;
   /** Bridges that bring a missing supporting passage, over all the replies took or offered. */
   right_bridges?: number | null;
+  /** Hops per question and the question's p95 time (ms), for a question type's cost. */
+  mean_hops?: number;
+  latency_p95_ms?: number;
 }
 
 export interface AnsweredEvidence {
@@ -126,21 +134,37 @@ export interface ModeReport {
 
 /** Visible figures of replies; undefined when no row has a reply. */
 function visibleStats(
-  rows: readonly { shown?: ShownReply; clicks?: ClickLabels; q: { answers: string[] } }[],
+  rows: readonly {
+    shown?: ShownReply;
+    clicks?: ClickLabels;
+    hops: number;
+    ms: number;
+    q: Pick<EvalQuestion, 'answers' | 'supporting'>;
+  }[],
 ): VisibleStats | undefined {
   const scored = rows.filter((r) => r.shown && r.q.answers.length);
-  if (!scored.length) return undefined;
+  const unanswerable = rows.filter((r) => r.shown && isUnanswerable(r.q));
+  if (!scored.length && !unanswerable.length) return undefined;
   const given = scored.filter((r) => r.shown!.value !== null);
   const right = given.filter((r) => answerRight(r.shown!.value, r.q.answers));
+  const givenUnanswerable = unanswerable.filter((r) => r.shown!.value !== null).length;
+  const wrong = given.length - right.length + givenUnanswerable;
+  const shareOf = (n: number, of: number) => (of ? n / of : 0);
   return {
-    questions: scored.length,
+    questions: scored.length + unanswerable.length,
     'visible@1': mean(scored.map((r) => (visibleAt(r.shown!, r.q.answers, 1) ? 1 : 0))),
     'visible@3': mean(scored.map((r) => (visibleAt(r.shown!, r.q.answers, 3) ? 1 : 0))),
-    answered_right: right.length / scored.length,
-    wrong_answers: (given.length - right.length) / scored.length,
-    wrong_of_given: given.length ? (given.length - right.length) / given.length : 0,
+    answered_right: shareOf(right.length, scored.length),
+    wrong_answers: shareOf(wrong, scored.length + unanswerable.length),
+    wrong_of_given: shareOf(wrong, given.length + givenUnanswerable),
+    wrong_on_unanswerable: unanswerable.length ? givenUnanswerable / unanswerable.length : null,
     stopped_for_person: mean(scored.map((r) => (r.shown!.stoppedForPerson ? 1 : 0))),
     ...withoutCount(clickStats(scored)),
+    mean_hops: mean(rows.map((r) => r.hops)),
+    latency_p95_ms: percentile(
+      rows.map((r) => r.ms),
+      95,
+    ),
   };
 }
 
@@ -273,9 +297,11 @@ export async function runEval(
       mean_hops: 0,
       latency_ms: { p50: 0, p95: 0 },
     };
+    // retrieval is measured where there is something to find: unanswerable questions have no supporting passage
+    const findable = rows.filter((r) => r.q.supporting.length);
     for (const k of opts.ks) {
-      m[`recall@${k}`] = mean(rows.map((r) => recallAt(r.passages, r.q.supporting, k)));
-      m[`all_support@${k}`] = mean(rows.map((r) => allSupportAt(r.passages, r.q.supporting, k)));
+      m[`recall@${k}`] = mean(findable.map((r) => recallAt(r.passages, r.q.supporting, k)));
+      m[`all_support@${k}`] = mean(findable.map((r) => allSupportAt(r.passages, r.q.supporting, k)));
     }
     const withAnswers = rows.filter((r) => r.q.answers.length);
     const inEvidence = (r: (typeof rows)[number]) =>
@@ -305,7 +331,7 @@ export async function runEval(
     if (rows.some((r) => r.gate)) m.gate = gateStats(rows.flatMap((r) => r.gate ?? []));
     const visible = visibleStats(rows);
     if (visible) {
-      const { questions: _n, ...flat } = visible;
+      const { questions: _n, mean_hops: _h, latency_p95_ms: _l, ...flat } = visible;
       Object.assign(m, flat);
       const types = [...new Set(rows.map((r) => r.q.type).filter((t): t is string => !!t))].sort();
       if (types.length)
@@ -368,16 +394,21 @@ export function formatReport(r: EvalReport, ks: readonly number[]): string {
     lines.push(`  mean hops             ${m.mean_hops.toFixed(2)}`);
     lines.push(`  latency ms            p50 ${m.latency_ms.p50.toFixed(1)}  p95 ${m.latency_ms.p95.toFixed(1)}`);
     if (m['visible@1'] !== undefined) {
-      const row = (name: string, v: VisibleStats | ModeReport) =>
-        `  ${name.padEnd(22)}${[v['visible@1'], v['visible@3'], v.answered_right, v.wrong_answers, v.stopped_for_person].map((x) => (x as number).toFixed(3).padStart(10)).join('')}`;
+      const row = (name: string, v: VisibleStats | ModeReport, hops: number, p95: number) =>
+        `  ${name.padEnd(22)}${[v['visible@1'], v['visible@3'], v.answered_right, v.wrong_answers, v.stopped_for_person, hops].map((x) => (x as number).toFixed(3).padStart(10)).join('')}${p95.toFixed(0).padStart(8)}`;
       lines.push(
-        `  ${'what a person sees'.padEnd(22)}${['visible@1', 'visible@3', 'right', 'wrong', 'stopped'].map((x) => x.padStart(10)).join('')}`,
+        `  ${'what a person sees'.padEnd(22)}${['visible@1', 'visible@3', 'right', 'wrong', 'stopped', 'hops'].map((x) => x.padStart(10)).join('')}${'p95 ms'.padStart(8)}`,
       );
-      lines.push(row('all', m));
-      for (const [t, v] of Object.entries(m.by_type ?? {})) lines.push(row(`${t} (${v.questions})`, v));
+      lines.push(row('all', m, m.mean_hops, m.latency_ms.p95));
+      for (const [t, v] of Object.entries(m.by_type ?? {}))
+        lines.push(row(`${t} (${v.questions})`, v, v.mean_hops ?? 0, v.latency_p95_ms ?? 0));
       lines.push(
         `  (right / wrong: a short answer given and right / wrong, over all questions; stopped: the reply stops for a person with suggestions)`,
       );
+      if (typeof m.wrong_on_unanswerable === 'number')
+        lines.push(
+          `  wrong on unanswerable ${m.wrong_on_unanswerable.toFixed(3)}  (unanswerable questions given a short answer; counted in wrong above)`,
+        );
       const share = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(3));
       if (m.useful_stops !== undefined)
         lines.push(

@@ -1,3 +1,5 @@
+import type { Entry } from '../store/types.js';
+
 /** The structural units a parser finds in a document, before chunking. */
 /** `section_end` closes the headings of its level and deeper (the end of a list of terms). */
 export type BlockKind = 'heading' | 'section_end' | 'paragraph' | 'list_item' | 'table' | 'code' | 'quote' | 'footer';
@@ -12,6 +14,8 @@ export interface Block {
   /** Table header cells and body rows. */
   header?: string[];
   rows?: string[][];
+  /** The entry the block belongs to: the term a term list, a bolded lead or a name line describes. */
+  entry?: Entry;
 }
 
 export interface ParsedDocument {

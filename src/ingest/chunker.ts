@@ -1,11 +1,36 @@
 import { sentencesOf } from '../models/nlp.js';
+import type { Entry } from '../store/types.js';
 import type { Block } from './blocks.js';
+import { nameLine, rowEntry, rowsAreNamed, termEntry } from './entries.js';
 
 export interface ChunkDraft {
   kind: string;
   headingPath: string[];
   page: number | null;
   text: string;
+  /** The entry the chunk belongs to (a term's description, a named row, a command's name line). */
+  entry: Entry | null;
+}
+
+/** A heading as the entry a key/value table under it describes, when it is a name rather than a sentence. */
+function sectionEntry(heading: string | undefined): Entry | null {
+  const entry = heading ? termEntry(heading) : null;
+  return entry && entry.term.split(/\s+/).length <= SECTION_TERM_WORDS ? entry : null;
+}
+/** A heading of more words than this is a title ("Configuring the cache for large files"), not a name. */
+const SECTION_TERM_WORDS = 3;
+
+/** The heading of a manual page's name line (man, mandoc and asciidoc pages all write it). */
+const NAME_SECTION = /^name$/i;
+
+/**
+ * A command's name line as an entry: the paragraph under a manual page's NAME heading, or a page
+ * headed by one ("htpasswd - Manage user files for basic authentication").
+ */
+function commandEntry(b: Block, previous: Block | undefined): Entry | null {
+  const underName = b.kind === 'paragraph' && previous?.kind === 'heading' && NAME_SECTION.test(previous.text.trim());
+  const headedBy = b.kind === 'heading' && b.level === 1;
+  return underName || headedBy ? (nameLine(b.text)?.entry ?? null) : null;
 }
 
 export interface ChunkOptions {
@@ -32,13 +57,18 @@ export function chunkBlocks(blocks: readonly Block[], opts: ChunkOptions): Chunk
     // The top heading usually repeats the title ("Vantor TS-40" under "Vantor TS-40 Datasheet").
     return p.length && titleKey?.includes(p[0]!.toLowerCase()) ? p.slice(1) : p;
   };
+  let previous: Block | undefined;
   for (const b of blocks) {
     const page = b.page ?? null;
+    const command = commandEntry(b, previous);
+    previous = b;
     switch (b.kind) {
       case 'heading': {
         const level = b.level ?? 1;
         while (stack.length && stack[stack.length - 1]!.level >= level) stack.pop();
         stack.push({ level, text: b.text });
+        // a page headed by a command's name line says what the command does: that line is read too
+        if (command) drafts.push({ kind: 'paragraph', headingPath: path(), page, text: b.text, entry: command });
         break;
       }
       case 'section_end': {
@@ -49,21 +79,27 @@ export function chunkBlocks(blocks: readonly Block[], opts: ChunkOptions): Chunk
       case 'table': {
         const header = b.header ?? [];
         const named = header.some((h) => h.trim());
+        const rowsNamed = named && rowsAreNamed(b.rows ?? []);
+        // a key/value table (a directive's synopsis: "Default: KeepAliveTimeout 5") describes what its section is headed by
+        const keyValue = !named && (b.rows ?? []).every((r) => r.length === 2);
+        const section = keyValue ? sectionEntry(stack[stack.length - 1]?.text) : null;
         for (const row of b.rows ?? []) {
+          const entry = (rowsNamed ? rowEntry(row) : null) ?? b.entry ?? section;
           const text = named
             ? row.map((cell, k) => `${header[k] || `column ${k + 1}`}: ${cell || '—'}`).join('; ')
             : row.length === 2
               ? `${row[0]}: ${row[1]}`
               : row.join(' | ');
-          if (text.replace(/[—;:|\s]/g, '')) drafts.push({ kind: 'table_row', headingPath: path(), page, text });
+          if (text.replace(/[—;:|\s]/g, '')) drafts.push({ kind: 'table_row', headingPath: path(), page, text, entry });
         }
         break;
       }
       case 'footer':
-        drafts.push({ kind: 'footer', headingPath: ['Page footer'], page, text: b.text });
+        drafts.push({ kind: 'footer', headingPath: ['Page footer'], page, text: b.text, entry: null });
         break;
       default:
-        for (const text of splitLong(b.text, opts)) drafts.push({ kind: b.kind, headingPath: path(), page, text });
+        for (const text of splitLong(b.text, opts))
+          drafts.push({ kind: b.kind, headingPath: path(), page, text, entry: command ?? b.entry ?? null });
     }
   }
   return mergeTiny(drafts, min, opts);
@@ -116,7 +152,9 @@ function splitWords(text: string, opts: ChunkOptions): string[] {
 function mergeTiny(drafts: ChunkDraft[], min: number, opts: ChunkOptions): ChunkDraft[] {
   const out: ChunkDraft[] = [];
   const sameSection = (a: ChunkDraft, b: ChunkDraft) =>
-    a.headingPath.join('\u0000') === b.headingPath.join('\u0000') && a.page === b.page;
+    a.headingPath.join('\u0000') === b.headingPath.join('\u0000') &&
+    a.page === b.page &&
+    a.entry?.term === b.entry?.term;
   const mergeable = (k: string) => k === 'paragraph' || k === 'list_item' || k === 'quote';
   for (let i = 0; i < drafts.length; i++) {
     const d = drafts[i]!;

@@ -12,7 +12,7 @@ import type { ChunkInput, DocumentInput, DocumentKind } from '../store/types.js'
 import type { Store } from '../store/interfaces.js';
 import { PUBLIC_SCOPE, type Scope } from '../store/access.js';
 import type { ParsedDocument } from './blocks.js';
-import { chunkBlocks } from './chunker.js';
+import { chunkBlocks, type ChunkDraft } from './chunker.js';
 import { parseDocx } from './parsers/docx.js';
 import { parseHtml } from './parsers/html.js';
 import { parseMarkdown } from './parsers/markdown.js';
@@ -55,6 +55,8 @@ export interface IngestReport {
   rescoped: number;
   removed: number;
   failed: InputFailure[];
+  /** Documents with no text (an empty file, a page of front matter only): skipped with a warning, not failures. */
+  skipped: InputFailure[];
   chunks: number;
   windows: number;
   seconds: number;
@@ -83,7 +85,7 @@ interface Prepared {
 }
 
 /** Bump when parsing, chunking or windowing changes what a document becomes (invalidates eval caches). */
-export const INGEST_VERSION = 5;
+export const INGEST_VERSION = 6;
 
 const BATCH_WINDOWS = 256;
 const INDEX_SAVE_EVERY_MS = 15_000;
@@ -130,6 +132,7 @@ export async function ingest(
     deps,
     fail,
     linkFor: citationLink(resolved.roots, opts.baseUrl ?? null),
+    skip: (f) => report.skipped.push(f),
   });
   await storeUnits(units, deps, opts, report, fail);
   if (opts.prune && !report.interrupted) await pruneMissing(resolved.roots, seen, deps.store, report);
@@ -189,6 +192,7 @@ function emptyReport(): IngestReport {
     rescoped: 0,
     removed: 0,
     failed: [],
+    skipped: [],
     chunks: 0,
     windows: 0,
     seconds: 0,
@@ -213,6 +217,8 @@ function citationLink(roots: readonly string[], baseUrl: string | null): (file: 
 interface CollectContext {
   deps: IngestDeps;
   fail: (f: InputFailure) => void;
+  /** A file with nothing in it: a warning, not a failure. */
+  skip: (f: InputFailure) => void;
   linkFor: (file: string) => string | null;
 }
 
@@ -240,7 +246,10 @@ async function collectUnits(
   for (const f of files) {
     const read = readSource(f.path, config.maxFileBytes);
     if ('reason' in read) {
-      await refuse(f, read.reason);
+      if (read.reason === EMPTY_FILE) {
+        ctx.skip({ file: f.path, reason: read.reason });
+        await keepStored(f);
+      } else await refuse(f, read.reason);
       continue;
     }
     if (f.kind !== 'jsonl') {
@@ -270,6 +279,12 @@ async function collectUnits(
   return { units, seen };
 }
 
+/** Why a file of zero bytes is passed over (a skip, not a failure). */
+const EMPTY_FILE = 'empty file: nothing to ingest';
+
+/** A document that parses to no text: passed over with a warning, since there is nothing in it to lose. */
+class EmptyDocument extends Error {}
+
 /** A file's bytes, or why it is refused (gone, too large, empty, unreadable). */
 function readSource(file: string, maxBytes: number): { bytes: Buffer; size: number } | { reason: string } {
   let stat: fs.Stats;
@@ -282,7 +297,7 @@ function readSource(file: string, maxBytes: number): { bytes: Buffer; size: numb
     return {
       reason: `${(stat.size / 1048576).toFixed(1)} MB is over the RAGASK_MAX_FILE_MB limit (${(maxBytes / 1048576).toFixed(1)} MB); raise it or split the file`,
     };
-  if (stat.size === 0) return { reason: 'empty file' };
+  if (stat.size === 0) return { reason: EMPTY_FILE };
   try {
     return { bytes: fs.readFileSync(file), size: stat.size };
   } catch (e) {
@@ -427,7 +442,9 @@ async function writeUnits(
       batch.push(prepared);
       batchWindows += prepared.texts.length;
     } catch (e) {
-      fail({ file: unit.path, ...(unit.line ? { line: unit.line } : {}), reason: errorMessage(e) });
+      const f = { file: unit.path, ...(unit.line ? { line: unit.line } : {}), reason: errorMessage(e) };
+      if (e instanceof EmptyDocument) report.skipped.push(f);
+      else fail(f);
       deps.progress?.update(++done);
       continue;
     }
@@ -487,6 +504,11 @@ async function pruneMissing(
   await store.syncIndex();
 }
 
+/** What a window is embedded under: its headings, and its entry's term where no heading names it. */
+function contextOf(d: ChunkDraft): string[] {
+  return d.entry && !d.headingPath.includes(d.entry.term) ? [...d.headingPath, d.entry.term] : d.headingPath;
+}
+
 async function prepare(unit: Unit, deps: IngestDeps, existed: boolean): Promise<Prepared> {
   const { encoder, config } = deps;
   const parsed = await unit.load();
@@ -495,7 +517,7 @@ async function prepare(unit: Unit, deps: IngestDeps, existed: boolean): Promise<
   const countTokens = (s: string) => s.split(/\s+/).reduce((n, w) => n + (w ? tokenizer.wordPieces(w).length : 0), 0);
   const drafts = chunkBlocks(parsed.blocks, { maxTokens: config.chunkMaxTokens, countTokens, title });
   const isCommonWord = (w: string) => tokenizer.wordPieces(w.toLowerCase()).length === 1;
-  if (drafts.length === 0) throw new Error('no text found (empty, or only markup/images)');
+  if (drafts.length === 0) throw new EmptyDocument('no text found (empty, or only markup/images): nothing to ingest');
   const chunks: ChunkInput[] = [];
   const texts: string[] = [];
   drafts.forEach((d, ord) => {
@@ -510,10 +532,10 @@ async function prepare(unit: Unit, deps: IngestDeps, existed: boolean): Promise<
       tokenCount: countTokens(d.text),
       density: evidenceDensity(analysis),
       entities: entitiesOf(analysis, { isCommonWord }),
+      entry: d.entry,
       windows: windows.map((w) => ({ ...w, vector: new Float32Array(0) })),
     });
-    for (const w of windows)
-      texts.push(windowEmbeddingText(title, d.headingPath, d.text.slice(w.charStart, w.charEnd)));
+    for (const w of windows) texts.push(windowEmbeddingText(title, contextOf(d), d.text.slice(w.charStart, w.charEnd)));
   });
   return {
     unit,

@@ -96,6 +96,7 @@ async function documentWrite(from: Store, d: DocumentRow, scope: Scope): Promise
       tokenCount: c.tokenCount,
       density: c.density,
       entities: c.entities,
+      entry: c.entry,
       windows: (byChunk.get(c.id) ?? []).map((w) => ({
         ord: w.ord,
         charStart: w.charStart,

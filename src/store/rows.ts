@@ -3,7 +3,13 @@
  * SQLite and PostgreSQL, so one mapper each.
  */
 import { scopeFromJson } from './access.js';
-import type { ChunkRow, DocumentKind, DocumentRow } from './types.js';
+import type { ChunkRow, DocumentKind, DocumentRow, Entry } from './types.js';
+
+/** The words full-text search files under a chunk's headings: its heading path, and its entry's term where no heading names it. */
+export function headingWords(c: { headingPath: readonly string[]; entry: Entry | null }): string {
+  const path = c.headingPath.join(' ');
+  return c.entry && !c.headingPath.includes(c.entry.term) ? `${path} ${c.entry.term}`.trim() : path;
+}
 
 export interface RawChunk {
   id: number;
@@ -16,6 +22,7 @@ export interface RawChunk {
   token_count: number;
   density: number;
   entities: string;
+  entry: string | null;
   title: string;
   source: string;
   path: string;
@@ -23,7 +30,7 @@ export interface RawChunk {
   doc_kind: DocumentKind;
 }
 
-export const CHUNK_SELECT = `SELECT c.id, c.doc_id, c.ord, c.kind, c.heading_path, c.page, c.text, c.token_count, c.density, c.entities,
+export const CHUNK_SELECT = `SELECT c.id, c.doc_id, c.ord, c.kind, c.heading_path, c.page, c.text, c.token_count, c.density, c.entities, c.entry,
   d.title, d.source, d.path, d.url, d.kind AS doc_kind FROM chunks c JOIN documents d ON d.id = c.doc_id`;
 
 export function toChunk(r: RawChunk): ChunkRow {
@@ -38,6 +45,7 @@ export function toChunk(r: RawChunk): ChunkRow {
     tokenCount: r.token_count,
     density: r.density,
     entities: JSON.parse(r.entities) as string[],
+    entry: r.entry ? (JSON.parse(r.entry) as Entry) : null,
     doc: { title: r.title, source: r.source, path: r.path, url: r.url, kind: r.doc_kind },
   };
 }

@@ -21,6 +21,19 @@ export interface DocumentInput {
   scope?: Scope;
 }
 
+/**
+ * What a manual or handbook is made of: a term (a parameter, option, command, function, field or
+ * named row) with its description and the values it states. A chunk that belongs to one carries it,
+ * so retrieval, reading, bridging and display can name what a line belongs to.
+ */
+export type EntryKind = 'term' | 'option' | 'command' | 'row' | 'field';
+
+export interface Entry {
+  /** The described thing's name as the document writes it ("cache_size", "--dry-run", "htpasswd"). */
+  term: string;
+  kind: EntryKind;
+}
+
 export interface WindowInput {
   ord: number;
   charStart: number;
@@ -38,6 +51,8 @@ export interface ChunkInput {
   tokenCount: number;
   density: number;
   entities: string[];
+  /** The entry this chunk belongs to (its description, a value it states), or null. */
+  entry: Entry | null;
   windows: WindowInput[];
 }
 
@@ -66,6 +81,7 @@ export interface ChunkRow {
   tokenCount: number;
   density: number;
   entities: string[];
+  entry: Entry | null;
   doc: { title: string; source: string; path: string; url: string | null; kind: DocumentKind };
 }
 

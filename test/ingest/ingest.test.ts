@@ -98,6 +98,7 @@ describe('bad input', () => {
   it('reports each bad file in one line, ingests the rest, and never loses what was stored', async () => {
     fs.writeFileSync(path.join(docs, 'good.md'), '# Good\n\nThe gamma unit runs at 3.3 V.\n');
     fs.writeFileSync(path.join(docs, 'empty.md'), '');
+    fs.writeFileSync(path.join(docs, 'front-matter-only.md'), '---\ntitle: Placeholder\n---\n');
     fs.writeFileSync(path.join(docs, 'binary.txt'), Buffer.from([0x00, 0x01, 0x02, 0xff, 0x00, 0x10]));
     const pdf = fs.readFileSync(path.join(SAMPLE_DIR, 'datasheets', 'vantor-ts40.pdf'));
     fs.writeFileSync(path.join(docs, 'truncated.pdf'), pdf.subarray(0, 700));
@@ -109,7 +110,10 @@ describe('bad input', () => {
     );
     const r = await run([docs, path.join(docs, 'notes.odt'), path.join(dir, 'missing-folder')]);
     const byFile = (name: string) => r.failed.filter((f) => path.basename(f.file) === name);
-    expect(byFile('empty.md')[0]!.reason).toMatch(/empty/);
+    // an empty file is skipped with a warning, not a failure
+    expect(byFile('empty.md')).toEqual([]);
+    expect(r.skipped.map((f) => path.basename(f.file))).toEqual(['empty.md', 'front-matter-only.md']);
+    expect(r.skipped[0]!.reason).toBe('empty file: nothing to ingest');
     expect(byFile('binary.txt')[0]!.reason).toMatch(/binary/);
     expect(byFile('truncated.pdf')[0]!.reason).toMatch(/corrupt or truncated PDF/);
     expect(byFile('notes.odt')[0]!.reason).toMatch(/unsupported file type/);

@@ -160,6 +160,7 @@ export async function seedFixtureDocuments(store: Store, dimension: number): Pro
           tokenCount: 6,
           density: 0,
           entities: [],
+          entry: null,
           windows: [{ ord: 0, charStart: 0, charEnd: text.length, tokenCount: 6, vector }],
         },
       ],

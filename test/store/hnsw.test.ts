@@ -29,6 +29,7 @@ function chunk(ord: number, seeds: number[]): ChunkInput {
     tokenCount: 2,
     density: 0,
     entities: [],
+    entry: null,
     windows: seeds.map((s, i) => ({ ord: i, charStart: 0, charEnd: 7, tokenCount: 2, vector: vec(s) })),
   };
 }

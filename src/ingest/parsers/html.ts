@@ -1,5 +1,7 @@
 import { HTMLElement, NodeType, parse, type Node } from 'node-html-parser';
+import type { Entry } from '../../store/types.js';
 import { cleanText, type Block, type ParsedDocument } from '../blocks.js';
+import { termEntry } from '../entries.js';
 
 /**
  * HTML to blocks straight from the DOM (node-html-parser: fast, lenient with real-world markup, decodes
@@ -64,6 +66,8 @@ const CODE_INLINE = new Set(['code', 'tt', 'kbd', 'samp']);
  * closes them again, so the text after it is not filed under its last term.
  */
 const TERM_LEVEL = 7;
+/** XHTML 2's `<h>` says no level: it heads the section it opens, below any numbered heading. */
+const UNNUMBERED_HEADING_LEVEL = 6;
 /**
  * A term of at most this many words also opens its description's text ("TCP_NODELAY: If set, disable
  * the Nagle algorithm."): a question that asks which setting does something is answered by the term,
@@ -179,6 +183,12 @@ class BlockWriter {
   private kind: 'paragraph' | 'quote' | 'list_item' = 'paragraph';
   private level: number | undefined;
   private pendingLead: string | null = null;
+  /** The entry (a term list's current term) every block gathered now belongs to. */
+  entry: Entry | null = null;
+
+  private add(b: Block): void {
+    this.blocks.push(this.entry && b.kind !== 'section_end' ? { ...b, entry: this.entry } : b);
+  }
 
   /** Ends the paragraph being gathered, if it has any text. */
   flush(): void {
@@ -188,7 +198,7 @@ class BlockWriter {
       if (!text.startsWith(term)) text = `${term}: ${text}`;
       this.pendingLead = null;
     }
-    if (text) this.blocks.push({ kind: this.kind, text, ...(this.level === undefined ? {} : { level: this.level }) });
+    if (text) this.add({ kind: this.kind, text, ...(this.level === undefined ? {} : { level: this.level }) });
     this.buffer = '';
     this.kind = 'paragraph';
     this.level = undefined;
@@ -213,7 +223,7 @@ class BlockWriter {
   push(b: Block): void {
     this.flush();
     if (b.kind === 'heading' || b.kind === 'section_end') this.pendingLead = null;
-    this.blocks.push(b);
+    this.add(b);
   }
 }
 
@@ -230,6 +240,9 @@ function walk(node: Node, w: BlockWriter, ctx: { listDepth: number; termDepth: n
   };
   if (heading) {
     const text = inlineText(node);
+    // a numbered heading ends the entry an unnumbered one opened
+    w.flush();
+    if (ctx.termDepth === 0) w.entry = null;
     if (text) w.push({ kind: 'heading', text, level: Number(heading[1]) });
   } else if (tag === 'pre' || tag === 'listing' || tag === 'xmp' || tag === 'textarea' || isMultilineCode(node)) {
     const text = preText(node, !CODE_INLINE.has(tag));
@@ -247,17 +260,18 @@ function walk(node: Node, w: BlockWriter, ctx: { listDepth: number; termDepth: n
       } else walk(c, w, ctx);
     }
   } else if (tag === 'dl') {
+    termList(node, w, ctx);
+  } else if (tag === 'dt') {
+    // a term whose list node-html-parser lost (markup it does not nest as a browser does): the term
+    // still opens its entry, which the next heading or term ends
+    termOf(node, w, TERM_LEVEL + ctx.termDepth, null);
+  } else if (tag === 'h') {
+    // XHTML 2's section heading (SQLite's pages head each pragma with one, hidden): a heading below h1–h6
+    const text = inlineText(node);
+    // it heads one thing (a pragma, a function): the entry its section describes
     w.flush();
-    const level = TERM_LEVEL + ctx.termDepth;
-    for (const c of node.childNodes) {
-      if (tagOf(c) === 'dt') {
-        // a bullet or a dash in the term column ("•") marks a list item, not a term
-        const term = inlineText(c);
-        if (term && NAMES.test(term)) w.push({ kind: 'heading', text: term, level });
-        if (term && NAMES.test(term) && term.split(/\s+/).length <= TERM_LEAD_WORDS) w.lead(term);
-      } else walk(c, w, { ...ctx, termDepth: ctx.termDepth + 1 });
-    }
-    w.push({ kind: 'section_end', text: '', level });
+    if (ctx.termDepth === 0) w.entry = text ? termEntry(text) : null;
+    if (text) w.push({ kind: 'heading', text, level: UNNUMBERED_HEADING_LEVEL });
   } else if (tag === 'p' || tag === 'blockquote') {
     const quote = ctx.quote || tag === 'blockquote';
     w.begin(quote ? 'quote' : 'paragraph');
@@ -276,8 +290,46 @@ function walk(node: Node, w: BlockWriter, ctx: { listDepth: number; termDepth: n
   }
 }
 
+/**
+ * A term list (`<dl>`: HTML's own, DocBook's variable lists, a manual page's options): each term is
+ * a heading its description is filed under, and the entry every block of the description belongs to.
+ */
+function termList(node: HTMLElement, w: BlockWriter, ctx: { listDepth: number; termDepth: number; quote: boolean }) {
+  w.flush();
+  const level = TERM_LEVEL + ctx.termDepth;
+  const outer = w.entry;
+  for (const c of node.childNodes) {
+    if (tagOf(c) === 'dt') termOf(c, w, level, outer);
+    else walk(c, w, { ...ctx, termDepth: ctx.termDepth + 1 });
+  }
+  w.flush();
+  w.entry = outer;
+  w.push({ kind: 'section_end', text: '', level });
+}
+
+/**
+ * A paragraph opened right inside a term or its description (`<dt><p>abs(X)</dt>`, valid HTML: the
+ * `</dt>` closes it) makes node-html-parser drop the `<dt>` and `<dd>` around it; the paragraph adds
+ * nothing there, so its opening tag goes before parsing.
+ */
+const PARAGRAPH_IN_TERM = /<(dt|dd)(\s[^>]*)?>(\s*)<p(\s[^>]*)?>/gi;
+
+/** A term (`<dt>`): the heading of its description and the entry it opens (or `outer`, when it is not a name). */
+function termOf(dt: Node, w: BlockWriter, level: number, outer: Entry | null): void {
+  // a bullet or a dash in the term column ("•") marks a list item, not a term
+  const term = inlineText(dt);
+  if (!term || !NAMES.test(term)) return;
+  w.flush();
+  w.entry = termEntry(term) ?? outer;
+  w.push({ kind: 'heading', text: term, level });
+  if (term.split(/\s+/).length <= TERM_LEAD_WORDS) w.lead(term);
+}
+
 export function parseHtml(source: string): ParsedDocument {
-  const root = parse(source, { comment: false, blockTextElements: { script: false, style: false, noscript: false } });
+  const root = parse(source.replace(PARAGRAPH_IN_TERM, '<$1$2>$3'), {
+    comment: false,
+    blockTextElements: { script: false, style: false, noscript: false },
+  });
   const title = cleanText(root.querySelector('title')?.text ?? '') || null;
   const canonical =
     root.querySelector('link[rel="canonical"]')?.getAttribute('href') ??

@@ -1,6 +1,8 @@
 import { Lexer, type Token, type Tokens } from 'marked';
 import { parse as parseYaml } from 'yaml';
+import type { Entry } from '../../store/types.js';
 import { cleanText, type Block, type ParsedDocument } from '../blocks.js';
+import { fieldEntry } from '../entries.js';
 
 /** Nesting beyond this is flattened: a hostile file cannot exhaust the stack. */
 const MAX_DEPTH = 32;
@@ -51,6 +53,30 @@ function inlineText(tokens: Token[] | undefined, fallback = ''): string {
   return cleanText(out.replace(/<[^>]*>/g, ' '));
 }
 
+/** A dash that sets a lead apart from what it says of it ("Leave — …"; a hyphen inside words does not). */
+const LEAD_DASH = /^(.{1,80}?)\s+[\u2013\u2014]\s+\S/u;
+
+/**
+ * The field an item or paragraph describes: a bolded lead followed by a colon or a dash
+ * ("**Leave**: …", "**Leave:** …", "**Leave** — …"), or a plain lead set apart by an en or em dash.
+ */
+function leadEntry(tokens: Token[] | undefined, text: string): Entry | null {
+  const [first, second] = tokens ?? [];
+  if (first?.type === 'strong') {
+    const bold = inlineText((first as Tokens.Strong).tokens, (first as Tokens.Strong).text);
+    const after = second && 'raw' in second ? second.raw : '';
+    if (/:$/.test(bold) || /^\s*(:|[-\u2013\u2014]\s)/u.test(after)) return fieldEntry(bold);
+  }
+  const dashed = LEAD_DASH.exec(text);
+  return dashed ? fieldEntry(dashed[1]!) : null;
+}
+
+/** The tokens a list item's own text is made of (its first paragraph or text run). */
+function leadTokens(item: Tokens.ListItem): Token[] | undefined {
+  const first = item.tokens[0];
+  return first && 'tokens' in first && Array.isArray(first.tokens) ? first.tokens : undefined;
+}
+
 function walk(tokens: Token[], out: Block[], depth: number): void {
   for (const t of tokens) {
     switch (t.type) {
@@ -63,7 +89,8 @@ function walk(tokens: Token[], out: Block[], depth: number): void {
       case 'paragraph': {
         const p = t as Tokens.Paragraph;
         const text = inlineText(p.tokens, p.text);
-        if (text) out.push({ kind: 'paragraph', text });
+        const entry = leadEntry(p.tokens, text);
+        if (text) out.push({ kind: 'paragraph', text, ...(entry ? { entry } : {}) });
         break;
       }
       case 'text': {
@@ -129,11 +156,13 @@ function listItem(item: Tokens.ListItem, out: Block[], depth: number): void {
     )
     .filter(Boolean)
     .join(' ');
+  const entry = leadEntry(leadTokens(item), text);
   if (text)
     out.push({
       kind: 'list_item',
       text: item.task ? `${item.checked ? '[x]' : '[ ]'} ${text}` : text,
       level: depth + 1,
+      ...(entry ? { entry } : {}),
     });
   if (depth < MAX_DEPTH) {
     for (const n of nested) for (const sub of (n as Tokens.List).items) listItem(sub, out, depth + 1);

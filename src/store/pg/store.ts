@@ -8,7 +8,7 @@ import type { DocumentWrite, Store, TextQuery } from '../interfaces.js';
 import { redactUrl } from '../open.js';
 import { inTransaction, migrate, openPool, type PgClient, type PgMigration, type PgPool } from './db.js';
 import { hasIterativeScan, PgVectorIndex } from './vectors.js';
-import { CHUNK_SELECT, toChunk, toDocument, type RawChunk } from '../rows.js';
+import { CHUNK_SELECT, headingWords, toChunk, toDocument, type RawChunk } from '../rows.js';
 import type {
   ChunkRow,
   DocumentRow,
@@ -176,6 +176,11 @@ function storeMigrations(dimension: number, hnsw: HnswParams): PgMigration[] {
         ${POSTINGS_FROM_CHUNKS};
         ANALYZE postings;
       `,
+    },
+    {
+      version: 5,
+      name: 'the entry (term and kind) each chunk belongs to',
+      sql: `ALTER TABLE chunks ADD COLUMN entry TEXT;`,
     },
   ];
 }
@@ -487,10 +492,10 @@ export class PgStore implements Store {
     });
     if (chunks.length === 0) return docIds;
     const inserted = await c.query<{ id: number; doc_id: number; ord: number }>(
-      `INSERT INTO chunks (doc_id, ord, kind, heading_path, page, text, token_count, density, entities, fts, fts_len, labels)
-       SELECT doc_id, ord, kind, heading_path, page, text, token_count, density, entities, v.fts, ragask_token_count(v.fts), ragask_labels(title, headings)
-       FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::int[], $10::real[], $11::text[], $12::text[])
-         WITH ORDINALITY AS t(doc_id, title, ord, kind, heading_path, headings, page, text, token_count, density, entities, body, n),
+      `INSERT INTO chunks (doc_id, ord, kind, heading_path, page, text, token_count, density, entities, entry, fts, fts_len, labels)
+       SELECT doc_id, ord, kind, heading_path, page, text, token_count, density, entities, entry, v.fts, ragask_token_count(v.fts), ragask_labels(title, headings)
+       FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::int[], $10::real[], $11::text[], $12::text[], $13::text[])
+         WITH ORDINALITY AS t(doc_id, title, ord, kind, heading_path, headings, page, text, token_count, density, entities, body, entry, n),
        LATERAL (SELECT ragask_fts(title, headings, body) AS fts) v
        ORDER BY n
        RETURNING id, doc_id, ord`,
@@ -500,13 +505,14 @@ export class PgStore implements Store {
         chunks.map((y) => y.x.ord),
         chunks.map((y) => y.x.kind),
         chunks.map((y) => JSON.stringify(y.x.headingPath)),
-        chunks.map((y) => ftsWords(y.x.headingPath.join(' '))),
+        chunks.map((y) => ftsWords(headingWords(y.x))),
         chunks.map((y) => y.x.page),
         chunks.map((y) => y.x.text),
         chunks.map((y) => y.x.tokenCount),
         chunks.map((y) => y.x.density),
         chunks.map((y) => JSON.stringify(y.x.entities)),
         chunks.map((y) => ftsWords(y.x.text)),
+        chunks.map((y) => (y.x.entry ? JSON.stringify(y.x.entry) : null)),
       ],
     );
     await c.query(WRITE_POSTINGS, [docIds]);

@@ -105,6 +105,11 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
       );
     `,
   },
+  {
+    version: 6,
+    name: 'the entry (term and kind) each chunk belongs to',
+    sql: `ALTER TABLE chunks ADD COLUMN entry TEXT;`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

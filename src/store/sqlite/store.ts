@@ -24,7 +24,7 @@ import type {
 } from '../types.js';
 import type { DocumentWrite, Store, TextQuery } from '../interfaces.js';
 import { blobToVector, vectorToBlob } from './vectors.js';
-import { CHUNK_SELECT, toChunk, toDocument, type RawChunk } from '../rows.js';
+import { CHUNK_SELECT, headingWords, toChunk, toDocument, type RawChunk } from '../rows.js';
 
 export interface StoreOptions {
   dataDir: string;
@@ -229,7 +229,7 @@ export class SqliteStore implements Store {
       this.bumpAccessVersion();
       const docId = Number(lastInsertRowid);
       const insChunk = this.sql(
-        'INSERT INTO chunks (doc_id, ord, kind, heading_path, page, text, token_count, density, entities) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO chunks (doc_id, ord, kind, heading_path, page, text, token_count, density, entities, entry) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       );
       const insFts = this.sql('INSERT INTO chunks_fts (rowid, title, headings, body) VALUES (?, ?, ?, ?)');
       const insLabels = this.sql('INSERT INTO chunk_labels_fts (rowid, title, headings) VALUES (?, ?, ?)');
@@ -249,10 +249,11 @@ export class SqliteStore implements Store {
             c.tokenCount,
             c.density,
             JSON.stringify(c.entities),
+            c.entry ? JSON.stringify(c.entry) : null,
           ).lastInsertRowid,
         );
-        insFts.run(chunkId, doc.title, c.headingPath.join(' '), c.text);
-        insLabels.run(chunkId, doc.title, c.headingPath.join(' '));
+        insFts.run(chunkId, doc.title, headingWords(c), c.text);
+        insLabels.run(chunkId, doc.title, headingWords(c));
         for (const w of c.windows) {
           const wid = Number(
             insWin.run(chunkId, w.ord, w.charStart, w.charEnd, w.tokenCount, vectorToBlob(w.vector)).lastInsertRowid,
