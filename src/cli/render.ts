@@ -1,4 +1,5 @@
 import { suggestionLabel } from '../engine/suggestion-label.js';
+import { shownLine } from '../engine/answer/lines.js';
 import type { EngineResult, HopState, Snippet } from '../engine/types.js';
 import { citationLabel, displaySource } from './format.js';
 
@@ -18,6 +19,12 @@ function cite(s: Snippet): string {
   return `${citationLabel(s.citation)} — ${displaySource(s.citation.source)}${s.citation.url ? ` <${s.citation.url}>` : ''}`;
 }
 
+/** A quoted line, led by the term of the entry it belongs to when it does not name it (lines.ts shownLine). */
+function quoted(s: Pick<Snippet, 'text' | 'citation'>): string {
+  const line = shownLine(s);
+  return line === s.text ? `"${s.text}"` : `${s.citation.entry!.term} — "${s.text}"`;
+}
+
 /** The answer as a person reads it in a terminal: answer, conflicts, the chain, the evidence, suggestions. */
 export function renderAnswer(r: EngineResult, k: number): string {
   const a = r.answer;
@@ -29,13 +36,13 @@ export function renderAnswer(r: EngineResult, k: number): string {
         ? 'I could not find a definite answer: the sources read differently (side by side below).'
         : `I could not find a definite answer.${a.leads.length ? ' The closest the evidence comes:' : ''}`,
     );
-    for (const s of a.leads) out.push(`  - "${s.text}"`, `    ${cite(s)}`);
+    for (const s of a.leads) out.push(`  - ${quoted(s)}`, `    ${cite(s)}`);
     out.push(confidence);
   } else {
     out.push(
       `Answer: ${a.value}${a.status === 'conflicting' ? '  (but another source reads differently, below)' : ''}`,
     );
-    if (a.sentence) out.push(`  "${a.sentence}"`);
+    if (a.sentence) out.push(`  ${a.source ? quoted({ ...a.source, text: a.sentence }) : `"${a.sentence}"`}`);
     if (a.source) out.push(`  ${cite(a.source)}`);
     out.push(confidence);
   }

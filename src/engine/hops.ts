@@ -4,7 +4,7 @@ import type { AccessResolver, ResolvedAccess } from './access.js';
 import { silentLogger } from '../log.js';
 import type { Encoder } from '../models/encoder.js';
 import { analyze, type Analysis } from '../models/nlp.js';
-import { answerFromEvidence } from './answer/index.js';
+import { answerFromEvidence, type LinesObserver } from './answer/index.js';
 import { restateStop } from './answer/compose.js';
 import { ENGINE_DEFAULTS } from './defaults.js';
 import type { AnswerReader } from './answer/read.js';
@@ -78,6 +78,8 @@ export interface EngineDeps {
   log?: Logger;
   /** Clock, replaceable in tests. */
   now?: () => number;
+  /** Sees every reading's candidate lines (ragask calibrate --lines). */
+  observeLines?: LinesObserver;
 }
 
 interface Step {
@@ -620,7 +622,11 @@ export class HopEngine implements EngineApi {
     settings: EngineSettings,
     t0: number,
   ): Promise<{ answer: Answer; cutShort: boolean }> {
-    const deps = { reader: this.deps.reader, chunksOf: (ids: number[]) => this.deps.retriever.store.getChunks(ids) };
+    const deps = {
+      reader: this.deps.reader,
+      chunksOf: (ids: number[]) => this.deps.retriever.store.getChunks(ids),
+      ...(this.deps.observeLines ? { observeLines: this.deps.observeLines } : {}),
+    };
     const left = t0 + settings.totalBudgetMs - this.now();
     const passages =
       left >= READER_RESERVE_MS

@@ -9,6 +9,7 @@ export function citationOf(chunk: ChunkRow): Citation {
     heading_path: chunk.headingPath,
     page: chunk.page,
     url: chunk.doc.url,
+    ...(chunk.entry ? { entry: chunk.entry } : {}),
   };
 }
 

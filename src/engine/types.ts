@@ -1,3 +1,4 @@
+import type { Entry } from '../store/types.js';
 import type { ReadingFeatures } from './answer/read.js';
 import type { Coherence } from './coherence.js';
 
@@ -8,6 +9,8 @@ export interface Citation {
   heading_path: string[];
   page: number | null;
   url: string | null;
+  /** The entry the cited text belongs to (a term, option, command, field or named row), when it belongs to one. */
+  entry?: Entry;
 }
 
 export interface Snippet {

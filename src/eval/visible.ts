@@ -1,6 +1,7 @@
 import type { Answer, EngineResult } from '../engine/types.js';
 import { answerEM, normalizeAnswer } from '../engine/answer/normalize.js';
 import { containsAnswer } from './metrics.js';
+import { shownLine } from '../engine/answer/lines.js';
 
 /**
  * What a person reads of a reply, in the order the reply shows it (src/slack/blocks/answer.ts and
@@ -29,10 +30,10 @@ function shownLines(a: Answer): string[] {
   const add = (s: string | null | undefined) => {
     if (s && !lines.includes(s)) lines.push(s);
   };
-  if (a.value !== null) add(a.sentence);
-  else for (const s of a.leads.slice(0, 3)) add(s.text);
-  for (const c of a.conflicts) for (const v of c.values) add(v.snippet.text);
-  for (const s of a.chain) add(s.text);
+  if (a.value !== null) add(a.source ? shownLine({ ...a.source, text: a.sentence ?? a.source.text }) : a.sentence);
+  else for (const s of a.leads.slice(0, 3)) add(shownLine(s));
+  for (const c of a.conflicts) for (const v of c.values) add(shownLine(v.snippet));
+  for (const s of a.chain) add(shownLine(s));
   return lines;
 }
 

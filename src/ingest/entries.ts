@@ -39,10 +39,21 @@ export function termKind(name: string): EntryKind {
   return /^--?[\p{L}\p{N}]/u.test(name) ? 'option' : 'term';
 }
 
+/** An option's flags without their arguments ("-c fmt, --format=fmt" → "-c, --format"). */
+function optionName(name: string): string {
+  const flags = name
+    .split(/[\s,]+/)
+    .filter((w) => /^--?[\p{L}\p{N}]/u.test(w))
+    .map((w) => w.replace(/[=[].*$/, ''));
+  return flags.join(', ') || name;
+}
+
 /** The entry a term-list item opens, or null when its term is not a name. */
 export function termEntry(text: string): Entry | null {
   const name = termName(text);
-  return name ? { term: name, kind: termKind(name) } : null;
+  if (!name) return null;
+  const kind = termKind(name);
+  return { term: kind === 'option' ? optionName(name) : name, kind };
 }
 
 /** A manual page's name line as a command entry and its description, or null. */

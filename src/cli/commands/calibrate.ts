@@ -18,6 +18,7 @@ import { fittedGateSource, fittedSource, sourceFile } from './fitted-source.js';
 import { progressBar } from '../progress.js';
 import { parsePositiveInt } from './shared.js';
 import { evalEngine, withDatasetCore } from './eval.js';
+import { calibrateLines } from './calibrate-lines.js';
 
 interface Sample {
   dataset: string;
@@ -209,6 +210,7 @@ interface CalibrateOptions {
   limit?: number;
   write?: boolean;
   gate?: boolean;
+  lines?: boolean;
   maxStoppedRight: number;
   dump?: string;
 }
@@ -218,7 +220,7 @@ function commandLine(opts: CalibrateOptions): string {
   const reported = (opts.reportOn ?? [])
     .map((d) => ` --report-on ${path.relative(process.cwd(), path.resolve(d))}`)
     .join('');
-  return `npx ragask calibrate ${opts.gate ? '--gate ' : ''}${sets}${reported} --folds ${opts.folds} --l2 ${opts.l2}${opts.gate ? ` --max-stopped-right ${opts.maxStoppedRight}` : ''}${opts.limit ? ` --limit ${opts.limit}` : ''} --write`;
+  return `npx ragask calibrate ${opts.gate ? '--gate ' : ''}${opts.lines ? '--lines ' : ''}${sets}${reported} --folds ${opts.folds} --l2 ${opts.l2}${opts.gate ? ` --max-stopped-right ${opts.maxStoppedRight}` : ''}${opts.limit ? ` --limit ${opts.limit}` : ''} --write`;
 }
 
 /** Out-of-fold predictions of a logistic fit, folds by a stable hash of each sample's key. */
@@ -364,6 +366,7 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .option('--limit <n>', 'only the first n questions of each dataset', parsePositiveInt('--limit', 1_000_000))
     .option('--gate', 'fit the hop gate (P(next hop right)) instead of the answer confidence')
+    .option('--lines', 'fit the line ranker (which line a reply leads with) instead of the answer confidence')
     .option(
       '--max-stopped-right <x>',
       'the gate: most share of right hops it may stop (chooses its threshold)',
@@ -386,6 +389,7 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (opts: CalibrateOptions, cmd: Command) => {
       if (opts.folds < 2) throw new UserError('--folds must be at least 2 for cross-validation');
       if (opts.gate) return calibrateGate(ctx, cmd, opts);
+      if (opts.lines) return calibrateLines(ctx, cmd, opts, commandLine(opts));
       return calibrateAnswers(ctx, cmd, opts);
     });
 }

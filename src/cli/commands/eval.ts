@@ -7,6 +7,7 @@ import { UserError } from '../../errors.js';
 import { loadDataset, type EvalDataset } from '../../eval/dataset.js';
 import { multiHopRanker, singleHopRanker } from '../../eval/rankers.js';
 import { HopEngine } from '../../engine/hops.js';
+import type { LinesObserver } from '../../engine/answer/index.js';
 import { Decomposer } from '../../engine/decompose.js';
 import type { Retriever } from '../../engine/retrieve.js';
 import { engineSettings, type Core } from '../../core.js';
@@ -107,7 +108,12 @@ export function evalSchema(name: string, key: string): string {
  * The engine as eval runs it: no query cache, so every question is measured cold, as a first ask
  * would be. `retriever` replaces the core's (another rerank scorer, measured the same way).
  */
-export function evalEngine(core: Core, config: Config, retriever: Retriever = core.retriever): HopEngine {
+export function evalEngine(
+  core: Core,
+  config: Config,
+  retriever: Retriever = core.retriever,
+  observeLines?: LinesObserver,
+): HopEngine {
   const decomposer = new Decomposer({
     store: core.store,
     mlm: core.mlm,
@@ -123,6 +129,7 @@ export function evalEngine(core: Core, config: Config, retriever: Retriever = co
       access: core.access,
       queryCache: null,
       log: core.log,
+      ...(observeLines ? { observeLines } : {}),
     },
     engineSettings(config),
   );

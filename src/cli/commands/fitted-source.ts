@@ -76,6 +76,24 @@ ${modelLiteral(model)}
 `;
 }
 
+/** The line ranker's fitted-constants file. */
+export function fittedLinesSource(model: LogisticModel, fitted: object): string {
+  return `// The fitted constants of the line ranker (see lines.ts). Written by \`ragask calibrate --lines\`;
+// refit with the command in \`fitted.command\`, never by hand. null: not fitted, leads in the reading's order.
+import type { LogisticModel } from '../logistic.js';
+
+export interface FittedLines {
+  model: LogisticModel | null;
+  fitted: { command: string; datasets: string[]; questions: number; lines: number; date: string } | null;
+}
+
+export const LINES: FittedLines = {
+${modelLiteral(model)}
+  fitted: ${tsObject(fitted)},
+};
+`;
+}
+
 /** Where a fitted-constants file of the engine lives in a source checkout. */
 export function sourceFile(...parts: string[]): string {
   const file = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'src', 'engine', ...parts);

@@ -5,6 +5,7 @@ import { CALIBRATION } from './calibration.fitted.js';
 import { ANSWER_THRESHOLD, answerProbability, labelOf } from './confidence.js';
 import type { EvidencePassage } from './passages.js';
 import type { Reading } from './read.js';
+import type { LineCandidate } from './lines.js';
 
 /** The sentence of `text` around [start, end) (a table row, as the chunker writes it, is one). */
 export function sentenceAround(text: string, start: number, end: number): { text: string; start: number; end: number } {
@@ -98,7 +99,9 @@ function closestLeads(
   conflicts: Answer['conflicts'],
   passages: readonly EvidencePassage[],
   evidence: readonly Snippet[],
+  ranked: readonly LineCandidate[] | null,
 ): Snippet[] {
+  if (ranked?.length) return ranked.slice(0, LEADS).map((c) => c.snippet);
   // each next best span's sentence is found (a sentence split of its passage) only until the reader's leads are full
   function* sentences(): Generator<Snippet | null> {
     yield source;
@@ -136,6 +139,7 @@ export function composeAnswer(
   reading: Reading,
   stopReason: StopReason,
   model: LogisticModel = CALIBRATION.model,
+  ranked: readonly LineCandidate[] | null = null,
 ): Answer {
   const chain = hops.map((h) => h.snippets[0]).filter((s): s is Snippet => !!s);
   const p = answerProbability(reading.features, model);
@@ -196,7 +200,7 @@ export function composeAnswer(
       confidence: { score: p, label, reasons },
       conflicts,
       alternatives: [],
-      leads: closestLeads(reading, source, conflicts, passages, evidence),
+      leads: closestLeads(reading, source, conflicts, passages, evidence, ranked),
       comparison,
       reading: proposal,
     };

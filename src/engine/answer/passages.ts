@@ -2,6 +2,7 @@ import { ENGINE_DEFAULTS } from '../defaults.js';
 import type { ReaderPassage } from '../../models/reader.js';
 import type { ChunkRow } from '../../store/types.js';
 import type { HopState, Snippet } from '../types.js';
+import { citationOf } from '../snippet.js';
 
 /** A passage of the final evidence as the reader reads it, with where it came from in the chain. */
 export interface EvidencePassage {
@@ -29,8 +30,10 @@ export const READER_PASSAGES = ENGINE_DEFAULTS.readerPassages;
  * connection"), and the value asked for often stands in the next row ("Default: … 100").
  */
 const TABLE_CONTEXT_ROWS = 6;
-/** Table rows added in all, so that a question over several tables stays within the reader's time. */
-const TABLE_CONTEXT_MAX = 12;
+/** Chunks of the same entry read beside a retrieved one, each way: its description, values and notes are one entry. */
+const ENTRY_CONTEXT_CHUNKS = 3;
+/** Rows and entry chunks added in all, so that a question over several tables or entries stays within the reader's time. */
+const CONTEXT_MAX = 12;
 
 const CONFIRMED_ORIGINS = new Set(['question', 'follow-up', 'suggestion']);
 
@@ -55,7 +58,7 @@ export async function evidencePassages(
   const chain = new Set(hops.map((h) => h.snippets[0]?.chunkId).filter((id): id is number => id !== undefined));
   const picked = evidence.filter((s, i) => i < n || chain.has(s.chunkId));
   const chunks = await chunksOf(picked.map((s) => s.chunkId));
-  const rows = await tableContext(picked, chunks, chunksOf);
+  const rows = await groupContext(picked, chunks, chunksOf);
   const out: EvidencePassage[] = [];
   const seen = new Set<number>();
   let added = 0;
@@ -79,44 +82,50 @@ export async function evidencePassages(
     if (!chunk) continue;
     const rank = evidence.indexOf(s);
     add(s, chunk, rank);
-    // the rest of its table, in table order, cited as rows of the same section
+    // the rest of its table or entry, in document order, cited as its own chunks
     for (const row of rows.get(chunk.id) ?? []) {
-      if (added >= TABLE_CONTEXT_MAX) break;
+      if (added >= CONTEXT_MAX) break;
       const before = out.length;
-      add({ ...s, chunkId: row.id, windowId: null, text: row.text }, row, rank);
+      add({ ...s, chunkId: row.id, windowId: null, text: row.text, citation: citationOf(row) }, row, rank);
       added += out.length - before;
     }
   }
   return out;
 }
 
+/** How far a chunk's group reaches each way: a table's rows, or an entry's chunks. */
+const reachOf = (c: ChunkRow) => (c.kind === 'table_row' ? TABLE_CONTEXT_ROWS : c.entry ? ENTRY_CONTEXT_CHUNKS : 0);
+
+/** Whether `b` is of `a`'s group: a row of the same table, or a chunk of the same entry, in the same document. */
+function sameGroup(a: ChunkRow, b: ChunkRow | undefined): boolean {
+  if (!b || b.docId !== a.docId) return false;
+  if (a.kind === 'table_row')
+    return b.kind === 'table_row' && b.headingPath.join('\u0000') === a.headingPath.join('\u0000');
+  return !!a.entry && b.entry?.term === a.entry.term && b.entry.kind === a.entry.kind;
+}
+
 /**
- * The rows of the same table around each retrieved table row (same document and section, next to
- * it in order), TABLE_CONTEXT_ROWS each way. Chunk ids of a document are consecutive in its order.
+ * The chunks of the same group around each retrieved chunk, next to it in order: the rows of its
+ * table (TABLE_CONTEXT_ROWS each way), or the other chunks of its entry (ENTRY_CONTEXT_CHUNKS each
+ * way: a parameter's description, its default and its notes). Chunk ids of a document are
+ * consecutive in its order.
  */
-async function tableContext(
+async function groupContext(
   picked: readonly Snippet[],
   chunks: ReadonlyMap<number, ChunkRow>,
   chunksOf: (ids: number[]) => Promise<ReadonlyMap<number, ChunkRow>>,
 ): Promise<Map<number, ChunkRow[]>> {
-  const rows = picked.map((s) => chunks.get(s.chunkId)).filter((c): c is ChunkRow => c?.kind === 'table_row');
+  const grouped = picked.map((s) => chunks.get(s.chunkId)).filter((c): c is ChunkRow => !!c && reachOf(c) > 0);
   const out = new Map<number, ChunkRow[]>();
-  if (!rows.length) return out;
+  if (!grouped.length) return out;
   const ids = new Set<number>();
-  for (const r of rows)
-    for (let d = -TABLE_CONTEXT_ROWS; d <= TABLE_CONTEXT_ROWS; d++) if (d !== 0 && r.id + d > 0) ids.add(r.id + d);
+  for (const r of grouped)
+    for (let d = -reachOf(r); d <= reachOf(r); d++) if (d !== 0 && r.id + d > 0) ids.add(r.id + d);
   const near = await chunksOf([...ids]);
-  const sameTable = (a: ChunkRow, b: ChunkRow | undefined) =>
-    !!b &&
-    b.docId === a.docId &&
-    b.kind === 'table_row' &&
-    b.headingPath.join('\u0000') === a.headingPath.join('\u0000');
-  for (const r of rows) {
+  for (const r of grouped) {
     const around: ChunkRow[] = [];
-    for (let id = r.id - 1; id >= r.id - TABLE_CONTEXT_ROWS && sameTable(r, near.get(id)); id--)
-      around.unshift(near.get(id)!);
-    for (let id = r.id + 1; id <= r.id + TABLE_CONTEXT_ROWS && sameTable(r, near.get(id)); id++)
-      around.push(near.get(id)!);
+    for (let id = r.id - 1; id >= r.id - reachOf(r) && sameGroup(r, near.get(id)); id--) around.unshift(near.get(id)!);
+    for (let id = r.id + 1; id <= r.id + reachOf(r) && sameGroup(r, near.get(id)); id++) around.push(near.get(id)!);
     out.set(r.id, around);
   }
   return out;

@@ -5,6 +5,7 @@ import { contentTerms, evidenceCoverage, termSet } from '../text.js';
 import type { HopState } from '../types.js';
 import { parseComparison, pickByValue, type AttributeQuery, type ComparisonQuestion } from './comparison.js';
 import { readerInput, type EvidencePassage } from './passages.js';
+import type { SpanScore } from './lines.js';
 import {
   asksForDefault,
   boundAsked,
@@ -181,10 +182,15 @@ export interface Reading {
    * when the answer is declined (the sentences a person reads after the chosen one).
    */
   nextBest?: SpanAt[];
+  /** Every span the reading scored, best first (at most SCORED_SPANS): what ranks the lines a person reads (lines.ts). */
+  spans?: SpanScore[];
   comparison: ComparisonReading | null;
   features: ReadingFeatures;
   ms: number;
 }
+
+/** How many scored spans a reading keeps for ranking the lines shown (lines.ts). */
+const SCORED_SPANS = 64;
 
 /** How many of the reader's next best spans a reading keeps (leads are drawn from them, one per sentence). */
 const NEXT_BEST = 8;
@@ -438,6 +444,9 @@ function fromResult(
     end: chosen.end,
     rivals,
     nextBest: others.slice(0, NEXT_BEST).map((x) => ({ passage: passages[x.passage]!, start: x.start, end: x.end })),
+    spans: scored
+      .slice(0, SCORED_SPANS)
+      .map((x) => ({ passage: x.passage, start: x.start, end: x.end, score: x.adjusted })),
     comparison: null,
     features: {
       ...baseFeatures('span', passage, stopped, path),

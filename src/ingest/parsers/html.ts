@@ -325,8 +325,11 @@ function termOf(dt: Node, w: BlockWriter, level: number, outer: Entry | null): v
   if (term.split(/\s+/).length <= TERM_LEAD_WORDS) w.lead(term);
 }
 
+/** A document type declaration after a comment is read by node-html-parser as text ("<!DOCTYPE html> SQLite Small."). */
+const DOCTYPE = /<!DOCTYPE[^>]*>/gi;
+
 export function parseHtml(source: string): ParsedDocument {
-  const root = parse(source.replace(PARAGRAPH_IN_TERM, '<$1$2>$3'), {
+  const root = parse(source.replace(DOCTYPE, '').replace(PARAGRAPH_IN_TERM, '<$1$2>$3'), {
     comment: false,
     blockTextElements: { script: false, style: false, noscript: false },
   });

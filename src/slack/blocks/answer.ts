@@ -12,6 +12,7 @@ import type {
 import type { Citation, EngineResult, HopState, Snippet } from '../../engine/types.js';
 import { FEEDBACK_REASONS, type FeedbackReason } from '../state/interfaces.js';
 import { LIMITS, escapeMrkdwn, safeText, truncate } from './text.js';
+import { shownLine } from '../../engine/answer/lines.js';
 
 export const ACTIONS = {
   continue: 'ragask_continue',
@@ -119,9 +120,22 @@ function quoteBlock(parts: {
   return { type: 'rich_text', elements };
 }
 
-/** A snippet quoted with its citation (see quoteBlock). */
+/** A snippet quoted with its citation (see quoteBlock); the term of its entry leads, as code, when the text does not name it. */
 function snippetBlock(s: Snippet, max = 600, lead?: RichTextElement[]): RichTextBlock {
-  return quoteBlock({ ...(lead ? { lead } : {}), text: s.text, citation: s.citation, max });
+  const term = termLead(s);
+  const first = lead ?? term;
+  return quoteBlock({ ...(first ? { lead: first } : {}), text: s.text, citation: s.citation, max });
+}
+
+/** A term after the value it labels ("-2000  (`PRAGMA cache_size`)"). */
+function prefixed(term: RichTextElement[] | undefined): RichTextElement[] {
+  return term ? [plain('  ('), ...term, plain(')')] : [];
+}
+
+/** The term of the entry a quote belongs to, as code, when the quote does not name it (lines.ts shownLine). */
+function termLead(s: Pick<Snippet, 'text' | 'citation'>): RichTextElement[] | undefined {
+  const term = s.citation.entry?.term;
+  return term && shownLine(s) !== s.text ? [{ type: 'text', text: truncate(term, 200), style: { code: true } }] : undefined;
 }
 
 export interface AnswerOptions {
@@ -157,7 +171,10 @@ export function answerMessage(r: EngineResult, opts: AnswerOptions): Message {
     // the value, the sentence it was read from and its citation: all document text, shown literally
     blocks.push(
       quoteBlock({
-        lead: [plain(truncate(headline, 2000), true)],
+        lead: [
+          plain(truncate(headline, 2000), true),
+          ...(a.source ? prefixed(termLead({ ...a.source, text: a.sentence ?? a.source.text })) : []),
+        ],
         text: a.sentence ? truncate(a.sentence, 800) : null,
         citation: a.source?.citation ?? null,
       }),

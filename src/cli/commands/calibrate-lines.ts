@@ -1,0 +1,140 @@
+import fs from 'node:fs';
+import type { Command } from 'commander';
+import { LINE_FEATURES, shownLine, type LineCandidate } from '../../engine/answer/lines.js';
+import { fitLogistic, predict, type LogisticModel } from '../../engine/logistic.js';
+import { loadDataset } from '../../eval/dataset.js';
+import { containsAnswer, mean } from '../../eval/metrics.js';
+import { LOCAL } from '../../store/access.js';
+import { UserError } from '../../errors.js';
+import type { CliContext } from '../program.js';
+import { progressBar } from '../progress.js';
+import { fittedLinesSource, sourceFile } from './fitted-source.js';
+import { evalEngine, withDatasetCore } from './eval.js';
+
+/** One question's candidate lines: each line's features and whether it holds a gold answer. */
+interface QuestionLines {
+  dataset: string;
+  id: string;
+  /** The leads the reply shows without the ranker, in its order: whether each holds the answer. */
+  shownHolds: boolean[];
+  lines: { x: number[]; y: number }[];
+}
+
+export interface LinesOptions {
+  dataset: string[];
+  reportOn?: string[];
+  limit?: number;
+  l2: number;
+  write?: boolean;
+}
+
+/** Runs every answerable question and keeps the candidate lines of its reading, labelled. */
+async function collectLines(ctx: CliContext, cmd: Command, dirs: readonly string[], limit?: number) {
+  const out: QuestionLines[] = [];
+  for (const dir of dirs) {
+    const dataset = loadDataset(dir);
+    const questions = dataset.questions.filter((q) => q.answers.length).slice(0, limit ?? Infinity);
+    await withDatasetCore(ctx, cmd, dataset, undefined, async (core, config) => {
+      let seen: readonly LineCandidate[] = [];
+      const engine = evalEngine(core, config, core.retriever, (_q, lines) => {
+        seen = lines;
+      });
+      const bar = progressBar();
+      bar.start(questions.length, `lines ${dataset.name}`);
+      for (const [i, q] of questions.entries()) {
+        seen = [];
+        const r = await engine.run(q.question, LOCAL);
+        const holds = (text: string) => containsAnswer(text, q.answers);
+        out.push({
+          dataset: dataset.name,
+          id: q.id,
+          shownHolds: r.answer.leads.map((s) => holds(shownLine(s))),
+          lines: seen.map((c) => ({ x: c.features, y: holds(shownLine(c.snippet)) ? 1 : 0 })),
+        });
+        bar.update(i + 1, `lines ${dataset.name}`);
+      }
+      bar.stop();
+    });
+  }
+  return out;
+}
+
+function fitOn(questions: readonly QuestionLines[], l2: number): LogisticModel {
+  const rows = questions.flatMap((q) => q.lines);
+  return fitLogistic(
+    rows.map((r) => r.x),
+    rows.map((r) => r.y),
+    LINE_FEATURES,
+    l2,
+  );
+}
+
+/** The share of questions whose first k ranked lines hold the answer. */
+function hitAt(questions: readonly QuestionLines[], model: LogisticModel, k: number): number {
+  return mean(
+    questions.map((q) => {
+      const order = q.lines.map((l) => ({ y: l.y, p: predict(model, l.x, LINE_FEATURES) })).sort((a, b) => b.p - a.p);
+      return order.slice(0, k).some((l) => l.y === 1) ? 1 : 0;
+    }),
+  );
+}
+
+/** One line of figures for a set: the ranker's first line and first three against the leads shown without it. */
+function summary(name: string, qs: readonly QuestionLines[], model: LogisticModel): string {
+  const ceiling = mean(qs.map((q) => (q.lines.some((l) => l.y === 1) ? 1 : 0)));
+  const before1 = mean(qs.map((q) => (q.shownHolds[0] ? 1 : 0)));
+  const before3 = mean(qs.map((q) => (q.shownHolds.slice(0, 3).some(Boolean) ? 1 : 0)));
+  return `  ${name.padEnd(22)} ${String(qs.length).padStart(4)}  ranked@1 ${hitAt(qs, model, 1).toFixed(3)}  ranked@3 ${hitAt(qs, model, 3).toFixed(3)}  leads@1 ${before1.toFixed(3)}  leads@3 ${before3.toFixed(3)}  any line ${ceiling.toFixed(3)}`;
+}
+
+/**
+ * The line ranker: fitted on the --dataset sets to "this line holds the answer", judged leave one
+ * set out (fitted without a set, ranked on it) and on the --report-on sets, never fitted on.
+ */
+export async function calibrateLines(ctx: CliContext, cmd: Command, opts: LinesOptions, command: string) {
+  const questions = await collectLines(ctx, cmd, opts.dataset, opts.limit);
+  const reported = opts.reportOn?.length ? await collectLines(ctx, cmd, opts.reportOn, opts.limit) : [];
+  const sets = [...new Set(questions.map((q) => q.dataset))];
+  if (questions.flatMap((q) => q.lines).filter((l) => l.y === 1).length < 20)
+    throw new UserError('fewer than 20 lines hold an answer: too few to fit; add datasets or questions');
+  const out = ['leave one set out (fitted on the others; leads: the reply without the ranker):'];
+  for (const set of sets)
+    out.push(
+      summary(
+        set,
+        questions.filter((q) => q.dataset === set),
+        fitOn(
+          questions.filter((q) => q.dataset !== set),
+          opts.l2,
+        ),
+      ),
+    );
+  const model = fitOn(questions, opts.l2);
+  if (reported.length) {
+    out.push('', 'never fitted on (the fit on all --dataset sets):');
+    for (const set of [...new Set(reported.map((q) => q.dataset))])
+      out.push(
+        summary(
+          set,
+          reported.filter((q) => q.dataset === set),
+          model,
+        ),
+      );
+  }
+  out.push('', 'fit on all (standardised weights):');
+  LINE_FEATURES.forEach((f, i) => out.push(`  ${f.padEnd(18)}${model.weights[i]!.toFixed(3).padStart(8)}`));
+  out.push(`  ${'bias'.padEnd(18)}${model.bias.toFixed(3).padStart(8)}`);
+  ctx.out(out.join('\n'));
+  if (opts.write) {
+    const file = sourceFile('answer', 'lines.fitted.ts');
+    const fitted = {
+      command,
+      datasets: sets,
+      questions: questions.length,
+      lines: questions.reduce((n, q) => n + q.lines.length, 0),
+      date: new Date().toISOString().slice(0, 10),
+    };
+    fs.writeFileSync(file, fittedLinesSource(model, fitted));
+    process.stderr.write(`ragask: wrote ${file}; run \`npm run build\` to use it\n`);
+  }
+}
