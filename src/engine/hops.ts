@@ -105,6 +105,8 @@ interface ChainState {
   knownDocs: Set<number>;
   knownText: string[];
   usedEntities: Set<string>;
+  /** The first hop's query vector: how near each line of the evidence stands to what was asked (answer/lines.ts). */
+  questionVector?: Float32Array;
 }
 
 /**
@@ -456,6 +458,7 @@ export class HopEngine implements EngineApi {
       incomplete: false,
     };
     state.hops.push(hop);
+    state.questionVector ??= r.queryVector;
     if (step.bridge) state.usedEntities.add(foldName(step.bridge));
     const knownDocsBefore = new Set(state.knownDocs);
     // Nothing new: every top chunk is from a document already known and weak.
@@ -625,6 +628,8 @@ export class HopEngine implements EngineApi {
     const deps = {
       reader: this.deps.reader,
       chunksOf: (ids: number[]) => this.deps.retriever.store.getChunks(ids),
+      windowsOf: (ids: readonly number[]) => this.deps.retriever.windowsOf(ids),
+      ...(state.questionVector ? { questionVector: state.questionVector } : {}),
       ...(this.deps.observeLines ? { observeLines: this.deps.observeLines } : {}),
     };
     const left = t0 + settings.totalBudgetMs - this.now();

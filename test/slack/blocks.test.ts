@@ -93,6 +93,40 @@ describe('Block Kit builders', () => {
     expect(buttons.some((b) => b.text.text === 'Stop here')).toBe(true);
   });
 
+  it("leads a quote with its entry's term, as code, where the quote does not name it or the term is a command", () => {
+    const lead = (text: string, entry: { term: string; kind: 'term' | 'option' | 'command' | 'row' | 'field' }) => {
+      const s = snippet(3, text);
+      return { ...s, citation: { ...s.citation, entry } };
+    };
+    const m = answerMessage(
+      result(
+        {},
+        {
+          status: 'insufficient',
+          kind: null,
+          sentence: null,
+          value: null,
+          source: null,
+          span: null,
+          leads: [
+            lead('The default is 30 seconds (30s).', { term: 'flush_interval', kind: 'term' }),
+            lead('drain-stop: Stops the server after the requests in progress finish.', {
+              term: 'drain-stop',
+              kind: 'command',
+            }),
+            lead('flush_batch: How many records go into one flush.', { term: 'flush_batch', kind: 'term' }),
+          ],
+        },
+      ),
+      { stateKey: null },
+    );
+    const quotes = m.blocks.filter((b) => b.type === 'rich_text').map((b) => richTextOf(b));
+    expect(quotes[0]).toBe('`flush_interval`\n> The default is 30 seconds (30s).\nDoc 3 › Section');
+    expect(quotes[1]).toBe('`drain-stop`\n> drain-stop: Stops the server after the requests in progress finish.\nDoc 3 › Section');
+    // a term the quote already names, and no command: the quote alone
+    expect(quotes[2]).toBe('> flush_batch: How many records go into one flush.\nDoc 3 › Section');
+  });
+
   it('says plainly when there is no definite answer, and shows disagreeing sources side by side', () => {
     const missing = answerMessage(
       result(

@@ -22,7 +22,7 @@ type RichElement = {
   type: string;
   text?: string;
   url?: string;
-  style?: { bold?: boolean; italic?: boolean };
+  style?: { bold?: boolean; italic?: boolean; code?: boolean };
   elements?: RichElement[];
   style_?: string;
 };
@@ -38,7 +38,7 @@ export function richTextOf(block: { type: string; elements?: unknown[] }): strin
       .map((e) => {
         if (e.type === 'link') return `<${e.url}|${e.text ?? e.url}>`;
         const t = e.text ?? '';
-        return e.style?.bold ? `*${t}*` : e.style?.italic ? `_${t}_` : t;
+        return e.style?.bold ? `*${t}*` : e.style?.italic ? `_${t}_` : e.style?.code ? `\`${t}\`` : t;
       })
       .join('');
   return ((block.elements ?? []) as RichElement[])

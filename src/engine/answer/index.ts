@@ -1,7 +1,7 @@
-import type { ChunkRow } from '../../store/types.js';
+import type { ChunkRow, WindowRow } from '../../store/types.js';
 import type { Answer, HopState, Snippet, StopReason } from '../types.js';
 import { composeAnswer, noEvidenceAnswer } from './compose.js';
-import { evidencePassages, READER_PASSAGES } from './passages.js';
+import { evidencePassages, READER_PASSAGES, type EvidencePassage } from './passages.js';
 import { readAnswer, type AnswerReader } from './read.js';
 import { candidateLines, rankLines, type LineCandidate } from './lines.js';
 import { LINES } from './lines.fitted.js';
@@ -11,6 +11,10 @@ export interface AnswerDeps {
   reader: AnswerReader;
   /** Chunk rows by id: the reader reads whole chunks, not the cited windows. */
   chunksOf: (ids: number[]) => Promise<ReadonlyMap<number, ChunkRow>>;
+  /** The stored windows of chunks, with their vectors: how near each line stands to the question. */
+  windowsOf?: (chunkIds: readonly number[]) => Promise<ReadonlyMap<number, readonly WindowRow[]>>;
+  /** The question's vector (the first hop's query). */
+  questionVector?: Float32Array;
   /** Sees every candidate line of a reading (`ragask calibrate --lines` fits the line ranker on them). */
   observeLines?: LinesObserver;
 }
@@ -37,7 +41,8 @@ export async function answerFromEvidence(
     stopReason === 'low_coherence' || stopReason === 'budget' || hops.some((h) => h.incomplete) || !!opts.cutShort;
   const reading = await readAnswer(deps.reader, question, hops, read, stopped);
   const chosen = reading.passage && reading.start >= 0 ? { passage: reading.passage, start: reading.start, end: reading.end } : null;
-  const lines = candidateLines(question, read, reading.spans ?? [], chosen);
+  const nearness = await windowNearness(deps, read);
+  const lines = candidateLines(question, read, reading.spans ?? [], chosen, nearness);
   deps.observeLines?.(question, lines);
   const ranked = LINES.model ? rankLines(lines, LINES.model) : null;
   const answer = composeAnswer(hops, evidence, read, reading, stopReason, CALIBRATION.model, ranked);
@@ -49,3 +54,25 @@ export async function answerFromEvidence(
     );
   return answer;
 }
+
+/**
+ * Each read passage's windows with their cosine to the question (window vectors are unit length),
+ * by passage index; empty where the store's windows or the question's vector are not at hand.
+ */
+async function windowNearness(
+  deps: AnswerDeps,
+  read: readonly EvidencePassage[],
+): Promise<{ start: number; end: number; cosine: number }[][]> {
+  const q = deps.questionVector;
+  if (!q || !deps.windowsOf) return read.map(() => []);
+  const windows = await deps.windowsOf([...new Set(read.map((p) => p.snippet.chunkId))]);
+  return read.map((p) =>
+    (windows.get(p.snippet.chunkId) ?? []).map((w) => ({ start: w.charStart, end: w.charEnd, cosine: dot(q, w.vector) })),
+  );
+}
+
+const dot = (a: Float32Array, b: Float32Array) => {
+  let s = 0;
+  for (let i = 0; i < a.length && i < b.length; i++) s += a[i]! * b[i]!;
+  return s;
+};

@@ -36,6 +36,7 @@ export const LINE_FEATURES = [
   'entry',
   'typed',
   'untyped',
+  'cosine',
 ] as const;
 
 /** A sentence a person may read first, with what ranks it. */
@@ -84,6 +85,7 @@ export function candidateLines(
   passages: readonly EvidencePassage[],
   spans: readonly SpanScore[],
   chosen: { passage: EvidencePassage; start: number; end: number } | null,
+  nearness: readonly (readonly { start: number; end: number; cosine: number }[])[] = [],
 ): LineCandidate[] {
   const out: LineCandidate[] = [];
   const expected = expectedType(question);
@@ -97,6 +99,9 @@ export function candidateLines(
       const words = s.text.split(/\s+/).length;
       // a value of the kind the question asks for stands in the line, or the question asks for one and none does
       const holdsTyped = typed.some(([a, b]) => a >= s.start && b <= s.end + 1);
+      // the nearest stored window that overlaps the line (the passage's own score where none is stored)
+      const near = (nearness[i] ?? []).filter((w) => w.start < s.end && w.end > s.start);
+      const cosine = near.length ? Math.max(...near.map((w) => w.cosine)) : p.snippet.score;
       out.push({
         snippet: { ...p.snippet, text: s.text.length > LINE_CHARS ? `${s.text.slice(0, LINE_CHARS - 1)}…` : s.text },
         features: [
@@ -114,6 +119,7 @@ export function candidateLines(
           p.snippet.citation.entry ? 1 : 0,
           holdsTyped ? 1 : 0,
           expected !== 'any' && !holdsTyped ? 1 : 0,
+          cosine,
         ],
       });
     });

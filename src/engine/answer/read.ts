@@ -6,6 +6,7 @@ import type { HopState } from '../types.js';
 import { parseComparison, pickByValue, type AttributeQuery, type ComparisonQuestion } from './comparison.js';
 import { readerInput, type EvidencePassage } from './passages.js';
 import type { SpanScore } from './lines.js';
+import { wholeValue } from './whole-value.js';
 import {
   asksForDefault,
   boundAsked,
@@ -436,12 +437,14 @@ function fromResult(
     rivals.push({ value: x.text, passage: p, start: x.start, end: x.end, score: x.score });
   }
   const pAnswer = 1 - win.probs.none;
+  // the value a person reads keeps its unit and bound ("at least 2 reviewers"); it competed as read
+  const whole = wholeValue(passage.text, chosen.start, chosen.end);
   return {
     kind: 'span',
-    value: chosen.text,
+    value: passage.text.slice(whole.start, whole.end),
     passage,
-    start: chosen.start,
-    end: chosen.end,
+    start: whole.start,
+    end: whole.end,
     rivals,
     nextBest: others.slice(0, NEXT_BEST).map((x) => ({ passage: passages[x.passage]!, start: x.start, end: x.end })),
     spans: scored

@@ -132,10 +132,17 @@ function prefixed(term: RichTextElement[] | undefined): RichTextElement[] {
   return term ? [plain('  ('), ...term, plain(')')] : [];
 }
 
-/** The term of the entry a quote belongs to, as code, when the quote does not name it (lines.ts shownLine). */
+/** Entries whose term is what a person types: a how-to leads with it, as code, even where the quote names it. */
+const TYPED_TERMS = new Set(['command', 'option']);
+
+/**
+ * The term of the entry a quote belongs to, as code: when the quote does not name it (lines.ts
+ * shownLine), and always for a command or an option (the step a how-to asks for).
+ */
 function termLead(s: Pick<Snippet, 'text' | 'citation'>): RichTextElement[] | undefined {
-  const term = s.citation.entry?.term;
-  return term && shownLine(s) !== s.text ? [{ type: 'text', text: truncate(term, 200), style: { code: true } }] : undefined;
+  const entry = s.citation.entry;
+  if (!entry || (shownLine(s) === s.text && !TYPED_TERMS.has(entry.kind))) return undefined;
+  return [{ type: 'text', text: truncate(entry.term, 200), style: { code: true } }];
 }
 
 export interface AnswerOptions {

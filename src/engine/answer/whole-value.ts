@@ -1,0 +1,43 @@
+/**
+ * A short answer is whole: a number keeps the unit or the thing it counts and the word that bounds
+ * it ("at least 2 reviewers", "about 15 minutes", "5 dimensions"), never a bare "2", "15" or "5".
+ * What follows a number is read by its part of speech (wink's tagger), not from a list of units;
+ * what precedes it is English's closed class of bounds and approximators (data/qualifiers.json).
+ */
+import { analyze, type TokenInfo } from '../../models/nlp.js';
+import qualifiers from './data/qualifiers.json' with { type: 'json' };
+
+const QUALIFIERS: readonly string[] = qualifiers.qualifiers
+  .map((q) => q.toLowerCase())
+  // the longest first: "no more than" before "more than"
+  .sort((a, b) => b.length - a.length);
+
+/** A value made of a number only (a sign, digits, separators, a decimal point). */
+const BARE_NUMBER = /^[+\-\u2212]?\d[\d,._]*$/;
+/** Parts of speech of a word that says what a number counts or measures. */
+const COUNTED = new Set(['NOUN', 'PROPN', 'SYM']);
+
+/** The span [start, end) of `text` widened to its whole value, when it is a bare number. */
+export function wholeValue(text: string, start: number, end: number): { start: number; end: number } {
+  if (start < 0 || !BARE_NUMBER.test(text.slice(start, end).trim())) return { start, end };
+  const tokens = analyze(text).tokens;
+  const after = tokens.find((t) => t.start >= end);
+  const widenedEnd = after && countsWhat(text, end, after) ? after.end : end;
+  return { start: qualifierStart(text, start), end: widenedEnd };
+}
+
+/** Whether the token right after a number says what it counts ("5 dimensions", "90 days", "8 MB"). */
+function countsWhat(text: string, end: number, t: TokenInfo): boolean {
+  if (!/^\s?$/.test(text.slice(end, t.start))) return false;
+  return COUNTED.has(t.pos) && /\p{L}|%/u.test(t.text) && !/^[A-Z][a-z]/.test(t.text);
+}
+
+/** Where a qualifier right before the number starts ("at least 2"), or the number's own start. */
+function qualifierStart(text: string, start: number): number {
+  const before = text.slice(0, start).toLowerCase();
+  for (const q of QUALIFIERS) {
+    const at = before.length - q.length - 1;
+    if (at >= 0 && before.endsWith(`${q} `) && (at === 0 || /[^\p{L}\p{N}]/u.test(before[at - 1]!))) return at;
+  }
+  return start;
+}
