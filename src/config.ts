@@ -135,6 +135,11 @@ export const SETTINGS = {
     'when-useful or always',
     'When a likely wrong next hop stops the chain, ask a person only when no short answer stands and a suggestion is likely to help (when-useful), or at every such stop (always).',
   ),
+  RAGASK_ANSWER_EARLY: setting(
+    z.enum(['on', 'off']).default(ENGINE_DEFAULTS.answerEarly ? 'on' : 'off'),
+    'on or off',
+    'Stop after the first hop when its evidence already holds a short answer (on), or hop by the gate alone (off).',
+  ),
   RAGASK_RERANK_TOP_K: setting(
     int(1, 50).default(ENGINE_DEFAULTS.rerankTopK),
     'an integer from 1 to 50',
@@ -345,6 +350,7 @@ export interface Config {
   maxHops: number;
   coherenceThreshold: number;
   stopForPerson: 'when-useful' | 'always';
+  answerEarly: boolean;
   rerankTopK: number;
   reranker: 'cosine' | 'head';
   densityWeight: number;
@@ -466,6 +472,7 @@ export function loadConfig(
     maxHops: s.RAGASK_MAX_HOPS,
     coherenceThreshold: s.RAGASK_COHERENCE_THRESHOLD,
     stopForPerson: s.RAGASK_STOP_FOR_PERSON,
+    answerEarly: s.RAGASK_ANSWER_EARLY === 'on',
     rerankTopK: s.RAGASK_RERANK_TOP_K,
     reranker: s.RAGASK_RERANKER,
     densityWeight: s.RAGASK_DENSITY_WEIGHT,

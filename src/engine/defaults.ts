@@ -27,5 +27,7 @@ export const ENGINE_DEFAULTS: Readonly<Omit<EngineSettings, MeasuredSettings>> =
   answeredCoverage: 0.9,
   /** Passages of the final evidence the reader reads. */
   readerPassages: 6,
+  /** Stop after the first hop when its evidence holds a short answer (BENCHMARKS.md, "Stop when answered"). */
+  answerEarly: true,
   stopForPerson: 'when-useful',
 };

@@ -42,6 +42,11 @@ export interface EngineSettings {
   answeredCoverage: number;
   /** Passages of the final evidence the reader reads for the answer. */
   readerPassages: number;
+  /**
+   * Read the first hop's evidence before hopping on, and stop there when it holds a short answer (a
+   * one-hop question pays for one hop; the reading is the reply's). Off: the chain hops by the gate alone.
+   */
+  answerEarly: boolean;
   /** Below this P(next hop right) the chain stops for a person (the fitted gate's threshold). */
   gateThreshold: number;
   /** Measure the gate without obeying it: record each check, never stop at one (ragask eval only). */
@@ -365,6 +370,7 @@ export class HopEngine implements EngineApi {
     let step: Step | null = first.query.trim() ? first : null;
     let stopReason: StopReason = step ? 'max_hops' : 'no_new_evidence';
     let suggestions: Suggestion[] = [];
+    let early: { answer: Answer; cutShort: boolean } | null = null;
     while (step) {
       if (this.now() > chainDeadline && state.hops.length > 0) {
         stopReason = 'budget';
@@ -375,6 +381,12 @@ export class HopEngine implements EngineApi {
       const stop = this.stopReasonFor(state, hop, settings);
       if (stop) {
         stopReason = stop;
+        hop.hop.timings.totalMs = this.now() - hop.started;
+        break;
+      }
+      early = await this.answerAfterFirstHop(state, hop, settings, t0);
+      if (early) {
+        stopReason = 'answered';
         hop.hop.timings.totalMs = this.now() - hop.started;
         break;
       }
@@ -390,7 +402,7 @@ export class HopEngine implements EngineApi {
 
     const evidence = mergeEvidence(state);
     const r0 = this.now();
-    const { answer, cutShort } = await this.answer(state, evidence, stopReason, settings, t0);
+    const { answer, cutShort } = early ?? (await this.answer(state, evidence, stopReason, settings, t0));
     // A stop asks a person only where that helps: no short answer stands, and a suggestion is
     // likely to bring what is missing. Otherwise the reply is the answer from the evidence it has.
     if (stopReason === 'low_coherence' && !worthAsking(answer, suggestions, settings)) {
@@ -474,6 +486,22 @@ export class HopEngine implements EngineApi {
       state.knownText.push(...established.map((c) => `${c.chunk.doc.title} ${c.chunk.text}`));
     }
     return { hop, top, queryVector: r.queryVector, knownDocsBefore, nothingNew, started: h0, deadline };
+  }
+
+  /**
+   * After the first hop, the answer its evidence holds, when it is a short answer (P(right) at the
+   * answer threshold): the chain stops there. Null to hop on (the reading is then done again, over
+   * the whole chain's evidence).
+   */
+  private async answerAfterFirstHop(
+    state: ChainState,
+    run: RunHop,
+    settings: EngineSettings,
+    t0: number,
+  ): Promise<{ answer: Answer; cutShort: boolean } | null> {
+    if (!settings.answerEarly || run.hop.hop !== 1 || state.hops.length !== 1) return null;
+    const read = await this.answer(state, mergeEvidence(state), 'answered', settings, t0);
+    return read.answer.value !== null ? read : null;
   }
 
   /** Why the chain ends after this hop without asking for a next one, or null to go on. */

@@ -7,7 +7,7 @@ import { GATE_FEATURES } from '../../engine/gate.js';
 import { fitLogistic, formatReliability, predict, reliability, type LogisticModel } from '../../engine/logistic.js';
 import { labelGateChecks, type GateCheck } from '../../eval/gate.js';
 import type { ReadingFeatures } from '../../engine/answer/read.js';
-import { loadDataset } from '../../eval/dataset.js';
+import { isUnanswerable, loadDataset } from '../../eval/dataset.js';
 import { mean, scoreAnswer } from '../../eval/metrics.js';
 import { answerRight } from '../../eval/visible.js';
 import { leaveOneSetOut } from '../../eval/calibration.js';
@@ -43,7 +43,10 @@ async function collectSamples(
   let reader = '';
   for (const dir of dirs) {
     const dataset = loadDataset(dir);
-    const questions = dataset.questions.filter((q) => q.answers.length).slice(0, limit ?? Infinity);
+    // an unanswerable question is a sample too: whatever it proposes is wrong (label 0)
+    const questions = dataset.questions
+      .filter((q) => q.answers.length || isUnanswerable(q))
+      .slice(0, limit ?? Infinity);
     await withDatasetCore(ctx, cmd, dataset, undefined, async (core, config) => {
       reader = core.reader.name;
       const engine = evalEngine(core, config);
