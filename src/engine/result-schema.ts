@@ -19,9 +19,7 @@ const citation = z.object({
   heading_path: z.array(z.string()),
   page: z.number().nullable(),
   url: z.string().nullable(),
-  entry: z
-    .object({ term: z.string(), kind: z.enum(['term', 'option', 'command', 'row', 'field']) })
-    .optional(),
+  entry: z.object({ term: z.string(), kind: z.enum(['term', 'option', 'command', 'row', 'field']) }).optional(),
 });
 const snippet = z.object({
   chunkId: z.number(),

@@ -23,7 +23,7 @@ const wordsOf = (s: string) => s.split(/\s+/).filter(Boolean);
  * The name a term entry goes by: a signature's function name, an option list as written
  * ("-n, --dry-run"), otherwise the term itself; null when the "term" is a sentence.
  */
-export function termName(text: string): string | null {
+function termName(text: string): string | null {
   const t = text.trim().replace(/[:\s]+$/, '');
   if (!t) return null;
   const sig = SIGNATURE.exec(t);
@@ -35,7 +35,7 @@ export function termName(text: string): string | null {
 }
 
 /** Whether a name is an option (it starts with a dash) or a term. */
-export function termKind(name: string): EntryKind {
+function termKind(name: string): EntryKind {
   return /^--?[\p{L}\p{N}]/u.test(name) ? 'option' : 'term';
 }
 

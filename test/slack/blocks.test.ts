@@ -122,7 +122,9 @@ describe('Block Kit builders', () => {
     );
     const quotes = m.blocks.filter((b) => b.type === 'rich_text').map((b) => richTextOf(b));
     expect(quotes[0]).toBe('`flush_interval`\n> The default is 30 seconds (30s).\nDoc 3 › Section');
-    expect(quotes[1]).toBe('`drain-stop`\n> drain-stop: Stops the server after the requests in progress finish.\nDoc 3 › Section');
+    expect(quotes[1]).toBe(
+      '`drain-stop`\n> drain-stop: Stops the server after the requests in progress finish.\nDoc 3 › Section',
+    );
     // a term the quote already names, and no command: the quote alone
     expect(quotes[2]).toBe('> flush_batch: How many records go into one flush.\nDoc 3 › Section');
   });

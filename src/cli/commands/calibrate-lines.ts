@@ -122,7 +122,7 @@ export async function calibrateLines(ctx: CliContext, cmd: Command, opts: LinesO
       );
   }
   out.push('', 'fit on all (standardised weights):');
-  LINE_FEATURES.forEach((f, i) => out.push(`  ${f.padEnd(18)}${model.weights[i]!.toFixed(3).padStart(8)}`));
+  out.push(...LINE_FEATURES.map((f, i) => `  ${f.padEnd(18)}${model.weights[i]!.toFixed(3).padStart(8)}`));
   out.push(`  ${'bias'.padEnd(18)}${model.bias.toFixed(3).padStart(8)}`);
   ctx.out(out.join('\n'));
   if (opts.write) {

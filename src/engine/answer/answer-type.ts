@@ -9,6 +9,8 @@
  * The rules were written and tuned on teamdocs-apache and the Wikipedia sets, never on teamdocs-git
  * (BENCHMARKS.md, "Answer types").
  */
+import cues from './data/cues.json' with { type: 'json' };
+import { cueMatcher } from './cues.js';
 
 export type ExpectedType =
   /** A number, with or without its unit: how many, how much, how long, a default, a limit, a code. */
@@ -203,14 +205,13 @@ const LEAD_VERB = /^(use|using|run|running|type|typing|enter|call|calling|invoke
 const KIND_NOUN = new RegExp(`^(?:${NAME_NOUNS})s?$`, 'i');
 
 /**
- * Whether a question asks for a default without saying the word: "if we leave X alone", "if
- * nobody set X", "unless told otherwise". A manual writes the answer under "Default".
+ * Whether a question asks for a default: it says one of the cues of data/cues.json ("default", "by
+ * default", "out of the box") as whole words. A manual writes the answer under "Default".
  */
-const DEFAULT_CUES =
-  /\bby default\b|\bdefaults?\b|\bleave (?:it|\S+) alone\b|\bleft (?:on|off|alone|unset)\b|\b(?:isn't|is not|wasn't|aren't|not) (?:set|configured|given|specified)\b|\b(?:never|nobody|don't|do not|didn't) (?:ever )?(?:set|configure|touch|pass|change|tune|tweak|modif|override|customi)|\bunless (?:told|set|configured|we)\b|\bout of the box\b|\bif we don't configure\b/i;
+const DEFAULT_CUES = cueMatcher(cues.defaultCues);
 
 export function asksForDefault(question: string): boolean {
-  return DEFAULT_CUES.test(question);
+  return DEFAULT_CUES(question);
 }
 
 /** How far before a value its sentence may name the default ("The default value in this file is 300"). */
@@ -232,43 +233,6 @@ export function statesDefaultBefore(text: string, at: number): boolean {
   const last = breaks.at(-1);
   const clause = last ? before.slice(last.index + last[0].length) : before;
   return DEFAULT_WORD.test(clause) && !PAST_DEFAULT.test(clause);
-}
-
-/** Which end of a range a question asks for: "the largest document", "at least how many". */
-const ASKS_UPPER = /\b(?:largest|biggest|maximum|max|longest|highest|at most|upper (?:limit|bound))\b/i;
-const ASKS_LOWER = /\b(?:smallest|minimum|min|shortest|lowest|fewest|at least|lower (?:limit|bound))\b/i;
-/** The words a setting's name uses for each end, once split at case changes and separators ("CacheMinFileSize"). */
-const UPPER_WORDS = new Set(['max', 'maximum', 'most', 'upper']);
-const LOWER_WORDS = new Set(['min', 'minimum', 'least', 'lower']);
-
-export type Bound = 'upper' | 'lower' | null;
-
-export function boundAsked(question: string): Bound {
-  const upper = ASKS_UPPER.test(question);
-  const lower = ASKS_LOWER.test(question);
-  return upper === lower ? null : upper ? 'upper' : 'lower';
-}
-
-/** The words of a name as its parts: "CacheMinFileSize" → cache, min, file, size; "min_free_kbytes" → min, free, kbytes. */
-function nameParts(name: string): string[] {
-  return name
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter(Boolean);
-}
-
-/**
- * The end of a range a heading's name stands for, when it names only one: CacheMinFileSize is the
- * lower end, MaxSpareServers the upper. A Default row under the other end's heading answers
- * another question ("the largest document cached" is not CacheMinFileSize's 1).
- */
-export function boundNamed(heading: string): Bound {
-  const parts = nameParts(heading);
-  const upper = parts.some((w) => UPPER_WORDS.has(w));
-  const lower = parts.some((w) => LOWER_WORDS.has(w));
-  return upper === lower ? null : upper ? 'upper' : 'lower';
 }
 
 /** A token as written, without the punctuation around it ("(force-gzip)," → "force-gzip"). */

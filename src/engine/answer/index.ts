@@ -40,7 +40,8 @@ export async function answerFromEvidence(
   const stopped =
     stopReason === 'low_coherence' || stopReason === 'budget' || hops.some((h) => h.incomplete) || !!opts.cutShort;
   const reading = await readAnswer(deps.reader, question, hops, read, stopped);
-  const chosen = reading.passage && reading.start >= 0 ? { passage: reading.passage, start: reading.start, end: reading.end } : null;
+  const chosen =
+    reading.passage && reading.start >= 0 ? { passage: reading.passage, start: reading.start, end: reading.end } : null;
   const nearness = await windowNearness(deps, read);
   const lines = candidateLines(question, read, reading.spans ?? [], chosen, nearness);
   deps.observeLines?.(question, lines);
@@ -67,7 +68,11 @@ async function windowNearness(
   if (!q || !deps.windowsOf) return read.map(() => []);
   const windows = await deps.windowsOf([...new Set(read.map((p) => p.snippet.chunkId))]);
   return read.map((p) =>
-    (windows.get(p.snippet.chunkId) ?? []).map((w) => ({ start: w.charStart, end: w.charEnd, cosine: dot(q, w.vector) })),
+    (windows.get(p.snippet.chunkId) ?? []).map((w) => ({
+      start: w.charStart,
+      end: w.charEnd,
+      cosine: dot(q, w.vector),
+    })),
   );
 }
 

@@ -9,8 +9,6 @@ import type { SpanScore } from './lines.js';
 import { wholeValue } from './whole-value.js';
 import {
   asksForDefault,
-  boundAsked,
-  boundNamed,
   expectedType,
   statesDefaultBefore,
   typedRanges,
@@ -599,11 +597,7 @@ function subjectCoverages(question: string, passages: readonly EvidencePassage[]
   const sectionOf = (p: EvidencePassage) => `${p.snippet.docId}\u0000${p.title}`;
   const sections = new Map<string, string[]>();
   for (const p of passages) sections.set(sectionOf(p), [...(sections.get(sectionOf(p)) ?? []), p.text]);
-  const bound = boundAsked(question);
   return passages.map((p) => {
-    const c = p.snippet.citation;
-    const named = boundNamed(c.heading_path.at(-1) ?? c.document);
-    if (bound && named && named !== bound) return 0;
     const have = termSet(`${p.title} ${sections.get(sectionOf(p))!.join(' ')}`);
     return terms.filter((t) => have.has(t)).length / terms.length;
   });

@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   asksForDefault,
-  boundAsked,
-  boundNamed,
   expectedType,
   firstValue,
   statesDefaultBefore,
@@ -26,12 +24,13 @@ describe('the kind of value a question asks for', () => {
     expect(expectedType('Who leads Project Falcon?')).toBe('any');
   });
 
-  it('hears a question for a default without the word', () => {
-    expect(asksForDefault('If we leave MaxKeepAliveRequests alone, how many requests?')).toBe(true);
-    expect(asksForDefault("What does it do if PidFile isn't configured?")).toBe(true);
-    expect(asksForDefault('What is the default port?')).toBe(true);
-    expect(asksForDefault('How many requests are allowed when it is 0?')).toBe(false);
-    expect(asksForDefault('If nobody tuned the sysctls, how long is the idle time?')).toBe(true);
+  it('hears a question for a default by the cues of data/cues.json, as whole words', () => {
+    expect(asksForDefault('What value does the queue depth start at by default?')).toBe(true);
+    expect(asksForDefault('Which log level ships out of the box?')).toBe(true);
+    expect(asksForDefault('What are the defaults for the backup window?')).toBe(true);
+    // no cue, or a cue's letters inside another word
+    expect(asksForDefault('How many retries happen when it is 0?')).toBe(false);
+    expect(asksForDefault('Where does the defaultsfile option point?')).toBe(false);
   });
 });
 
@@ -130,33 +129,5 @@ describe('where values of a kind stand in a text', () => {
 
   it('offers nothing when the question asks for no kind in particular', () => {
     expect(at('any', 'Default: KeepAliveTimeout 5')).toEqual([]);
-  });
-});
-
-describe('which end of a range is asked for, and which a heading names', () => {
-  it('reads the end from the question, and none when it asks for both or neither', () => {
-    const asked: [string, 'upper' | 'lower' | null][] = [
-      ["What's the largest document mod_cache_disk will store?", 'upper'],
-      ['By default, at most how many idle child processes are kept?', 'upper'],
-      ['What is the smallest receive buffer a socket accepts?', 'lower'],
-      ['What are the minimum and maximum sizes?', null],
-      ['How long is the timeout?', null],
-      // "most" alone is not a bound: "the most recent", "most of the time"
-      ['Which is the most recent release?', null],
-    ];
-    for (const [question, end] of asked) expect(boundAsked(question), question).toBe(end);
-  });
-
-  it('reads the end from the parts of a name, whatever its case or separators', () => {
-    const named: [string, 'upper' | 'lower' | null][] = [
-      ['CacheMinFileSize Directive', 'lower'],
-      ['MaxSpareServers Directive', 'upper'],
-      ['min_free_kbytes', 'lower'],
-      ['SO_RCVBUF', null],
-      // a word that merely contains the letters is not the end's name
-      ['Administration', null],
-      ['CacheMinExpire and CacheMaxExpire', null],
-    ];
-    for (const [name, end] of named) expect(boundNamed(name), name).toBe(end);
   });
 });
