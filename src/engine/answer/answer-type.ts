@@ -55,8 +55,7 @@ export function expectedType(question: string): ExpectedType {
   if (PATH_PATTERN.test(question)) return 'path';
   const number = NUMBER_PATTERNS.some((p) => p.test(question));
   const name = NAME_PATTERN.exec(question);
-  // "which format code" names a thing; "which module … how many" asks for a number
-  if (name && /\bformat (code|string)s?\b/i.test(name[0])) return 'identifier';
+  // "which module … how many" asks for a number
   if (number) return 'number';
   if (name) return 'identifier';
   if (HOW_TO_PATTERN.test(question)) return 'command';

@@ -95,7 +95,7 @@ export function candidateLines(
     const sentences = sentencesWithSpans(p, i, spans);
     sentences.forEach((s, k) => {
       const holdsChosen = chosen !== null && chosen.passage === p && chosen.start >= s.start && chosen.end <= s.end + 1;
-      const words = s.text.split(/\s+/).length;
+      const words = s.text.split(' ').length;
       // a value of the kind the question asks for stands in the line, or the question asks for one and none does
       const holdsTyped = typed.some(([a, b]) => a >= s.start && b <= s.end + 1);
       // the nearest stored window that overlaps the line (the passage's own score where none is stored)

@@ -12,6 +12,9 @@ const QUALIFIERS: readonly string[] = qualifiers.qualifiers
   // the longest first: "no more than" before "more than"
   .sort((a, b) => b.length - a.length);
 
+/** A letter or a digit: a qualifier starts a word, it does not end one ("handover 5" is not "over 5"). */
+const isWordChar = (ch: string) => ch.toLowerCase() !== ch.toUpperCase() || (ch >= '0' && ch <= '9');
+
 /** A value made of a number only (a sign, digits, separators, a decimal point). */
 const BARE_NUMBER = /^[+\-\u2212]?\d[\d,._]*$/;
 /** Parts of speech of a word that says what a number counts or measures. */
@@ -28,7 +31,8 @@ export function wholeValue(text: string, start: number, end: number): { start: n
 
 /** Whether the token right after a number says what it counts ("5 dimensions", "90 days", "8 MB"). */
 function countsWhat(text: string, end: number, t: TokenInfo): boolean {
-  if (!/^\s?$/.test(text.slice(end, t.start))) return false;
+  const gap = text.slice(end, t.start);
+  if (gap !== '' && gap !== ' ') return false;
   return COUNTED.has(t.pos) && /\p{L}|%/u.test(t.text) && !/^[A-Z][a-z]/.test(t.text);
 }
 
@@ -37,7 +41,7 @@ function qualifierStart(text: string, start: number): number {
   const before = text.slice(0, start).toLowerCase();
   for (const q of QUALIFIERS) {
     const at = before.length - q.length - 1;
-    if (at >= 0 && before.endsWith(`${q} `) && (at === 0 || /[^\p{L}\p{N}]/u.test(before[at - 1]!))) return at;
+    if (at >= 0 && before.endsWith(`${q} `) && (at === 0 || !isWordChar(before[at - 1]!))) return at;
   }
   return start;
 }

@@ -11,7 +11,14 @@ function passage(chunkId: number, text: string, rank: number, entry?: Snippet['c
     windowId: null,
     text,
     score: 0.5,
-    citation: { document: 'Settings', source: '/s.html', heading_path: [], page: null, url: null, ...(entry ? { entry } : {}) },
+    citation: {
+      document: 'Settings',
+      source: '/s.html',
+      heading_path: [],
+      page: null,
+      url: null,
+      ...(entry ? { entry } : {}),
+    },
   };
   return { snippet, text, title: 'Settings', hop: 1, weight: 1, confirmed: true, rank };
 }
@@ -33,7 +40,12 @@ describe('the lines a person may read first', () => {
     passage(1, 'The queue is drained nightly. The default depth is 40 jobs.', 0, { term: 'queue_depth', kind: 'term' }),
     passage(2, 'Workers restart after a crash.', 1),
   ];
-  const lines = candidateLines('How many jobs can the queue hold by default?', passages, [{ passage: 0, start: 45, end: 47, score: 9 }], null);
+  const lines = candidateLines(
+    'How many jobs can the queue hold by default?',
+    passages,
+    [{ passage: 0, start: 45, end: 47, score: 9 }],
+    null,
+  );
 
   it('makes every sentence of the passages a candidate, with its features in order', () => {
     expect(lines.map((l) => l.snippet.text)).toEqual([
