@@ -26,7 +26,7 @@ const WORDS = /^[\p{L}' -]+$/u;
 const isAlternation = (n) => {
   const text =
     n.kind === ts.SyntaxKind.RegularExpressionLiteral ? n.getText() : ts.isStringLiteralLike(n) ? n.text : null;
-  if (!text || !text.includes('|')) return false;
+  if (!text?.includes('|')) return false;
   return (
     text.split('|').filter((a) => /^[\p{L}' ]{2,}$/u.test(a.replace(/^[(?:\\b^]+|[)\\b$]+$/g, ''))).length >=
     WORD_LIST_MIN
