@@ -7,6 +7,7 @@ import { analyze, type Analysis } from '../models/nlp.js';
 import { answerFromEvidence, type LinesObserver } from './answer/index.js';
 import { restateStop } from './answer/compose.js';
 import { ENGINE_DEFAULTS } from './defaults.js';
+import { HIGH_CONFIDENCE } from './answer/confidence.js';
 import type { AnswerReader } from './answer/read.js';
 import { evidenceCoverage, foldName } from './text.js';
 import { coherenceOf, stepGeometry } from './coherence.js';
@@ -119,6 +120,13 @@ interface ChainState {
  * "Reader"); a chain that reaches it stops, marked incomplete.
  */
 const READER_RESERVE_MS = 250;
+
+/**
+ * The P(right) a first hop's reading needs to end the chain: a *high* answer only. At the answer
+ * threshold (0.5) a bridge question's first hop stopped with a confident wrong reading that its later
+ * hops would have corrected (teamdocs-apache, BENCHMARKS.md "Stop when answered").
+ */
+const EARLY_ANSWER = HIGH_CONFIDENCE;
 
 /** The best chunks of a hop that count as established: never retrieved again, their documents known. */
 const ESTABLISHED_PER_HOP = 3;
@@ -501,7 +509,7 @@ export class HopEngine implements EngineApi {
   ): Promise<{ answer: Answer; cutShort: boolean } | null> {
     if (!settings.answerEarly || run.hop.hop !== 1 || state.hops.length !== 1) return null;
     const read = await this.answer(state, mergeEvidence(state), 'answered', settings, t0);
-    return read.answer.value !== null ? read : null;
+    return read.answer.value !== null && read.answer.confidence.score >= EARLY_ANSWER ? read : null;
   }
 
   /** Why the chain ends after this hop without asking for a next one, or null to go on. */

@@ -170,6 +170,17 @@ describe('ragask CLI', () => {
     }
   });
 
+  it('skips an empty file with one warning and exits 0, storing the rest', async () => {
+    const folder = path.join(dir, 'with-empty');
+    fs.mkdirSync(folder);
+    fs.writeFileSync(path.join(folder, 'empty.md'), '');
+    fs.writeFileSync(path.join(folder, 'page.md'), '# Page\n\nThe relay runs at 12 V.\n');
+    const r = await ragask(['ingest', folder]);
+    expect(r.code).toBe(0);
+    expect(r.err).toContain(`ragask: warning: ${path.join(folder, 'empty.md')}: empty file: nothing to ingest (skipped)\n`);
+    expect(r.out).toMatch(/1 empty skipped, 0 failed/);
+  });
+
   it('reports bad input in one line on stderr with a non-zero exit', async () => {
     const missing = await ragask(['ingest', path.join(dir, 'nope')]);
     expect(missing.code).toBe(1);

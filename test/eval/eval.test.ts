@@ -229,6 +229,47 @@ describe('eval harness on a tiny dataset made here', () => {
     expect(formatReport(r, [1])).toMatch(/factoid \(2\)\s+0\.500\s+1\.000/);
   });
 
+  it('loads unanswerable questions as they are and counts any short answer to one as wrong', async () => {
+    const un = path.join(dir, 'unanswerable');
+    fs.mkdirSync(un, { recursive: true });
+    fs.copyFileSync(path.join(dir, 'tiny', 'corpus.jsonl'), path.join(un, 'corpus.jsonl'));
+    const qs = [
+      { id: 'a', question: 'Where was Ilse Varga born?', answers: ['Kecskemét'], supporting: ['p2'], type: 'factoid' },
+      { id: 'u1', question: 'What is the phone number of Zorblat?', answers: [], supporting: [], hops: 0, type: 'unanswerable' },
+      { id: 'u2', question: 'Who audits Zorblat?', answers: [], supporting: [], hops: 0, type: 'unanswerable' },
+    ];
+    fs.writeFileSync(path.join(un, 'questions.jsonl'), qs.map((q) => JSON.stringify(q)).join('\n'));
+    const shown: Record<string, ShownReply> = {
+      a: { value: 'Kecskemét', lines: ['Ilse Varga was born in Kecskemét.'], stoppedForPerson: false },
+      // a short answer where the documents say nothing: wrong
+      u1: { value: '555-0100', lines: ['Call 555-0100.'], stoppedForPerson: false },
+      // "the documents do not say": no short answer
+      u2: { value: null, lines: ['Zorblat was founded in 1961.'], stoppedForPerson: false },
+    };
+    const ranker: Ranker = async (q) => ({ passages: ['p2'], snippets: [], hops: 1, shown: shown[q.id]! });
+    const r = await runEval(loadDataset(un), { multihop: ranker }, { modes: ['multihop'], ks: [1] });
+    const m = r.modes.multihop!;
+    // retrieval is measured where there is something to find
+    expect(m['recall@1']).toBe(1);
+    expect(m['visible@1']).toBe(1);
+    expect(m.answered_right).toBe(1);
+    expect(m.wrong_on_unanswerable).toBe(0.5);
+    // one wrong short answer over all three questions
+    expect(m.wrong_answers).toBeCloseTo(1 / 3, 9);
+    expect(m.by_type!.unanswerable).toMatchObject({ questions: 2, wrong_answers: 0.5, wrong_on_unanswerable: 0.5 });
+    expect(formatReport(r, [1])).toMatch(/wrong on unanswerable 0\.500/);
+  });
+
+  it('refuses a question with answers but no supporting passage, naming its line', () => {
+    const bad = path.join(dir, 'bad-supporting');
+    fs.mkdirSync(bad);
+    fs.writeFileSync(
+      path.join(bad, 'questions.jsonl'),
+      '{"id": "a", "question": "ok?", "answers": ["x"], "supporting": []}\n',
+    );
+    expect(() => loadDataset(bad)).toThrow(/questions\.jsonl:1: "supporting" is empty but "answers" is not/);
+  });
+
   it('measures hops worth a click: useful stops, right bridges, and what each useful threshold would do', () => {
     const stop = (answerGiven: boolean, p: number[], useful: boolean[]): StopCheck => ({
       answerGiven,
