@@ -138,7 +138,7 @@ export const SETTINGS = {
   RAGASK_ANSWER_EARLY: setting(
     z.enum(['on', 'off']).default(ENGINE_DEFAULTS.answerEarly ? 'on' : 'off'),
     'on or off',
-    'Stop after the first hop when its evidence already holds a short answer (on), or hop by the gate alone (off).',
+    'Stop after the first hop when its evidence already holds a high short answer (on), or hop by the gate alone (off).',
   ),
   RAGASK_RERANK_TOP_K: setting(
     int(1, 50).default(ENGINE_DEFAULTS.rerankTopK),

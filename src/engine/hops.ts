@@ -44,8 +44,9 @@ export interface EngineSettings {
   /** Passages of the final evidence the reader reads for the answer. */
   readerPassages: number;
   /**
-   * Read the first hop's evidence before hopping on, and stop there when it holds a short answer (a
-   * one-hop question pays for one hop; the reading is the reply's). Off: the chain hops by the gate alone.
+   * Read the first hop's evidence before hopping on, and stop there when it holds a *high* short
+   * answer (a one-hop question pays for one hop; the reading is the reply's). Off: the chain hops by
+   * the gate alone.
    */
   answerEarly: boolean;
   /** Below this P(next hop right) the chain stops for a person (the fitted gate's threshold). */
@@ -497,8 +498,8 @@ export class HopEngine implements EngineApi {
   }
 
   /**
-   * After the first hop, the answer its evidence holds, when it is a short answer (P(right) at the
-   * answer threshold): the chain stops there. Null to hop on (the reading is then done again, over
+   * After the first hop, the answer its evidence holds, when it is a *high* short answer (P(right)
+   * at EARLY_ANSWER): the chain stops there. Null to hop on (the reading is then done again, over
    * the whole chain's evidence).
    */
   private async answerAfterFirstHop(
