@@ -177,7 +177,9 @@ describe('ragask CLI', () => {
     fs.writeFileSync(path.join(folder, 'page.md'), '# Page\n\nThe relay runs at 12 V.\n');
     const r = await ragask(['ingest', folder]);
     expect(r.code).toBe(0);
-    expect(r.err).toContain(`ragask: warning: ${path.join(folder, 'empty.md')}: empty file: nothing to ingest (skipped)\n`);
+    expect(r.err).toContain(
+      `ragask: warning: ${path.join(folder, 'empty.md')}: empty file: nothing to ingest (skipped)\n`,
+    );
     expect(r.out).toMatch(/1 empty skipped, 0 failed/);
   });
 

@@ -235,7 +235,14 @@ describe('eval harness on a tiny dataset made here', () => {
     fs.copyFileSync(path.join(dir, 'tiny', 'corpus.jsonl'), path.join(un, 'corpus.jsonl'));
     const qs = [
       { id: 'a', question: 'Where was Ilse Varga born?', answers: ['Kecskemét'], supporting: ['p2'], type: 'factoid' },
-      { id: 'u1', question: 'What is the phone number of Zorblat?', answers: [], supporting: [], hops: 0, type: 'unanswerable' },
+      {
+        id: 'u1',
+        question: 'What is the phone number of Zorblat?',
+        answers: [],
+        supporting: [],
+        hops: 0,
+        type: 'unanswerable',
+      },
       { id: 'u2', question: 'Who audits Zorblat?', answers: [], supporting: [], hops: 0, type: 'unanswerable' },
     ];
     fs.writeFileSync(path.join(un, 'questions.jsonl'), qs.map((q) => JSON.stringify(q)).join('\n'));
