@@ -79,6 +79,7 @@ describe('configuration', () => {
       RAGASK_SLACK_SOURCES: '#eng',
       RAGASK_LOG_LEVEL: 'loud',
       RAGASK_STOP_FOR_PERSON: 'sometimes',
+      RAGASK_ANSWER_EARLY: 'maybe',
     };
     // free-form settings: any path or host name is a valid value
     expect(

@@ -67,7 +67,7 @@ describe('a manual read as entries', () => {
   });
 
   it("shows a value with its entry's term", async () => {
-    const r = await ask('If we never change it, how often does the report server flush its buffers to disk?');
+    const r = await ask('By default, how often does the report server flush its buffers to disk?');
     const lines = r.answer.value !== null ? [r.answer.source!] : r.answer.leads;
     const withTerm = lines.map((s) => shownLine(s)).find((l) => l.includes('30 seconds'));
     expect(withTerm).toBe('flush_interval — The default is 30 seconds (30s).');

@@ -10,22 +10,31 @@ beforeAll(async () => {
 });
 afterAll(() => cleanup());
 
+const ONE_HOP = 'What calibration offset does the Vantor TS-40 need at −20 °C?';
+
 describe('a chain stops hopping once its evidence holds a short answer', () => {
   it('a one-hop question takes one hop', async () => {
-    const r = await core.engine.run('What calibration offset does the Vantor TS-40 need at −20 °C?', LOCAL);
+    const r = await core.engine.run(ONE_HOP, LOCAL);
     expect(r.hops.length).toBe(1);
     expect(r.answer.value).toBe('+0.35 °C');
   });
 
-  it('stops after the first hop when that hop already holds the answer, and hops on without the rule', async () => {
-    const q = 'Which calibration offset applies at −20 °C to the temperature sensor used in Project Falcon?';
-    const early = await core.engine.run(q, LOCAL, { answerEarly: true });
+  it('with RAGASK_ANSWER_EARLY on, ends at the first hop on a high reading, before looking for a next hop', async () => {
+    const early = await core.engine.run(ONE_HOP, LOCAL, { answerEarly: true });
     expect(early.hops.length).toBe(1);
     expect(early.stopReason).toBe('answered');
     expect(early.answer.value).toBe('+0.35 °C');
-    // the reading stands well above the answer threshold (0.5), not on its edge
-    expect(early.answer.confidence.score).toBeGreaterThan(0.75);
-    const hopping = await core.engine.run(q, LOCAL, { answerEarly: false });
-    expect(hopping.hops.length).toBe(2);
+    // well above the 0.8 a first hop's reading needs, not on its edge
+    expect(early.answer.confidence.score).toBeGreaterThan(0.88);
+    // without it the chain looks for a bridge after the first hop, and stops for want of one
+    const hopping = await core.engine.run(ONE_HOP, LOCAL, { answerEarly: false });
+    expect(hopping.stopReason).toBe('no_bridge');
+  });
+
+  it('hops on from a first reading that is not high', async () => {
+    const q = 'Which calibration offset applies at −20 °C to the temperature sensor used in Project Falcon?';
+    const r = await core.engine.run(q, LOCAL, { answerEarly: true });
+    expect(r.hops.length).toBe(2);
+    expect(r.answer.value).toBe('+0.35 °C');
   });
 });

@@ -180,7 +180,7 @@ function storeMigrations(dimension: number, hnsw: HnswParams): PgMigration[] {
     {
       version: 5,
       name: 'the entry (term and kind) each chunk belongs to',
-      sql: `ALTER TABLE chunks ADD COLUMN entry TEXT;`,
+      sql: `ALTER TABLE chunks ADD COLUMN IF NOT EXISTS entry TEXT;`,
     },
   ];
 }

