@@ -4,6 +4,7 @@ import { Document, HeadingLevel, Packer, Paragraph, Table, TableCell, TableRow, 
 import { afterAll, describe, expect, it } from 'vitest';
 import { ingest } from '../../src/ingest/ingest.js';
 import { parseDocx } from '../../src/ingest/parsers/docx.js';
+import { chunkBlocks } from '../../src/ingest/chunker.js';
 import { openCore } from '../../src/core.js';
 import { tempDir, testConfig } from '../helpers.js';
 
@@ -49,6 +50,41 @@ afterAll(() => {
 });
 
 describe('Word documents (.docx)', () => {
+  it('reads a paragraph led by a bold term as that field, and a table of named rows as entries', async () => {
+    const cell = (text: string) => new TableCell({ children: [new Paragraph(text)] });
+    const word = new Document({
+      sections: [
+        {
+          children: [
+            new Paragraph({ text: 'Records', heading: HeadingLevel.HEADING_1 }),
+            new Paragraph({
+              children: [
+                new TextRun({ text: 'Retention:', bold: true }),
+                new TextRun(' Flight logs are kept for 90 days.'),
+              ],
+            }),
+            new Paragraph({
+              children: [new TextRun({ text: 'Bold words', bold: true }), new TextRun(' inside a sentence.')],
+            }),
+            new Table({
+              rows: [
+                new TableRow({ tableHeader: true, children: [cell('Log'), cell('Kept for')] }),
+                new TableRow({ children: [cell('Flight log'), cell('90 days')] }),
+                new TableRow({ children: [cell('Radio log'), cell('30 days')] }),
+              ],
+            }),
+          ],
+        },
+      ],
+    });
+    const doc = await parseDocx(new Uint8Array(await Packer.toBuffer(word)));
+    const drafts = chunkBlocks(doc.blocks, { maxTokens: 200, countTokens: (t) => t.split(/\s+/).length });
+    const entryOf = (needle: string) => drafts.find((d) => d.text.includes(needle))?.entry;
+    expect(entryOf('kept for 90 days')).toEqual({ term: 'Retention', kind: 'field' });
+    expect(entryOf('inside a sentence')).toBeNull();
+    expect(entryOf('30 days')).toEqual({ term: 'Radio log', kind: 'row' });
+  });
+
   it('keeps the title from its properties, its headings, words apart across runs, list steps and its table with the header row', async () => {
     const doc = await parseDocx(await handbook());
     expect(doc.title).toBe('Radio Handbook');

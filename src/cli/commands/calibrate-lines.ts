@@ -26,6 +26,8 @@ export interface LinesOptions {
   limit?: number;
   l2: number;
   write?: boolean;
+  /** Also write every question's candidate lines (features and labels) as JSON lines, for analysis. */
+  dump?: string;
 }
 
 /** Runs every answerable question and keeps the candidate lines of its reading, labelled. */
@@ -95,6 +97,8 @@ export async function calibrateLines(ctx: CliContext, cmd: Command, opts: LinesO
   const questions = await collectLines(ctx, cmd, opts.dataset, opts.limit);
   const reported = opts.reportOn?.length ? await collectLines(ctx, cmd, opts.reportOn, opts.limit) : [];
   const sets = [...new Set(questions.map((q) => q.dataset))];
+  if (opts.dump)
+    fs.writeFileSync(opts.dump, `${[...questions, ...reported].map((q) => JSON.stringify(q)).join('\n')}\n`);
   if (questions.flatMap((q) => q.lines).filter((l) => l.y === 1).length < 20)
     throw new UserError('fewer than 20 lines hold an answer: too few to fit; add datasets or questions');
   const out = ['leave one set out (fitted on the others; leads: the reply without the ranker):'];

@@ -1,7 +1,7 @@
 import { HTMLElement, NodeType, parse, type Node } from 'node-html-parser';
 import type { Entry } from '../../store/types.js';
 import { cleanText, type Block, type ParsedDocument } from '../blocks.js';
-import { termEntry } from '../entries.js';
+import { fieldEntry, termEntry } from '../entries.js';
 
 /**
  * HTML to blocks straight from the DOM (node-html-parser: fast, lenient with real-world markup, decodes
@@ -255,8 +255,9 @@ function walk(node: Node, w: BlockWriter, ctx: { listDepth: number; termDepth: n
     for (const c of node.childNodes) {
       if (tagOf(c) === 'li') {
         w.begin('list_item', ctx.listDepth + 1);
-        for (const x of c.childNodes) walk(x, w, { ...ctx, listDepth: ctx.listDepth + 1 });
-        w.flush();
+        withLead(c as HTMLElement, w, () => {
+          for (const x of c.childNodes) walk(x, w, { ...ctx, listDepth: ctx.listDepth + 1 });
+        });
       } else walk(c, w, ctx);
     }
   } else if (tag === 'dl') {
@@ -275,8 +276,9 @@ function walk(node: Node, w: BlockWriter, ctx: { listDepth: number; termDepth: n
   } else if (tag === 'p' || tag === 'blockquote') {
     const quote = ctx.quote || tag === 'blockquote';
     w.begin(quote ? 'quote' : 'paragraph');
-    for (const c of node.childNodes) walk(c, w, { ...ctx, quote });
-    w.flush();
+    withLead(node, w, () => {
+      for (const c of node.childNodes) walk(c, w, { ...ctx, quote });
+    });
   } else if (tag === 'br') {
     w.text(' ');
   } else if (tag === 'img') {
@@ -313,6 +315,32 @@ function termList(node: HTMLElement, w: BlockWriter, ctx: { listDepth: number; t
  * nothing there, so its opening tag goes before parsing.
  */
 const PARAGRAPH_IN_TERM = /<(dt|dd)(\s[^>]*)?>(\s*)<p(\s[^>]*)?>/gi;
+
+const BOLD = new Set(['b', 'strong']);
+
+/**
+ * The field a paragraph or list item describes when it leads with a bolded term set apart by a
+ * colon or a dash (`<b>Retention:</b> 90 days`, `<strong>Leave</strong> — …`; Word's bold run, as
+ * mammoth writes it), as Markdown's `**Term**:` is read.
+ */
+function boldLead(el: HTMLElement): Entry | null {
+  const kids = el.childNodes.filter((c) => c.nodeType !== NodeType.TEXT_NODE || c.text.trim());
+  const [first, second] = kids;
+  if (!(first instanceof HTMLElement) || !BOLD.has(tagOf(first))) return null;
+  const bold = inlineText(first);
+  const after = second?.nodeType === NodeType.TEXT_NODE ? second.text : '';
+  return /:$/.test(bold) || /^\s*(:|[-\u2013\u2014]\s)/u.test(after) ? fieldEntry(bold) : null;
+}
+
+/** Gathers one paragraph or item with the entry its bold lead opens (if any), then ends it. */
+function withLead(el: HTMLElement, w: BlockWriter, gather: () => void): void {
+  const lead = boldLead(el);
+  const outer = w.entry;
+  if (lead) w.entry = lead;
+  gather();
+  w.flush();
+  w.entry = outer;
+}
 
 /** A term (`<dt>`): the heading of its description and the entry it opens (or `outer`, when it is not a name). */
 function termOf(dt: Node, w: BlockWriter, level: number, outer: Entry | null): void {
