@@ -85,7 +85,7 @@ interface Prepared {
 }
 
 /** Bump when parsing, chunking or windowing changes what a document becomes (invalidates eval caches). */
-export const INGEST_VERSION = 8;
+export const INGEST_VERSION = 9;
 
 const BATCH_WINDOWS = 256;
 const INDEX_SAVE_EVERY_MS = 15_000;

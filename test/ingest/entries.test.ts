@@ -69,6 +69,18 @@ describe('entries at ingest, on real markup', () => {
   });
 });
 
+describe('an entry opened inside a paragraph', () => {
+  it('keeps the entry an unnumbered heading opens inside an unclosed paragraph (SQLite pragma pages)', () => {
+    const doc = parseHtml(
+      '<p>PRAGMA automatic_index; Query, set, or clear the automatic indexing capability.' +
+        '<a name="pragma_cache_size"></a><h style="display:none">PRAGMA cache_size</h><hr>' +
+        '<p>The default suggested cache size is -2000, which means 2048000 bytes.</p>',
+    );
+    const chunks = chunkBlocks(doc.blocks, { maxTokens: 200, countTokens: words });
+    expect(entryOf(chunks, 'The default suggested cache size')).toEqual({ term: 'PRAGMA cache_size', kind: 'term' });
+  });
+});
+
 describe('entries the parsers do not make', () => {
   it('a term list of questions (a FAQ) opens no entry, and a table of numbered rows names none', () => {
     const faq = parseHtml(

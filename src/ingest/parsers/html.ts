@@ -332,11 +332,20 @@ function boldLead(el: HTMLElement): Entry | null {
   return /:$/.test(bold) || /^\s*(:|[-\u2013\u2014]\s)/u.test(after) ? fieldEntry(bold) : null;
 }
 
-/** Gathers one paragraph or item with the entry its bold lead opens (if any), then ends it. */
+/**
+ * Gathers one paragraph or item with the entry its bold lead opens, then ends it. Without a lead the
+ * entry is left as the content leaves it: a heading inside an unclosed paragraph (SQLite's pragma
+ * pages) opens the entry of what follows.
+ */
 function withLead(el: HTMLElement, w: BlockWriter, gather: () => void): void {
   const lead = boldLead(el);
+  if (!lead) {
+    gather();
+    w.flush();
+    return;
+  }
   const outer = w.entry;
-  if (lead) w.entry = lead;
+  w.entry = lead;
   gather();
   w.flush();
   w.entry = outer;
