@@ -9,6 +9,7 @@ describe('a cue list as data', () => {
   });
   it('never matches a cue inside another word, nor reads a cue as a pattern', () => {
     expect(says('Where does the defaultsfile live?')).toBe(false);
+    expect(says('What does the nodefault flag do?')).toBe(false);
     expect(cueMatcher(['a.b'])('the axb flag')).toBe(false);
     expect(cueMatcher(['a.b'])('the a.b flag')).toBe(true);
     expect(cueMatcher([])('anything at all')).toBe(false);
