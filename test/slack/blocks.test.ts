@@ -1,10 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { richTextKinds, richTextOf, textObjects } from './text-objects.js';
 import { hop, result, snippet } from '../fixtures/results.js';
+import type { Snippet } from '../../src/engine/types.js';
 import { ACTIONS, answerMessage, withinLimits, traceMessage, usageMessage } from '../../src/slack/blocks/answer.js';
 import { LIMITS, escapeMrkdwn, humanDuration, link, safeText } from '../../src/slack/blocks/text.js';
 
 /** What each block shows, as text: mrkdwn as written, rich text with its marks (see richTextOf). */
+/** A result with no short answer: "I could not find a definite answer", these leads after it. */
+function withoutAnswer(leads: Snippet[]) {
+  return result(
+    {},
+    { status: 'insufficient', kind: null, sentence: null, value: null, source: null, span: null, leads },
+  );
+}
+
 function sections(blocks: unknown[]): string[] {
   return (
     blocks as { type: string; text?: { text: string }; elements?: { text?: string | { text: string } }[] }[]
@@ -99,25 +108,14 @@ describe('Block Kit builders', () => {
       return { ...s, citation: { ...s.citation, entry } };
     };
     const m = answerMessage(
-      result(
-        {},
-        {
-          status: 'insufficient',
-          kind: null,
-          sentence: null,
-          value: null,
-          source: null,
-          span: null,
-          leads: [
-            lead('The default is 30 seconds (30s).', { term: 'flush_interval', kind: 'term' }),
-            lead('drain-stop: Stops the server after the requests in progress finish.', {
-              term: 'drain-stop',
-              kind: 'command',
-            }),
-            lead('flush_batch: How many records go into one flush.', { term: 'flush_batch', kind: 'term' }),
-          ],
-        },
-      ),
+      withoutAnswer([
+        lead('The default is 30 seconds (30s).', { term: 'flush_interval', kind: 'term' }),
+        lead('drain-stop: Stops the server after the requests in progress finish.', {
+          term: 'drain-stop',
+          kind: 'command',
+        }),
+        lead('flush_batch: How many records go into one flush.', { term: 'flush_batch', kind: 'term' }),
+      ]),
       { stateKey: null },
     );
     const quotes = m.blocks.filter((b) => b.type === 'rich_text').map((b) => richTextOf(b));
@@ -130,21 +128,7 @@ describe('Block Kit builders', () => {
   });
 
   it('says plainly when there is no definite answer, and shows disagreeing sources side by side', () => {
-    const missing = answerMessage(
-      result(
-        {},
-        {
-          status: 'insufficient',
-          kind: null,
-          sentence: null,
-          value: null,
-          source: null,
-          span: null,
-          leads: [snippet(3, 'a lead')],
-        },
-      ),
-      { stateKey: null },
-    );
+    const missing = answerMessage(withoutAnswer([snippet(3, 'a lead')]), { stateKey: null });
     const m = sections(missing.blocks).join('\n');
     expect(m).toMatch(/could not find a definite answer/);
     expect(m).toContain('> a lead');
