@@ -429,9 +429,7 @@ function proposeCandidates(input: DecomposeInput, sourceChunks: number): RawCand
   for (const [rank, c] of evidence.slice(0, sourceChunks).entries()) {
     // a document's own title leads back to where the chain already is
     const title = input.knownDocIds.has(c.chunk.docId) ? [] : [c.chunk.doc.title];
-    // on documentation a bridge is a term: the entry the evidence describes is a name to follow
-    const term = c.chunk.entry ? [c.chunk.entry.term] : [];
-    for (const e of [...c.chunk.entities, ...title, ...term]) consider(e, c, rank, 'name');
+    for (const e of [...c.chunk.entities, ...title]) consider(e, c, rank, 'name');
   }
   const best = evidence[0];
   if (best?.window) {

@@ -16,6 +16,9 @@ describe('a short answer is whole', () => {
     ['The nightly job takes about 15 minutes on a quiet host.', '15', 'about 15 minutes'],
     ['Each worker gets a buffer of 8 MB at start.', '8', '8 MB'],
     ['Approval needs no more than 3 signatures.', '3', 'no more than 3 signatures'],
+    ['The lock is held for 1 hour at most.', '1', '1 hour'],
+    // a limit stated with "more than" has the number as its value, with what it counts
+    ['Joins of more than 64 tables are refused.', '64', '64 tables'],
   ])('%s → %s', (text, span, whole) => {
     expect(read(text, span)).toBe(whole);
   });
@@ -27,6 +30,11 @@ describe('a short answer is whole', () => {
     ['Release 7 Falcon ships in May.', '7', '7'],
     // not a bare number: the reader's span is kept as read
     ['The flag is --max-size=10M on every host.', '--max-size=10M', '--max-size=10M'],
+    // a singular noun after a number other than 1 is not what it counts: a year, a code, a verb
+    ['The handbook was first printed in 1998 book form.', '1998', '1998'],
+    ['A 500 error page is shown instead.', '500', '500'],
+    // a number inside a token (a fraction, a version) is not widened
+    ['Rows should stay under about 1/20th of a page.', '1', '1'],
   ])('%s → %s stays %s', (text, span, whole) => {
     expect(read(text, span)).toBe(whole);
   });
