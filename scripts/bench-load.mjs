@@ -178,7 +178,7 @@ async function prepare(kind) {
     const r = await ingest({ store: core.store, encoder: core.encoder, config }, inputs, {
       exclude: [path.join(ROOT, 'data', 'sample', 'questions.jsonl')],
     });
-    const c = core.store.counts();
+    const c = await core.store.documents.counts();
     say(`${kind} corpus: ${c.documents} documents, ${c.windows} windows (${r.added} ingested now)`);
     return { dataDir, questions, counts: c };
   } finally {

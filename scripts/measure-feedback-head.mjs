@@ -93,7 +93,7 @@ for (const dir of datasets) {
     const held = folds[f];
     const given = clicks.filter((c, i) => i % 2 !== f && c.helpful && c.chunkId !== null);
     const qv = await core.encoder.encode(given.map((c) => c.q.question));
-    const windows = await core.store.windowsOfChunks(given.map((c) => c.chunkId));
+    const windows = await core.store.vectors.windowsOfChunks(given.map((c) => c.chunkId));
     const feedback = given.flatMap((c, i) =>
       windows
         .filter((w) => w.chunkId === c.chunkId)

@@ -28,10 +28,10 @@ export class AccessResolver {
 
   async resolve(ctx: AccessContext): Promise<ResolvedAccess> {
     // a cached retrieval ranked before a source was demoted must not serve after it
-    const scopeKey = `${contextKey(ctx)}@${await this.store.accessVersion()}`;
+    const scopeKey = `${contextKey(ctx)}@${await this.store.access.accessVersion()}`;
     const hit = this.cache.get(scopeKey);
     if (hit) return hit;
-    const [scopes, flags] = await Promise.all([this.store.scopes(), this.store.flaggedDocuments()]);
+    const [scopes, flags] = await Promise.all([this.store.access.scopes(), this.store.access.flaggedDocuments()]);
     const allowed = new Set<number>();
     for (const [id, scope] of scopes) if (allows(scope, ctx) && !flags.hidden.has(id)) allowed.add(id);
     const everything = allowed.size === scopes.size;

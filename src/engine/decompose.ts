@@ -220,10 +220,10 @@ export class Decomposer {
 
   /** Drops what the cache holds when the store has changed since it was filled. */
   private async refresh(): Promise<void> {
-    const gen = `${this.deps.store.index.appliedSeq}:${await this.deps.store.accessVersion()}`;
+    const gen = `${this.deps.store.index.appliedSeq}:${await this.deps.store.access.accessVersion()}`;
     if (gen === this.cacheGeneration) return;
     this.linkCache.clear();
-    this.chunkCount = Math.max(1, (await this.deps.store.counts()).chunks);
+    this.chunkCount = Math.max(1, (await this.deps.store.documents.counts()).chunks);
     this.cacheGeneration = gen;
   }
 
@@ -247,7 +247,7 @@ export class Decomposer {
     }));
     const asked = missing.filter((m) => m.terms.length && m.all.terms.length);
     // Only documents the asker may see count, for the frequency behind IDF and for link targets.
-    const mentions = await this.deps.store.entityMentions(
+    const mentions = await this.deps.store.text.entityMentions(
       asked.map((m) => m.all),
       { labelled: LABELLED_LINKS, mentioned: MENTION_LINKS },
       allowed,
@@ -255,7 +255,7 @@ export class Decomposer {
     // every match was read when the mentions did not fill their limit: then that is the frequency;
     // the others are counted, together
     const full = asked.filter((_, i) => mentions[i]!.mentioned.length >= MENTION_LINKS);
-    const counted = await this.deps.store.countTextMatches(
+    const counted = await this.deps.store.text.countTextMatches(
       full.map((m) => m.all),
       ENTITY_DF_CAP,
       allowed,

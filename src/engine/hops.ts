@@ -664,7 +664,7 @@ export class HopEngine implements EngineApi {
   ): Promise<{ answer: Answer; cutShort: boolean }> {
     const deps = {
       reader: this.deps.reader,
-      chunksOf: (ids: number[]) => this.deps.retriever.store.getChunks(ids),
+      chunksOf: (ids: number[]) => this.deps.retriever.store.documents.getChunks(ids),
       windowsOf: (ids: readonly number[]) => this.deps.retriever.windowsOf(ids),
       ...(state.questionVector ? { questionVector: state.questionVector } : {}),
       ...(this.deps.observeLines ? { observeLines: this.deps.observeLines } : {}),

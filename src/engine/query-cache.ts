@@ -29,7 +29,7 @@ export class QueryCache {
 
   async key(parts: { query: string; hop: number; exclude: number[]; k: number; scope: string }): Promise<string> {
     // the key names the store as it is now, writes by other processes included
-    await this.store.syncIndex();
+    await this.store.caches.syncIndex();
     const gen = this.store.index.appliedSeq;
     const q = parts.query.toLowerCase().replace(/\s+/g, ' ').trim();
     return createHash('sha256')
@@ -49,14 +49,14 @@ export class QueryCache {
 
   async get(key: string): Promise<CachedRetrieval | null> {
     if (this.ttlSeconds <= 0) return null;
-    const row = await this.store.cachedQuery(key);
+    const row = await this.store.caches.cachedQuery(key);
     if (!row) return null;
     if (Date.now() / 1000 - row.createdAt > this.ttlSeconds) {
-      await this.store.dropCachedQueries({ key });
+      await this.store.caches.dropCachedQueries({ key });
       return null;
     }
     const v = JSON.parse(row.value) as { qv: string; c: CachedCandidate[]; t: CachedRetrieval['timings'] };
-    const chunks = await this.store.getChunks(v.c.map((c) => c.chunkId));
+    const chunks = await this.store.documents.getChunks(v.c.map((c) => c.chunkId));
     // A chunk deleted since is dropped rather than served stale.
     const candidates = v.c.flatMap((c) => {
       const chunk = chunks.get(c.chunkId);
@@ -77,11 +77,11 @@ export class QueryCache {
       value.queryVector.byteOffset,
       value.queryVector.byteLength,
     ).toString('base64');
-    await this.store.cacheQuery(key, JSON.stringify({ qv, c, t: value.timings }), Math.floor(Date.now() / 1000));
+    await this.store.caches.cacheQuery(key, JSON.stringify({ qv, c, t: value.timings }), Math.floor(Date.now() / 1000));
   }
 
   /** Removes expired entries; returns how many. */
   async prune(): Promise<number> {
-    return this.store.dropCachedQueries({ before: Math.floor(Date.now() / 1000) - this.ttlSeconds });
+    return this.store.caches.dropCachedQueries({ before: Math.floor(Date.now() / 1000) - this.ttlSeconds });
   }
 }

@@ -32,14 +32,14 @@ export async function makeTrainingPairs(
   seed = 7,
   onProgress?: (done: number, total: number) => void,
 ): Promise<TrainingPair[]> {
-  const rows = await store.chunksWithWindowCounts(30);
+  const rows = await store.vectors.chunksWithWindowCounts(30);
   const picked: { query: string; d: Float32Array }[] = [];
   for (const r of shuffled(rows, seed)) {
     if (picked.length >= maxPairs) break;
     const sentences = sentencesOf(r.text).filter((s) => s.text.split(/\s+/).length >= 5);
     if (sentences.length < 2) continue;
     const s = sentences[(r.id * 7919) % sentences.length]!;
-    const windows = await store.windowsOfChunks([r.id]);
+    const windows = await store.vectors.windowsOfChunks([r.id]);
     let best: { overlap: number; vector: Float32Array } | null = null;
     for (const w of windows) {
       const overlap =

@@ -131,7 +131,7 @@ export class Retriever {
       else missing.push(id);
     }
     if (missing.length) {
-      const rows = await this.store.windowsOfChunks(missing);
+      const rows = await this.store.vectors.windowsOfChunks(missing);
       const grouped = new Map<number, WindowRow[]>(missing.map((id) => [id, []]));
       for (const r of rows) grouped.get(r.chunkId)!.push(r);
       for (const [id, ws] of grouped) {
@@ -144,7 +144,7 @@ export class Retriever {
 
   /** Window vectors of every chunk of a document. */
   async windowsOfDoc(docId: number): Promise<Float32Array[]> {
-    return this.windowVectors(await this.store.chunkIdsOfDocument(docId));
+    return this.windowVectors(await this.store.documents.chunkIdsOfDocument(docId));
   }
 
   async windowVectors(chunkIds: readonly number[]): Promise<Float32Array[]> {
@@ -167,7 +167,7 @@ export class Retriever {
     const budget = this.bm25Postings;
     // counted together: one round trip to a backend across the network
     const words = queryTerms(query);
-    const dfs = await this.store.countTextMatches(
+    const dfs = await this.store.text.countTextMatches(
       words.map((t) => ({ terms: [t], match: 'any' as const })),
       budget + 1,
     );
@@ -187,7 +187,7 @@ export class Retriever {
     const mode = opts.mode ?? 'hybrid';
     const qv = opts.queryVector ?? (await this.encoder.encodeOne(query));
     const t1 = performance.now();
-    await this.store.syncIndex();
+    await this.store.caches.syncIndex();
     const exclude = opts.exclude ?? new Set<number>();
 
     // Dense: windows from HNSW, grouped into chunks by their best window.
@@ -196,7 +196,7 @@ export class Retriever {
     if (mode !== 'bm25') {
       // HNSW filters while it searches: windows of documents the asker may not see are never candidates
       const hits = await this.store.index.search(qv, opts.denseWindows ?? 100, allowedDocs);
-      const chunkOf = await this.store.windowChunks(hits.map((h) => h.windowId));
+      const chunkOf = await this.store.vectors.windowChunks(hits.map((h) => h.windowId));
       for (const h of hits) {
         const c = chunkOf.get(h.windowId);
         if (c === undefined || exclude.has(c)) continue;
@@ -207,7 +207,7 @@ export class Retriever {
 
     const bm25 = new Map<number, number>();
     if (mode !== 'dense') {
-      for (const r of await this.store.searchText(
+      for (const r of await this.store.text.searchText(
         await this.bm25Query(query),
         (opts.bm25Chunks ?? 50) + exclude.size,
         undefined,
@@ -223,7 +223,7 @@ export class Retriever {
       // every term of the entity, titles weighing most: its own document first, then its mentions
       const all = textQuery(opts.focus!, 'all');
       if (all.terms.length)
-        for (const r of await this.store.searchText(all, 20, [4.0, 2.0, 1.0], allowedDocs))
+        for (const r of await this.store.text.searchText(all, 20, [4.0, 2.0, 1.0], allowedDocs))
           if (!exclude.has(r.chunkId)) focus.set(r.chunkId, r.score);
     }
     const t3 = performance.now();
@@ -241,7 +241,7 @@ export class Retriever {
     const pool = [...fused.entries()]
       .sort((a, b) => b[1] - a[1])
       .slice(0, opts.rerankCandidates ?? Math.max(40, opts.k * 4));
-    const chunks = await this.store.getChunks(pool.map(([id]) => id));
+    const chunks = await this.store.documents.getChunks(pool.map(([id]) => id));
     const allowed = pool.filter(([id]) => {
       const c = chunks.get(id);
       return c && (!opts.access || opts.access.allowDoc(c.docId));

@@ -236,7 +236,7 @@ async function collectUnits(
   const units: Unit[] = [];
   const seen = new Set<string>();
   const keepStored = async (f: SourceFile) => {
-    if (f.kind === 'jsonl') for (const s of await store.sourcesUnder(`${f.path}#`)) seen.add(s.source);
+    if (f.kind === 'jsonl') for (const s of await store.documents.sourcesUnder(`${f.path}#`)) seen.add(s.source);
     else seen.add(f.path);
   };
   const refuse = async (f: SourceFile, reason: string) => {
@@ -358,7 +358,7 @@ async function storeUnits(
   report: IngestReport,
   fail: (f: InputFailure) => void,
 ): Promise<void> {
-  const bulk = await deps.store.beginBulkLoad();
+  const bulk = await deps.store.vectors.beginBulkLoad();
   try {
     await writeUnits(units, deps, opts, report, fail);
   } finally {
@@ -367,7 +367,7 @@ async function storeUnits(
       deps.progress?.stop();
       deps.progress?.start(1, 'vector index');
       deps.log?.info('ingest: building the vector index over the first load');
-      await deps.store.finishBulkLoad();
+      await deps.store.vectors.finishBulkLoad();
       deps.progress?.update(1);
     }
   }
@@ -427,10 +427,10 @@ async function writeUnits(
       report.interrupted = true;
       return;
     }
-    const existing = await store.getDocumentBySource(unit.source);
+    const existing = await store.documents.getDocumentBySource(unit.source);
     if (existing && existing.contentHash === unit.hash) {
       if (opts.scope && JSON.stringify(existing.scope) !== JSON.stringify(opts.scope)) {
-        await store.setScope([existing.id], opts.scope);
+        await store.access.setScope([existing.id], opts.scope);
         report.rescoped++;
       }
       report.unchanged++;
@@ -469,7 +469,7 @@ async function writeBatch(
   report: IngestReport,
 ): Promise<void> {
   const { store, config } = deps;
-  await store.replaceDocuments(
+  await store.documents.replaceDocuments(
     batch.map((p) => ({ doc: opts.scope ? { ...p.doc, scope: opts.scope } : p.doc, chunks: p.chunks })),
     config.defaultScope ?? PUBLIC_SCOPE,
   );
@@ -479,7 +479,7 @@ async function writeBatch(
     report.chunks += p.chunks.length;
     report.windows += p.texts.length;
   }
-  await store.syncIndex();
+  await store.caches.syncIndex();
 }
 
 /** Removes stored documents under the inputs that this run no longer saw. */
@@ -493,15 +493,15 @@ async function pruneMissing(
     // a folder or a .jsonl covers what lies under it; a single file, only itself ("a.md", not "a.mdx")
     const under =
       root.endsWith(path.sep) || root.endsWith('#')
-        ? await store.sourcesUnder(root)
-        : (await store.sourcesUnder(root)).filter((d) => d.source === root);
+        ? await store.documents.sourcesUnder(root)
+        : (await store.documents.sourcesUnder(root)).filter((d) => d.source === root);
     for (const d of under) {
       if (seen.has(d.source)) continue;
-      await store.deleteDocument(d.id);
+      await store.documents.deleteDocument(d.id);
       report.removed++;
     }
   }
-  await store.syncIndex();
+  await store.caches.syncIndex();
 }
 
 /** What a window is embedded under: its headings, and its entry's term where no heading names it. */

@@ -38,14 +38,14 @@ export class HomeTab {
       this.deps.log.warn({ user, action }, 'slack: a Home tab source action from someone not in RAGASK_ADMINS');
       return;
     }
-    await this.deps.core.store.flagSource({ source, action, by: user, at: Date.now() });
+    await this.deps.core.store.access.flagSource({ source, action, by: user, at: Date.now() });
     this.deps.log.info({ user, action, source }, 'slack: source flagged from the Home tab');
     await this.publish(user);
   }
 
   private async gather(user: string): Promise<HomeData> {
     const { store, access } = this.deps.core;
-    const docs = await store.listDocuments();
+    const docs = await store.documents.listDocuments();
     const dm = await access.resolve({ kind: 'slack', channel: 'DM', user, isDM: true });
     const visible = docs.filter((d) => dm.allowDoc(d.id));
     const asked = await this.deps.store.recentQuestions(user, MEMBERSHIP_QUESTIONS);
@@ -83,12 +83,12 @@ export class HomeTab {
   private async adminData(docs: readonly DocumentRow[], theirs: ReadonlySet<number>): Promise<AdminData> {
     const { store } = this.deps.core;
     const [counts, flags, feedback] = await Promise.all([
-      store.counts(),
-      store.flaggedDocuments(),
+      store.documents.counts(),
+      store.access.flaggedDocuments(),
       this.deps.store.listFeedback(FEEDBACK_SCAN),
     ]);
     const notHelpful = feedback.filter((f) => f.value === 'not_helpful');
-    const chunks = await store.getChunks([...new Set(notHelpful.flatMap((f) => f.evidence))]);
+    const chunks = await store.documents.getChunks([...new Set(notHelpful.flatMap((f) => f.evidence))]);
     const unhelpful = notHelpful
       .filter((f) => f.evidence.every((id) => !chunks.has(id) || theirs.has(chunks.get(id)!.docId)))
       .slice(0, NOT_HELPFUL);

@@ -450,7 +450,7 @@ export class SlackService {
   /** `/ragask sources`: what the current channel (or, in a DM, this user) can see. */
   async sourcesMessage(origin: Origin): Promise<Message> {
     const access = await this.deps.core.access.resolve(this.access(origin));
-    const docs = (await this.deps.core.store.listDocuments()).filter((d) => access.allowDoc(d.id));
+    const docs = (await this.deps.core.store.documents.listDocuments()).filter((d) => access.allowDoc(d.id));
     // how many others exist is not this channel's business: only what it can see is counted
     const where = origin.isDM ? 'Our direct messages' : 'This channel';
     const lines = docs

@@ -27,13 +27,13 @@ export async function copyStore(from: Store, to: Store, progress?: ProgressRepor
   if (from.model !== to.model) throw new Error(`the stores hold different models (${from.model}, ${to.model})`);
   const report: CopyReport = { copied: 0, unchanged: 0, unreadableScope: [], windows: 0, seconds: 0 };
   // a copy into an empty store builds the target's vector index once, at the end (Store.beginBulkLoad)
-  const bulk = await to.beginBulkLoad();
+  const bulk = await to.vectors.beginBulkLoad();
   try {
     await copyDocuments(from, to, report, progress);
   } finally {
-    if (bulk) await to.finishBulkLoad();
+    if (bulk) await to.vectors.finishBulkLoad();
   }
-  await to.syncIndex();
+  await to.caches.syncIndex();
   progress?.stop();
   report.seconds = (performance.now() - t0) / 1000;
   return report;
@@ -41,12 +41,12 @@ export async function copyStore(from: Store, to: Store, progress?: ProgressRepor
 
 /** Every document the target does not hold as it is, a batch of COPY_BATCH per transaction. */
 async function copyDocuments(from: Store, to: Store, report: CopyReport, progress?: ProgressReporter): Promise<void> {
-  const docs = await from.listDocuments();
+  const docs = await from.documents.listDocuments();
   progress?.start(docs.length, 'copy');
   let batch: DocumentWrite[] = [];
   const flush = async () => {
     if (batch.length === 0) return;
-    await to.replaceDocuments(batch);
+    await to.documents.replaceDocuments(batch);
     report.copied += batch.length;
     batch = [];
   };
@@ -55,7 +55,7 @@ async function copyDocuments(from: Store, to: Store, report: CopyReport, progres
       report.unreadableScope.push(d.source);
       continue;
     }
-    const existing = await to.getDocumentBySource(d.source);
+    const existing = await to.documents.getDocumentBySource(d.source);
     if (existing && existing.contentHash === d.contentHash) {
       report.unchanged++;
       progress?.update(i + 1);
@@ -72,8 +72,8 @@ async function copyDocuments(from: Store, to: Store, report: CopyReport, progres
 
 /** A stored document as the write of it: its chunks and window vectors as they are. */
 async function documentWrite(from: Store, d: DocumentRow, scope: Scope): Promise<DocumentWrite> {
-  const chunks = await from.chunksOfDocument(d.id);
-  const windows = await from.windowsOfChunks(chunks.map((c) => c.id));
+  const chunks = await from.documents.chunksOfDocument(d.id);
+  const windows = await from.vectors.windowsOfChunks(chunks.map((c) => c.id));
   const byChunk = new Map<number, typeof windows>();
   for (const w of windows) byChunk.set(w.chunkId, [...(byChunk.get(w.chunkId) ?? []), w]);
   return {

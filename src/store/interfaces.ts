@@ -58,47 +58,22 @@ export interface VectorIndex {
   flush(): Promise<void>;
 }
 
-/** Documents, chunks and windows, text search, entity mentions, access scopes, the query cache and the index. */
-export interface Store {
-  readonly index: VectorIndex;
-  /** The embedding model the windows were encoded with. */
-  readonly model: string;
-  // documents
+/** Documents and their chunks: written whole, read by id, by document or by source. */
+export interface DocumentStore {
   getDocumentBySource(source: string): Promise<DocumentRow | undefined>;
   listDocuments(): Promise<DocumentRow[]>;
   sourcesUnder(prefix: string): Promise<{ id: number; source: string }[]>;
   /** Writes whole documents in one transaction (each replacing any stored with its source); returns their ids. */
   replaceDocuments(batch: readonly DocumentWrite[], defaultScope?: Scope): Promise<number[]>;
   deleteDocument(docId: number): Promise<void>;
-
-  // access scopes
-  setScope(docIds: readonly number[], scope: Scope): Promise<number>;
-  accessVersion(): Promise<number>;
-  scopes(): Promise<Map<number, Scope | null>>;
-
-  // where an incremental source stopped reading (a Slack channel's newest message ts), by name
-  ingestCursor(name: string): Promise<string | null>;
-  setIngestCursor(name: string, value: string): Promise<void>;
-
-  // admin actions on sources (hide, demote, restore): logged with who did it; each changes the access version
-  flagSource(entry: SourceActionEntry): Promise<void>;
-  sourceFlags(): Promise<SourceFlag[]>;
-  /** The documents whose source is hidden or demoted now. */
-  flaggedDocuments(): Promise<{ hidden: Set<number>; demoted: Set<number> }>;
-  /** The latest actions, newest first. */
-  sourceActions(limit: number): Promise<SourceActionEntry[]>;
-
-  // chunks and windows
   getChunks(ids: readonly number[]): Promise<Map<number, ChunkRow>>;
   chunksOfDocument(docId: number): Promise<ChunkRow[]>;
   chunkIdsOfDocument(docId: number): Promise<number[]>;
-  windowChunks(windowIds: readonly number[]): Promise<Map<number, number>>;
-  windowsOfChunks(chunkIds: readonly number[]): Promise<WindowRow[]>;
-  windowTexts(): Promise<{ id: number; title: string; headingPath: string[]; text: string }[]>;
-  allWindowVectors(): Promise<{ id: number; vector: Float32Array }[]>;
-  chunksWithWindowCounts(minTokens: number): Promise<{ id: number; text: string; windows: number }[]>;
+  counts(): Promise<{ documents: number; chunks: number; windows: number }>;
+}
 
-  // text search and entity mentions
+/** Full-text search over chunks (BM25) and the chunks an entity may link to. */
+export interface TextSearch {
   /** BM25 over chunks (title, headings, body, weighted by `weights`), positive scores, best first. */
   searchText(
     query: TextQuery,
@@ -120,18 +95,18 @@ export interface Store {
     limits: { labelled: number; mentioned: number },
     docIds?: ReadonlySet<number> | null,
   ): Promise<EntityMentions[]>;
+}
 
-  // query cache
-  cachedQuery(key: string): Promise<{ value: string; createdAt: number } | null>;
-  cacheQuery(key: string, value: string, createdAt: number): Promise<void>;
-  dropCachedQueries(which: { key: string } | { before: number }): Promise<number>;
-
-  // re-embedding with another model
+/** The windows' vectors: read by window or chunk, re-embedded with another model, loaded in bulk. */
+export interface VectorStore {
+  windowChunks(windowIds: readonly number[]): Promise<Map<number, number>>;
+  windowsOfChunks(chunkIds: readonly number[]): Promise<WindowRow[]>;
+  windowTexts(): Promise<{ id: number; title: string; headingPath: string[]; text: string }[]>;
+  allWindowVectors(): Promise<{ id: number; vector: Float32Array }[]>;
+  chunksWithWindowCounts(minTokens: number): Promise<{ id: number; text: string; windows: number }[]>;
   beginReembedding(model: string): Promise<void>;
   setVectors(batch: readonly { id: number; vector: Float32Array }[]): Promise<void>;
   finishReembedding(model: string, dimension: number): Promise<void>;
-
-  // a first load into an empty store
   /**
    * Starts a load into an empty store. A backend whose vector index is cheaper to build once over all
    * rows than to update row by row may set it aside here (true when it did; the store answers
@@ -141,11 +116,49 @@ export interface Store {
   beginBulkLoad(): Promise<boolean>;
   /** Builds what `beginBulkLoad` set aside over every row stored; safe to call when nothing was. */
   finishBulkLoad(): Promise<void>;
+}
 
-  // the index log, state and lifecycle
+/** The query cache, the index log and where incremental sources stopped reading. */
+export interface CacheStore {
+  cachedQuery(key: string): Promise<{ value: string; createdAt: number } | null>;
+  cacheQuery(key: string, value: string, createdAt: number): Promise<void>;
+  dropCachedQueries(which: { key: string } | { before: number }): Promise<number>;
   /** Brings the vector index and the caches keyed by its position up to the store's latest writes (by any process); returns how many changes it applied. */
   syncIndex(): Promise<number>;
-  counts(): Promise<{ documents: number; chunks: number; windows: number }>;
+  /** Where an incremental source stopped reading (a Slack channel's newest message ts), by name. */
+  ingestCursor(name: string): Promise<string | null>;
+  setIngestCursor(name: string, value: string): Promise<void>;
+}
+
+/** Who may see what: documents' scopes, and admins' actions on sources (hide, demote, restore). */
+export interface AccessStore {
+  setScope(docIds: readonly number[], scope: Scope): Promise<number>;
+  /** Changes whenever a document is added, removed or re-scoped, or a source flagged: the key of access caches. */
+  accessVersion(): Promise<number>;
+  scopes(): Promise<Map<number, Scope | null>>;
+  /** Logs an action with who did it; each changes the access version. */
+  flagSource(entry: SourceActionEntry): Promise<void>;
+  sourceFlags(): Promise<SourceFlag[]>;
+  /** The documents whose source is hidden or demoted now. */
+  flaggedDocuments(): Promise<{ hidden: Set<number>; demoted: Set<number> }>;
+  /** The latest actions, newest first. */
+  sourceActions(limit: number): Promise<SourceActionEntry[]>;
+}
+
+/**
+ * A store: one backend's rooms, each of one concern, over one database, and the vector index
+ * beside them (as LlamaIndexTS's storage context holds a document store, an index store and a
+ * vector store).
+ */
+export interface Store {
+  readonly documents: DocumentStore;
+  readonly text: TextSearch;
+  readonly vectors: VectorStore;
+  readonly caches: CacheStore;
+  readonly access: AccessStore;
+  readonly index: VectorIndex;
+  /** The embedding model the windows were encoded with. */
+  readonly model: string;
   stats(): Promise<StoreStats>;
   close(): Promise<void>;
 }

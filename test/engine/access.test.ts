@@ -17,11 +17,11 @@ let peopleDoc: number;
 
 beforeAll(async () => {
   ({ core, cleanup } = await sampleCore({ RAGASK_QUERY_CACHE_TTL_S: 3600 }));
-  const docs = await core.store.listDocuments();
+  const docs = await core.store.documents.listDocuments();
   incidentDocs = new Set(docs.filter((d) => d.source.startsWith(path.join(SAMPLE_DIR, 'incidents'))).map((d) => d.id));
   peopleDoc = docs.find((d) => d.source.endsWith('people.md'))!.id;
-  await core.store.setScope([...incidentDocs], parseScope('channel:CA'));
-  await core.store.setScope([peopleDoc], parseScope('user:UPRIV'));
+  await core.store.access.setScope([...incidentDocs], parseScope('channel:CA'));
+  await core.store.access.setScope([peopleDoc], parseScope('user:UPRIV'));
 });
 afterAll(() => cleanup());
 
@@ -132,7 +132,9 @@ describe('retrieval filters by who asks, where, inside the engine', () => {
     const shown = new Set(
       full.hops.flatMap((h) => [...h.retrieved.map((x) => x.docId), ...h.snippets.map((s) => s.docId)]),
     );
-    const unseen = Math.max(...(await core.store.listDocuments()).map((d) => d.id).filter((id) => !shown.has(id)));
+    const unseen = Math.max(
+      ...(await core.store.documents.listDocuments()).map((d) => d.id).filter((id) => !shown.has(id)),
+    );
     const r: EngineResult = {
       ...full,
       hops: full.hops.map((h, i) =>

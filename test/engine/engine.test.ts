@@ -54,7 +54,7 @@ async function expectAnswerIsItsSpan(r: EngineResult): Promise<void> {
   // declined or given, the reading points at a span of a stored chunk, and that span is its value
   const at = a.reading?.at;
   expect(at, 'the reading says where its span stands').toBeTruthy();
-  const read = (await core.store.getChunks([at!.chunkId])).get(at!.chunkId);
+  const read = (await core.store.documents.getChunks([at!.chunkId])).get(at!.chunkId);
   expect(read, 'the chunk the reading cites is stored').toBeDefined();
   expect(read!.text.slice(at!.start, at!.end)).toBe(a.reading!.value);
   if (a.value === null) return;
@@ -401,7 +401,7 @@ describe('answers', () => {
     // the value is the span, ending at its unit, read from the datasheet's calibration table
     expect(r.answer.reading!.value).toBe('+0.35 °C');
     const at = r.answer.reading!.at!;
-    expect(sampleRel((await core.store.getChunks([at.chunkId])).get(at.chunkId)!.doc.source)).toBe(
+    expect(sampleRel((await core.store.documents.getChunks([at.chunkId])).get(at.chunkId)!.doc.source)).toBe(
       'datasheets/vantor-ts40.pdf',
     );
     const values = r.answer.conflicts.flatMap((c) =>
@@ -446,7 +446,7 @@ describe('answers', () => {
   it('reads an answer off a table row inside one cell value, never across cells or from a header', async () => {
     const r = await core.engine.run('In which office does the lead of Project Heron work?', LOCAL);
     const at = r.answer.reading!.at!;
-    const chunk = (await core.store.getChunks([at.chunkId])).get(at.chunkId)!;
+    const chunk = (await core.store.documents.getChunks([at.chunkId])).get(at.chunkId)!;
     expect(chunk.text.slice(at.start, at.end)).toBe(r.answer.reading!.value);
     if (chunk.kind === 'table_row')
       expect(cellValues(chunk.text).some(([a, b]) => a <= at.start && at.end <= b)).toBe(true);

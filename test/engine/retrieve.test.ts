@@ -18,7 +18,8 @@ describe('the BM25 query', () => {
     expect(await core.retriever.bm25Query(q)).toEqual(all);
     const terms = all.terms;
     const df = new Map<string, number>();
-    for (const t of terms) df.set(t, (await core.store.countTextMatches([{ terms: [t], match: 'any' }], 1000))[0]!);
+    for (const t of terms)
+      df.set(t, (await core.store.text.countTextMatches([{ terms: [t], match: 'any' }], 1000))[0]!);
     const count = (t: string) => df.get(t)!;
     // a budget that only the rarer terms fit: the commonest ones go, the query keeps its order
     const sorted = [...terms].sort((a, b) => count(a) - count(b));
@@ -65,7 +66,9 @@ describe('hybrid retrieval with window rerank', () => {
     const again = await core.retriever.retrieve('Project Falcon airframe', { k: 10, exclude });
     expect(again.candidates.some((c) => exclude.has(c.chunk.id))).toBe(false);
     const falconDoc = first.candidates[0]!.chunk.docId;
-    const allowed = new Set((await core.store.listDocuments()).map((d) => d.id).filter((id) => id !== falconDoc));
+    const allowed = new Set(
+      (await core.store.documents.listDocuments()).map((d) => d.id).filter((id) => id !== falconDoc),
+    );
     const filtered = await core.retriever.retrieve('Project Falcon airframe', {
       k: 10,
       access: {

@@ -137,7 +137,7 @@ describe('ingest killed with SIGKILL at random points', () => {
         hnsw: { m: 16, efConstruction: 200, efSearch: 128 },
       });
       try {
-        expect(await store.index.size()).toBe((await store.counts()).windows);
+        expect(await store.index.size()).toBe((await store.documents.counts()).windows);
       } finally {
         await store.close();
       }

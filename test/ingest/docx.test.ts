@@ -123,13 +123,13 @@ describe('Word documents (.docx)', () => {
       const deps = { store: core.store, encoder: core.encoder, config };
       const first = await ingest(deps, [path.join(dir, 'docs')]);
       expect(first).toMatchObject({ added: 1, failed: [] });
-      const stored = await core.store.getDocumentBySource(file);
+      const stored = await core.store.documents.getDocumentBySource(file);
       expect(stored).toMatchObject({ title: 'Radio Handbook', kind: 'docx' });
       fs.writeFileSync(file, (await handbook()).slice(0, 300));
       const second = await ingest(deps, [path.join(dir, 'docs')], { prune: true });
       expect(second.failed.map((f) => f.reason)).toEqual([expect.stringMatching(/^corrupt or truncated \.docx/)]);
       expect(second.removed).toBe(0);
-      expect((await core.store.getDocumentBySource(file))?.contentHash).toBe(stored!.contentHash);
+      expect((await core.store.documents.getDocumentBySource(file))?.contentHash).toBe(stored!.contentHash);
     } finally {
       await core.close();
     }

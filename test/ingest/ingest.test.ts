@@ -49,11 +49,11 @@ describe('ingesting the sample corpus', () => {
     const r = await run([SAMPLE_DIR]);
     expect(r.failed).toEqual([]);
     expect(r.added).toBe(15);
-    const sources = (await store.listDocuments()).map((d) => path.relative(SAMPLE_DIR, d.source));
+    const sources = (await store.documents.listDocuments()).map((d) => path.relative(SAMPLE_DIR, d.source));
     expect(sources).toContain('datasheets/vantor-ts40.pdf');
     expect(sources).not.toContain('questions.jsonl');
     expect(sources).not.toContain('README.md');
-    const c = await store.counts();
+    const c = await store.documents.counts();
     expect(c.windows).toBeGreaterThanOrEqual(c.chunks);
     expect(await store.index.size()).toBe(c.windows);
   });
@@ -64,8 +64,8 @@ describe('ingesting the sample corpus', () => {
   });
 
   it('stores heading paths, pages and evidence density for citations', async () => {
-    const pdf = (await store.getDocumentBySource(path.join(SAMPLE_DIR, 'datasheets', 'vantor-ts40.pdf')))!;
-    const rows = (await store.chunksOfDocument(pdf.id)).filter(
+    const pdf = (await store.documents.getDocumentBySource(path.join(SAMPLE_DIR, 'datasheets', 'vantor-ts40.pdf')))!;
+    const rows = (await store.documents.chunksOfDocument(pdf.id)).filter(
       (c) => c.kind === 'table_row' && c.text.startsWith('Temperature: -20'),
     );
     expect(rows).toHaveLength(1);
@@ -83,14 +83,14 @@ describe('changes and pruning', () => {
     fs.rmSync(path.join(docs, 'b.md'));
     const r1 = await run([docs]);
     expect(r1).toMatchObject({ updated: 1, removed: 0 });
-    expect(await store.getDocumentBySource(path.join(docs, 'b.md'))).toBeDefined();
+    expect(await store.documents.getDocumentBySource(path.join(docs, 'b.md'))).toBeDefined();
     const r2 = await run([docs], { prune: true });
     expect(r2.removed).toBe(1);
-    expect(await store.getDocumentBySource(path.join(docs, 'b.md'))).toBeUndefined();
-    const a = (await store.getDocumentBySource(path.join(docs, 'a.md')))!;
-    expect((await store.chunksOfDocument(a.id)).map((c) => c.text).join(' ')).toContain('24 V');
+    expect(await store.documents.getDocumentBySource(path.join(docs, 'b.md'))).toBeUndefined();
+    const a = (await store.documents.getDocumentBySource(path.join(docs, 'a.md')))!;
+    expect((await store.documents.chunksOfDocument(a.id)).map((c) => c.text).join(' ')).toContain('24 V');
     // the index follows: no window of the deleted or replaced versions remains searchable
-    expect(await store.index.size()).toBe((await store.counts()).windows);
+    expect(await store.index.size()).toBe((await store.documents.counts()).windows);
   });
 });
 
@@ -125,22 +125,22 @@ describe('bad input', () => {
     expect(jsonl[1]!.reason).toMatch(/missing or empty "text"/);
     for (const f of r.failed) expect(f.reason).not.toMatch(/\n/);
     // the rest of the batch is in
-    expect(await store.getDocumentBySource(path.join(docs, 'good.md'))).toBeDefined();
-    expect(await store.getDocumentBySource(`${path.join(docs, 'corpus.jsonl')}#r1`)).toBeDefined();
-    expect(await store.getDocumentBySource(`${path.join(docs, 'corpus.jsonl')}#r3`)).toBeDefined();
+    expect(await store.documents.getDocumentBySource(path.join(docs, 'good.md'))).toBeDefined();
+    expect(await store.documents.getDocumentBySource(`${path.join(docs, 'corpus.jsonl')}#r1`)).toBeDefined();
+    expect(await store.documents.getDocumentBySource(`${path.join(docs, 'corpus.jsonl')}#r3`)).toBeDefined();
   });
 
   it('keeps the stored version of a document whose file becomes corrupt', async () => {
     const file = path.join(docs, 'sheet.pdf');
     fs.copyFileSync(path.join(SAMPLE_DIR, 'datasheets', 'vantor-ts40.pdf'), file);
     await run([file]);
-    const before = (await store.getDocumentBySource(file))!;
+    const before = (await store.documents.getDocumentBySource(file))!;
     fs.writeFileSync(file, fs.readFileSync(file).subarray(0, 500));
     const r = await run([docs], { prune: true });
     expect(r.failed.some((f) => f.file === file)).toBe(true);
-    const after = await store.getDocumentBySource(file);
+    const after = await store.documents.getDocumentBySource(file);
     expect(after?.contentHash).toBe(before.contentHash);
-    expect((await store.chunksOfDocument(after!.id)).length).toBeGreaterThan(0);
+    expect((await store.documents.chunksOfDocument(after!.id)).length).toBeGreaterThan(0);
   });
 
   it('refuses a file over the size cap, naming the setting', async () => {
@@ -173,10 +173,10 @@ describe('interrupted ingest', () => {
       { signal: controller.signal },
     );
     expect(r1.interrupted).toBe(true);
-    const partial = (await store.sourcesUnder(many + path.sep)).length;
+    const partial = (await store.documents.sourcesUnder(many + path.sep)).length;
     expect(partial).toBeLessThan(40);
-    for (const d of await store.sourcesUnder(many + path.sep))
-      expect((await store.chunksOfDocument(d.id)).length).toBeGreaterThan(0);
+    for (const d of await store.documents.sourcesUnder(many + path.sep))
+      expect((await store.documents.chunksOfDocument(d.id)).length).toBeGreaterThan(0);
     const r2 = await run([many]);
     expect(r2.unchanged).toBe(partial);
     expect(r2.added).toBe(40 - partial);
@@ -193,15 +193,17 @@ describe('interrupted ingest', () => {
       );
     let writes = 0;
     const calls: string[] = [];
-    const failing: Store = Object.create(store, {
+    const documents: Store['documents'] = Object.create(store.documents, {
       replaceDocuments: {
-        value: async (...args: Parameters<Store['replaceDocuments']>) => {
+        value: async (...args: Parameters<Store['documents']['replaceDocuments']>) => {
           calls.push('write');
           if (++writes === 2) throw new Error('disk full');
-          return store.replaceDocuments(...args);
+          return store.documents.replaceDocuments(...args);
         },
       },
-      // a backend that builds its vector index after a first load (PostgreSQL's does)
+    });
+    // a backend that builds its vector index after a first load (PostgreSQL's does)
+    const vectors: Store['vectors'] = Object.create(store.vectors, {
       beginBulkLoad: {
         value: async () => {
           calls.push('begin');
@@ -214,8 +216,9 @@ describe('interrupted ingest', () => {
         },
       },
     });
+    const failing: Store = Object.create(store, { documents: { value: documents }, vectors: { value: vectors } });
     await expect(ingest({ store: failing, encoder, config }, [few])).rejects.toThrow('disk full');
-    const stored = (await store.sourcesUnder(few + path.sep)).length;
+    const stored = (await store.documents.sourcesUnder(few + path.sep)).length;
     expect(stored).toBeGreaterThan(0);
     expect(stored).toBeLessThan(40);
     // the index set aside is built over what was written, although the load failed

@@ -10,9 +10,9 @@ let total = 0;
 let incidentCount = 0;
 beforeAll(async () => {
   h = await startHarness({ overrides: { RAGASK_COHERENCE_THRESHOLD: 0.999, RAGASK_STOP_FOR_PERSON: 'always' } });
-  const docs = await h.core.store.listDocuments();
+  const docs = await h.core.store.documents.listDocuments();
   const incidents = docs.filter((d) => d.source.startsWith(path.join(SAMPLE_DIR, 'incidents'))).map((d) => d.id);
-  await h.core.store.setScope(incidents, parseScope('channel:CA'));
+  await h.core.store.access.setScope(incidents, parseScope('channel:CA'));
   total = docs.length;
   incidentCount = incidents.length;
 });

@@ -166,7 +166,7 @@ export async function seedFixtureDocuments(store: Store, dimension: number): Pro
       ],
     };
   });
-  const ids = await store.replaceDocuments(batch);
+  const ids = await store.documents.replaceDocuments(batch);
   if (ids.join() !== batch.map((_, k) => k + 1).join())
     throw new Error(`the fixture documents need an empty store (got ids ${ids.join(', ')})`);
 }

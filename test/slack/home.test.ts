@@ -12,11 +12,11 @@ let h: Harness;
 const PRIVATE = 'CPRIV';
 beforeAll(async () => {
   h = await startHarness({ engine: new FakeEngine(), overrides: { RAGASK_ADMINS: 'UADMIN' } });
-  const docs = await h.core.store.listDocuments();
+  const docs = await h.core.store.documents.listDocuments();
   const id = (source: string) => docs.find((d) => d.source === source)!.id;
   // the fake engine cites Doc 1: shared with the private channel only; Doc 3 is Alice's own
-  await h.core.store.setScope([id('/d/1.md')], parseScope(`channel:${PRIVATE}`));
-  await h.core.store.setScope([id('/d/3.md')], parseScope('user:UALICE'));
+  await h.core.store.access.setScope([id('/d/1.md')], parseScope(`channel:${PRIVATE}`));
+  await h.core.store.access.setScope([id('/d/3.md')], parseScope('user:UALICE'));
 });
 afterAll(() => h.close());
 
@@ -153,7 +153,7 @@ describe('the App Home tab', () => {
       'application/x-www-form-urlencoded',
     );
     await h.fake.waitFor(() => h.fake.callsOf('views.publish').length > published);
-    expect(await h.core.store.sourceFlags()).toEqual([
+    expect(await h.core.store.access.sourceFlags()).toEqual([
       expect.objectContaining({ source: '/d/1.md', action: 'hide', by: 'UADMIN' }),
     ]);
     expect(viewText(h.fake.callsOf('views.publish').at(-1)!)).toMatch(/1 source\(s\) hidden/);
@@ -173,7 +173,7 @@ describe('the App Home tab', () => {
       'application/x-www-form-urlencoded',
     );
     await h.slack.idle();
-    expect((await h.core.store.sourceFlags()).map((f) => f.source)).toEqual(['/d/1.md']);
+    expect((await h.core.store.access.sourceFlags()).map((f) => f.source)).toEqual(['/d/1.md']);
   });
 });
 

@@ -24,9 +24,9 @@ const send = (event: Record<string, unknown>) =>
 
 /** The stored text of the thread's document, or null when there is none. */
 async function storedText(): Promise<string | null> {
-  const doc = await h.core.store.getDocumentBySource(SOURCE);
+  const doc = await h.core.store.documents.getDocumentBySource(SOURCE);
   if (!doc) return null;
-  return (await h.core.store.chunksOfDocument(doc.id)).map((c) => c.text).join('\n');
+  return (await h.core.store.documents.chunksOfDocument(doc.id)).map((c) => c.text).join('\n');
 }
 
 describe('Slack channels as live sources', () => {
@@ -36,7 +36,7 @@ describe('Slack channels as live sources', () => {
     messages.push(reply);
     await send({ type: 'message', user: 'U1', text: reply.text, ts: reply.ts, thread_ts: reply.thread_ts });
     await h.fake.waitFor(async () => (await storedText())?.includes('MFA codes'), 20_000, 'the reply in the store');
-    const doc = (await h.core.store.getDocumentBySource(SOURCE))!;
+    const doc = (await h.core.store.documents.getDocumentBySource(SOURCE))!;
     expect(doc.scope).toEqual({ kind: 'channels', channels: ['CENG'] });
     expect(await storedText()).toMatch(/alice \(.*\): The VPN moved/);
 
@@ -65,6 +65,6 @@ describe('Slack channels as live sources', () => {
     await h.fake.waitFor(() => h.slack.service.sourcesIdle, 20_000, 'the source sync idle');
     const found = await h.core.engine.run('Which keys does the VPN ask for?', { kind: 'local' });
     expect(found.evidence.some((s) => s.citation.source.startsWith('slack:'))).toBe(false);
-    expect((await h.core.store.listDocuments()).map((d) => d.source)).toEqual([]);
+    expect((await h.core.store.documents.listDocuments()).map((d) => d.source)).toEqual([]);
   });
 });

@@ -44,11 +44,11 @@ describe('killed while saving the index', () => {
         hnsw: { m: 16, efConstruction: 64, efSearch: 32 },
       });
       try {
-        expect(await store.index.size()).toBe((await store.counts()).windows);
-        expect((await store.counts()).windows).toBe(20000);
+        expect(await store.index.size()).toBe((await store.documents.counts()).windows);
+        expect((await store.documents.counts()).windows).toBe(20000);
         // a leftover temporary file never replaces the index
         expect(store.index.rebuiltBecause ?? 'loaded').not.toMatch(/unreadable/);
-        const hit = (await store.index.search((await store.windowsOfChunks([1]))[0]!.vector, 1))[0]!;
+        const hit = (await store.index.search((await store.vectors.windowsOfChunks([1]))[0]!.vector, 1))[0]!;
         expect(hit.score).toBeCloseTo(1, 4);
       } finally {
         store.db.close();

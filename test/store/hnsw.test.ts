@@ -39,7 +39,7 @@ function open(dir: string): SqliteStore {
 }
 
 async function addDoc(store: Store, name: string, seeds: number[]): Promise<number> {
-  const [id] = await store.replaceDocuments([
+  const [id] = await store.documents.replaceDocuments([
     {
       doc: { source: name, path: name, title: name, kind: 'text', url: null, contentHash: name, bytes: 1 },
       chunks: [chunk(0, seeds)],
@@ -54,7 +54,7 @@ describe('HNSW index beside SQLite', () => {
     dirs.push(dir);
     const store = open(dir);
     await addDoc(store, 'a', [1, 2, 3]);
-    await store.syncIndex();
+    await store.caches.syncIndex();
     const hit = (await store.index.search(vec(2), 1))[0]!;
     expect(hit.score).toBeCloseTo(1, 5);
     await store.close();
@@ -88,11 +88,11 @@ describe('HNSW index beside SQLite', () => {
     const store = open(dir);
     const id = await addDoc(store, 'a', [1]);
     await addDoc(store, 'b', [50]);
-    await store.syncIndex();
-    await store.deleteDocument(id);
-    await store.syncIndex();
+    await store.caches.syncIndex();
+    await store.documents.deleteDocument(id);
+    await store.caches.syncIndex();
     const ids = (await store.index.search(vec(1), 5)).map((h) => h.windowId);
-    expect((await store.windowChunks(ids)).size).toBe(ids.length);
+    expect((await store.vectors.windowChunks(ids)).size).toBe(ids.length);
     expect(await store.index.size()).toBe(1);
     await store.close();
   });

@@ -75,15 +75,17 @@ describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
       ]),
     );
     const farVectors = Array.from({ length: 12 }, () => unit([...query].map((x) => -x + 0.5 * rand())));
-    const ids = await store.replaceDocuments([...near, doc('far', [chunk(0, 'far away', farVectors)])]);
+    const ids = await store.documents.replaceDocuments([...near, doc('far', [chunk(0, 'far away', farVectors)])]);
     const farId = ids.at(-1)!;
-    await store.syncIndex();
+    await store.caches.syncIndex();
     const unfiltered = await store.index.search(query, 10);
     expect(unfiltered).toHaveLength(10);
     // more than the store's efSearch (20): the connection's candidate list grows to k, then back
     expect(await store.index.search(query, 60)).toHaveLength(60);
     expect((await store.index.search(query, 10)).map((h) => h.windowId)).toEqual(unfiltered.map((h) => h.windowId));
-    const farWindows = new Set((await store.windowsOfChunks(await store.chunkIdsOfDocument(farId))).map((w) => w.id));
+    const farWindows = new Set(
+      (await store.vectors.windowsOfChunks(await store.documents.chunkIdsOfDocument(farId))).map((w) => w.id),
+    );
     expect(unfiltered.some((h) => farWindows.has(h.windowId))).toBe(false);
     // filtered to the far document: the graph walk alone would find none of its windows among its
     // candidates; the search still gives k of them, nearest first, exactly as brute force orders them
@@ -121,9 +123,9 @@ describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
         chunk(1, `Note ${i} on ${title.toLowerCase()}.`, [randomVector()]),
       ]),
     );
-    await store.replaceDocuments(batch);
-    await sqlite.replaceDocuments(batch);
-    await store.syncIndex();
+    await store.documents.replaceDocuments(batch);
+    await sqlite.documents.replaceDocuments(batch);
+    await store.caches.syncIndex();
     for (const [query, weights] of [
       [{ terms: ['radio'], match: 'any' }, [2, 1, 1]],
       [{ terms: ['buoy', 'gateway', 'readings'], match: 'any' }, [2, 1, 1]],
@@ -132,8 +134,8 @@ describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
       // a phrase counts where its words stand together: "radio range" once, not as often as "radio"
       [{ terms: ['radio range', 'buoy'], match: 'any' }, [2, 1, 1]],
     ] as const) {
-      const fromPg = await store.searchText(query, 20, [...weights]);
-      const fromFts5 = await sqlite.searchText(query, 20, [...weights]);
+      const fromPg = await store.text.searchText(query, 20, [...weights]);
+      const fromFts5 = await sqlite.text.searchText(query, 20, [...weights]);
       expect(fromPg.length, JSON.stringify(query)).toBeGreaterThan(0);
       // chunk ids agree between the two fresh stores (both number from 1 in write order)
       expect(fromPg.map((r) => r.chunkId).sort(), JSON.stringify(query)).toEqual(fromFts5.map((r) => r.chunkId).sort());
@@ -147,25 +149,25 @@ describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
 
   it('keeps the postings BM25 reads with their documents: replaced, deleted, filtered, and filled on upgrade', async () => {
     const { store, url } = await pgStore();
-    const [a, b] = await store.replaceDocuments([
+    const [a, b] = await store.documents.replaceDocuments([
       doc('a', [chunk(0, 'The heron buoy sends readings by radio.', [randomVector()])]),
       doc('b', [chunk(0, 'The falcon drone carries a radio.', [randomVector()])]),
     ]);
     const found = async (terms: string[], docIds: ReadonlySet<number> | null = null) =>
-      (await store.searchText({ terms, match: 'any' }, 10, [2, 1, 1], docIds)).map((r) => r.chunkId);
-    const [aChunk] = await store.chunkIdsOfDocument(a!);
-    const [bChunk] = await store.chunkIdsOfDocument(b!);
+      (await store.text.searchText({ terms, match: 'any' }, 10, [2, 1, 1], docIds)).map((r) => r.chunkId);
+    const [aChunk] = await store.documents.chunkIdsOfDocument(a!);
+    const [bChunk] = await store.documents.chunkIdsOfDocument(b!);
     expect((await found(['radio'])).sort()).toEqual([aChunk, bChunk].sort());
     // the document's documents filter is applied inside the search
     expect(await found(['radio'], new Set([b!]))).toEqual([bChunk]);
     // a new version of a document: its new words are found, its old ones are not
-    const [a2] = await store.replaceDocuments([
+    const [a2] = await store.documents.replaceDocuments([
       doc('a', [chunk(0, 'The heron buoy reports by satellite.', [randomVector()])]),
     ]);
-    const [a2Chunk] = await store.chunkIdsOfDocument(a2!);
+    const [a2Chunk] = await store.documents.chunkIdsOfDocument(a2!);
     expect(await found(['radio'])).toEqual([bChunk]);
     expect(await found(['satellite'])).toEqual([a2Chunk]);
-    await store.deleteDocument(b!);
+    await store.documents.deleteDocument(b!);
     expect(await found(['radio', 'drone'])).toEqual([]);
     // a store made before the postings (schema 2) gets them from its chunks when it is next opened
     const client = new pg.Client({ connectionString: url });
@@ -176,7 +178,7 @@ describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
       await client.end();
     }
     const { store: upgraded } = await pgStore(url);
-    expect((await upgraded.searchText({ terms: ['satellite'], match: 'any' }, 10)).map((r) => r.chunkId)).toEqual([
+    expect((await upgraded.text.searchText({ terms: ['satellite'], match: 'any' }, 10)).map((r) => r.chunkId)).toEqual([
       a2Chunk,
     ]);
     // a store whose postings have the first shape (schema 3: no per-column counts) has them rebuilt
@@ -185,7 +187,7 @@ describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
         fts_len INTEGER NOT NULL, positions SMALLINT[] NOT NULL, weights TEXT[] NOT NULL, PRIMARY KEY (lexeme, chunk_id));
       UPDATE ragask_schema SET version = 3 WHERE component = 'store'`);
     const { store: rebuilt } = await pgStore(url);
-    expect((await rebuilt.searchText({ terms: ['satellite'], match: 'any' }, 10)).map((r) => r.chunkId)).toEqual([
+    expect((await rebuilt.text.searchText({ terms: ['satellite'], match: 'any' }, 10)).map((r) => r.chunkId)).toEqual([
       a2Chunk,
     ]);
   });
@@ -200,7 +202,7 @@ describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
     });
     const channelScope = parseScope('channel:C0123ABCD');
     const first = (s: Store) =>
-      s.replaceDocuments([doc('kept', [chunk(0, 'kept first version', [randomVector()])])], channelScope);
+      s.documents.replaceDocuments([doc('kept', [chunk(0, 'kept first version', [randomVector()])])], channelScope);
     const vectors = Array.from({ length: 9 }, randomVector);
     const batch = [
       doc('one', [chunk(0, 'one zero', [vectors[0]!]), chunk(1, 'one one', [vectors[1]!, vectors[2]!])]),
@@ -216,17 +218,20 @@ describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
     ];
     const seen = async (s: Store) => {
       await first(s);
-      const ids = await s.replaceDocuments(batch);
-      await s.syncIndex();
+      const ids = await s.documents.replaceDocuments(batch);
+      await s.caches.syncIndex();
       const docs = [];
       for (const [i, id] of ids.entries()) {
-        const chunkIds = await s.chunkIdsOfDocument(id);
-        const rows = await s.getChunks(chunkIds);
-        const windows = await s.windowsOfChunks(chunkIds);
+        const chunkIds = await s.documents.chunkIdsOfDocument(id);
+        const rows = await s.documents.getChunks(chunkIds);
+        const windows = await s.vectors.windowsOfChunks(chunkIds);
         docs.push({
           at: i,
-          doc: (await s.getDocumentBySource(batch[i]!.doc.source))?.id === id ? batch[i]!.doc.source : 'replaced',
-          scope: (await s.getDocumentBySource(batch[i]!.doc.source))?.scope,
+          doc:
+            (await s.documents.getDocumentBySource(batch[i]!.doc.source))?.id === id
+              ? batch[i]!.doc.source
+              : 'replaced',
+          scope: (await s.documents.getDocumentBySource(batch[i]!.doc.source))?.scope,
           // a document's chunks have consecutive ids in its order (the table context relies on it)
           consecutive: chunkIds.every((c, k) => k === 0 || c === chunkIds[k - 1]! + 1),
           chunks: chunkIds.map((c) => rows.get(c)!.text),
@@ -237,7 +242,9 @@ describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
       // each stored window's vector is found under its own chunk (the first three were replaced)
       for (const v of vectors.slice(3)) {
         const [hit] = await s.index.search(v, 1);
-        nearest.push(rowsText(await s.getChunks([...(await s.windowChunks([hit!.windowId])).values()])));
+        nearest.push(
+          rowsText(await s.documents.getChunks([...(await s.vectors.windowChunks([hit!.windowId])).values()])),
+        );
       }
       return {
         distinct: new Set(ids).size,
@@ -265,17 +272,17 @@ describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
     const nearest = async (v: Float32Array) => (await store.index.search(v, 3)).map((h) => h.windowId);
     expect(await index()).not.toBeNull();
     // an empty store sets its index aside; what is written meanwhile is still found (exactly)
-    expect(await store.beginBulkLoad()).toBe(true);
+    expect(await store.vectors.beginBulkLoad()).toBe(true);
     expect(await index()).toBeNull();
     const vectors = Array.from({ length: 30 }, () => randomVector());
-    await store.replaceDocuments(vectors.map((v, i) => doc(`bulk${i}`, [chunk(0, `bulk text ${i}`, [v])])));
+    await store.documents.replaceDocuments(vectors.map((v, i) => doc(`bulk${i}`, [chunk(0, `bulk text ${i}`, [v])])));
     const exact = await nearest(vectors[7]!);
     expect(exact).toHaveLength(3);
-    await store.finishBulkLoad();
+    await store.vectors.finishBulkLoad();
     expect(await index()).not.toBeNull();
     expect(await nearest(vectors[7]!)).toEqual(exact);
     // a store that holds windows keeps its index: rows are inserted into it as they come
-    expect(await store.beginBulkLoad()).toBe(false);
+    expect(await store.vectors.beginBulkLoad()).toBe(false);
     expect(await index()).not.toBeNull();
     // a load that died before its end: the next open builds the index over what is there
     await store.pool.query('DROP INDEX windows_embedding');
@@ -292,48 +299,52 @@ describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
 
   it('re-embeds windows in place: the new vectors are what the k-NN finds, and a vector of another length is refused', async () => {
     const { store } = await pgStore();
-    await store.replaceDocuments([doc('one', [chunk(0, 'one', [randomVector(), randomVector(), randomVector()])])]);
-    const windows = await store.windowsOfChunks(await store.chunkIdsOfDocument((await store.listDocuments())[0]!.id));
+    await store.documents.replaceDocuments([
+      doc('one', [chunk(0, 'one', [randomVector(), randomVector(), randomVector()])]),
+    ]);
+    const windows = await store.vectors.windowsOfChunks(
+      await store.documents.chunkIdsOfDocument((await store.documents.listDocuments())[0]!.id),
+    );
     const fresh = windows.map(() => randomVector());
-    await store.setVectors(windows.map((w, i) => ({ id: w.id, vector: fresh[i]! })));
+    await store.vectors.setVectors(windows.map((w, i) => ({ id: w.id, vector: fresh[i]! })));
     for (const [i, w] of windows.entries()) {
       const [hit] = await store.index.search(fresh[i]!, 1);
       expect(hit!.windowId).toBe(w.id);
       expect(hit!.score).toBeCloseTo(1, 5);
     }
-    await expect(store.setVectors([{ id: windows[0]!.id, vector: new Float32Array(DIM + 1) }])).rejects.toThrow(
+    await expect(store.vectors.setVectors([{ id: windows[0]!.id, vector: new Float32Array(DIM + 1) }])).rejects.toThrow(
       /dimensions/,
     );
   });
 
   it('writes a batch of documents in one transaction: a failure stores none of it and keeps what was there', async () => {
     const { store } = await pgStore();
-    const [kept] = await store.replaceDocuments([doc('kept', [chunk(0, 'kept text', [randomVector()])])]);
+    const [kept] = await store.documents.replaceDocuments([doc('kept', [chunk(0, 'kept text', [randomVector()])])]);
     const bad = chunk(0, 'bad vector', [new Float32Array(DIM + 1).fill(0.1)]);
     await expect(
-      store.replaceDocuments([doc('first', [chunk(0, 'first text', [randomVector()])]), doc('kept', [bad])]),
+      store.documents.replaceDocuments([doc('first', [chunk(0, 'first text', [randomVector()])]), doc('kept', [bad])]),
     ).rejects.toThrow();
-    expect(await store.getDocumentBySource('/d/first')).toBeUndefined();
-    expect((await store.getDocumentBySource('/d/kept'))?.id).toBe(kept);
-    expect(await store.counts()).toEqual({ documents: 1, chunks: 1, windows: 1 });
+    expect(await store.documents.getDocumentBySource('/d/first')).toBeUndefined();
+    expect((await store.documents.getDocumentBySource('/d/kept'))?.id).toBe(kept);
+    expect(await store.documents.counts()).toEqual({ documents: 1, chunks: 1, windows: 1 });
   });
 
   it('shows a write by one replica to another at its next query: documents, text counts and scopes', async () => {
     const { store: a, url } = await pgStore();
     const { store: b } = await pgStore(url);
-    await b.syncIndex();
+    await b.caches.syncIndex();
     const before = b.index.appliedSeq;
-    expect((await b.countTextMatches([{ terms: ['kestrel'], match: 'any' }], 100))[0]).toBe(0);
-    const [id] = await a.replaceDocuments([
+    expect((await b.text.countTextMatches([{ terms: ['kestrel'], match: 'any' }], 100))[0]).toBe(0);
+    const [id] = await a.documents.replaceDocuments([
       doc('kestrel', [chunk(0, 'The Kestrel radio uses channel 42.', [randomVector()])]),
     ]);
-    expect(await b.syncIndex()).toBeGreaterThan(0);
+    expect(await b.caches.syncIndex()).toBeGreaterThan(0);
     expect(b.index.appliedSeq).toBeGreaterThan(before);
-    expect((await b.countTextMatches([{ terms: ['kestrel'], match: 'any' }], 100))[0]).toBe(1);
-    const version = await b.accessVersion();
-    await a.setScope([id!], parseScope('channel:COTHER'));
-    expect(await b.accessVersion()).toBeGreaterThan(version);
-    expect((await b.scopes()).get(id!)).toEqual(parseScope('channel:COTHER'));
+    expect((await b.text.countTextMatches([{ terms: ['kestrel'], match: 'any' }], 100))[0]).toBe(1);
+    const version = await b.access.accessVersion();
+    await a.access.setScope([id!], parseScope('channel:COTHER'));
+    expect(await b.access.accessVersion()).toBeGreaterThan(version);
+    expect((await b.access.scopes()).get(id!)).toEqual(parseScope('channel:COTHER'));
   });
 
   it('migrates a new database once when replicas open it together, and refuses a newer schema', async () => {
@@ -361,7 +372,7 @@ describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
 
   it('refuses a database embedded with another model, naming the command that re-embeds it', async () => {
     const { store, url } = await pgStore();
-    await store.replaceDocuments([doc('one', [chunk(0, 'one', [randomVector()])])]);
+    await store.documents.replaceDocuments([doc('one', [chunk(0, 'one', [randomVector()])])]);
     const refused = await PgStore.open({ url, model: 'other/8', dimension: DIM, hnsw: HNSW }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(UserError);
     expect((refused as UserError).message).toMatch(/was embedded with test\/8.*ragask reindex/);

@@ -29,7 +29,7 @@ async function openStore(backend: Backend): Promise<Store> {
 }
 
 async function put(store: Store, source: string, text: string): Promise<number> {
-  const [id] = await store.replaceDocuments([
+  const [id] = await store.documents.replaceDocuments([
     {
       doc: { source, path: source, title: source, kind: 'markdown', url: null, contentHash: text, bytes: text.length },
       chunks: [chunkInput(0, text, [new Float32Array([1, 0, 0, 0])])],
@@ -49,9 +49,9 @@ describe.each(BACKENDS)('source flags (%s)', (backend) => {
     const channel = { kind: 'slack', channel: 'C1', user: 'U1', isDM: false } as const;
     expect((await access.resolve(local)).allowDoc(old)).toBe(true);
 
-    const version = await store.accessVersion();
-    await store.flagSource({ source: '/d/old.md', action: 'hide', by: 'U_ADMIN', at: 1000 });
-    expect(await store.accessVersion()).toBeGreaterThan(version);
+    const version = await store.access.accessVersion();
+    await store.access.flagSource({ source: '/d/old.md', action: 'hide', by: 'U_ADMIN', at: 1000 });
+    expect(await store.access.accessVersion()).toBeGreaterThan(version);
     for (const ctx of [local, channel]) {
       const seen = await access.resolve(ctx);
       expect(seen.allowDoc(old)).toBe(false);
@@ -60,21 +60,23 @@ describe.each(BACKENDS)('source flags (%s)', (backend) => {
 
     // re-ingested (a new document row for the same source): still hidden
     const again = await put(store, '/d/old.md', 'The VPN gateway is vpn-a (edited).');
-    expect((await store.flaggedDocuments()).hidden).toEqual(new Set([again]));
+    expect((await store.access.flaggedDocuments()).hidden).toEqual(new Set([again]));
     expect((await access.resolve(local)).allowDoc(again)).toBe(false);
 
-    await store.flagSource({ source: '/d/old.md', action: 'demote', by: 'U_OPS', at: 2000 });
+    await store.access.flagSource({ source: '/d/old.md', action: 'demote', by: 'U_OPS', at: 2000 });
     const demoted = await access.resolve(channel);
     expect(demoted.allowDoc(again)).toBe(true);
     expect([...demoted.demoted]).toEqual([again]);
-    expect(await store.sourceFlags()).toEqual([{ source: '/d/old.md', action: 'demote', by: 'U_OPS', at: 2000 }]);
+    expect(await store.access.sourceFlags()).toEqual([
+      { source: '/d/old.md', action: 'demote', by: 'U_OPS', at: 2000 },
+    ]);
 
-    await store.flagSource({ source: '/d/old.md', action: 'restore', by: 'U_ADMIN', at: 3000 });
-    expect(await store.sourceFlags()).toEqual([]);
+    await store.access.flagSource({ source: '/d/old.md', action: 'restore', by: 'U_ADMIN', at: 3000 });
+    expect(await store.access.sourceFlags()).toEqual([]);
     const restored = await access.resolve(channel);
     expect(restored.allowDoc(again)).toBe(true);
     expect(restored.demoted.size).toBe(0);
-    expect((await store.sourceActions(10)).map((a) => [a.action, a.by, a.at])).toEqual([
+    expect((await store.access.sourceActions(10)).map((a) => [a.action, a.by, a.at])).toEqual([
       ['restore', 'U_ADMIN', 3000],
       ['demote', 'U_OPS', 2000],
       ['hide', 'U_ADMIN', 1000],

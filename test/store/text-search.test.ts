@@ -40,7 +40,7 @@ const chunk = (ord: number, text: string, headingPath: string[] = []): ChunkInpu
   chunkInput(ord, text, [new Float32Array([1, 0, 0, 0])], headingPath);
 
 async function add(store: Store, title: string, chunks: ChunkInput[]): Promise<number> {
-  const [id] = await store.replaceDocuments([
+  const [id] = await store.documents.replaceDocuments([
     {
       doc: {
         source: `/d/${title}.md`,
@@ -69,7 +69,7 @@ describe.each(BACKENDS)('bounded full-text search (%s)', (backend) => {
     for (let i = 0; i < 30; i++)
       await add(store, `Mission ${i}`, [chunk(0, `Mission ${i} flew with the Vantor TS-40 on board.`)]);
     // two entities in one call, each answered on its own, in the order asked
-    const [m, other] = await store.entityMentions(
+    const [m, other] = await store.text.entityMentions(
       [
         { terms: ['vantor', 'ts 40'], match: 'all' },
         { terms: ['mission', '3'], match: 'all' },
@@ -86,7 +86,7 @@ describe.each(BACKENDS)('bounded full-text search (%s)', (backend) => {
     expect(m!.mentioned.some((h) => h.docId === own || h.docId === headed)).toBe(false);
     // an access filter applies inside both searches
     const only = new Set([headed]);
-    const [filtered] = await store.entityMentions(
+    const [filtered] = await store.text.entityMentions(
       [{ terms: ['vantor', 'ts 40'], match: 'all' }],
       { labelled: 10, mentioned: 5 },
       only,
@@ -99,11 +99,11 @@ describe.each(BACKENDS)('bounded full-text search (%s)', (backend) => {
     const store = await openStore(backend);
     for (let i = 0; i < 12; i++)
       await add(store, `Doc ${i}`, [chunk(0, `The radio uses the 868 MHz band, note ${i}.`)]);
-    expect((await store.countTextMatches([{ terms: ['868'], match: 'any' }], 100))[0]).toBe(12);
-    expect((await store.countTextMatches([{ terms: ['868'], match: 'any' }], 5))[0]).toBe(5);
+    expect((await store.text.countTextMatches([{ terms: ['868'], match: 'any' }], 100))[0]).toBe(12);
+    expect((await store.text.countTextMatches([{ terms: ['868'], match: 'any' }], 5))[0]).toBe(5);
     // several queries at once, each counted as alone: a word, a phrase in and out of order, all of two words
     expect(
-      await store.countTextMatches(
+      await store.text.countTextMatches(
         [
           { terms: ['868'], match: 'any' },
           { terms: ['868 mhz'], match: 'any' },
@@ -115,8 +115,8 @@ describe.each(BACKENDS)('bounded full-text search (%s)', (backend) => {
       ),
     ).toEqual([12, 12, 0, 12, 0]);
     await add(store, 'Doc 12', [chunk(0, 'Another 868 MHz radio.')]);
-    expect((await store.countTextMatches([{ terms: ['868'], match: 'any' }], 100))[0]).toBe(13);
-    expect((await store.countTextMatches([{ terms: ['868'], match: 'any' }], 100, new Set([1, 2])))[0]).toBe(2);
+    expect((await store.text.countTextMatches([{ terms: ['868'], match: 'any' }], 100))[0]).toBe(13);
+    expect((await store.text.countTextMatches([{ terms: ['868'], match: 'any' }], 100, new Set([1, 2])))[0]).toBe(2);
     await store.close();
   });
 
@@ -125,12 +125,13 @@ describe.each(BACKENDS)('bounded full-text search (%s)', (backend) => {
     const id = await add(store, 'Heron buoy', [chunk(0, 'Moored at the harbour.')]);
     expect(
       (
-        await store.entityMentions([{ terms: ['heron'], match: 'all' }], { labelled: 5, mentioned: 5 })
+        await store.text.entityMentions([{ terms: ['heron'], match: 'all' }], { labelled: 5, mentioned: 5 })
       )[0]!.labelled.map((h) => h.docId),
     ).toEqual([id]);
-    await store.deleteDocument(id);
+    await store.documents.deleteDocument(id);
     expect(
-      (await store.entityMentions([{ terms: ['heron'], match: 'all' }], { labelled: 5, mentioned: 5 }))[0]!.labelled,
+      (await store.text.entityMentions([{ terms: ['heron'], match: 'all' }], { labelled: 5, mentioned: 5 }))[0]!
+        .labelled,
     ).toEqual([]);
     await store.close();
   });

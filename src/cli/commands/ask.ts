@@ -91,7 +91,7 @@ export function register(program: Command, ctx: CliContext): void {
           : {}),
       });
       await withCore(ctx, config, async (core) => {
-        if ((await core.store.counts()).documents === 0) {
+        if ((await core.store.documents.counts()).documents === 0) {
           process.stderr.write(
             'ragask: the store is empty: ingest documents first with `ragask ingest <paths>` (or run `npm run demo` for the sample corpus)\n',
           );

@@ -88,7 +88,9 @@ async function benchOne(
       { exclude: [path.join(dataset.dir, 'questions.jsonl')] },
     );
     const ingestS = (performance.now() - t0) / 1000;
-    const texts = (await core.store.windowTexts()).map((w) => windowEmbeddingText(w.title, w.headingPath, w.text));
+    const texts = (await core.store.vectors.windowTexts()).map((w) =>
+      windowEmbeddingText(w.title, w.headingPath, w.text),
+    );
     err(`bench: encoding the same ${texts.length} windows alone\n`);
     const t1 = performance.now();
     for (let i = 0; i < texts.length; i += RAW_BATCH) await core.encoder.encode(texts.slice(i, i + RAW_BATCH));

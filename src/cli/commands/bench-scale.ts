@@ -86,7 +86,7 @@ async function ensureStore(
       err(`scale: ingesting ${dataset.name}\n`);
       await ingest(deps, dataset.inputs, { exclude: [path.join(dataset.dir, 'questions.jsonl')] });
     }
-    let windows = (await core.store.counts()).windows;
+    let windows = (await core.store.documents.counts()).windows;
     while (windows < size) {
       // windows per filler passage so far (about 2.5 for Wikipedia paragraphs) sizes the next batch
       const perPassage = marker.nextFiller > 0 ? Math.max(0.5, (windows - marker.windows) / marker.nextFiller) : 2.5;
@@ -101,7 +101,7 @@ async function ensureStore(
       await ingest(deps, [file]);
       if (marker.nextFiller === 0) marker.windows = windows;
       marker.nextFiller += want;
-      windows = (await core.store.counts()).windows;
+      windows = (await core.store.documents.counts()).windows;
       fs.writeFileSync(path.join(building, MARKER), JSON.stringify(marker));
     }
   } finally {
@@ -139,7 +139,7 @@ async function ensurePgCopy(
       ...model,
     });
     try {
-      const [a, b] = [await from.counts(), await to.counts()];
+      const [a, b] = [await from.documents.counts(), await to.documents.counts()];
       if (a.windows === b.windows && a.documents === b.documents) return { config: pgConfig };
       err(`scale: copying ${a.windows} windows into PostgreSQL (schema ${pgConfig.databaseSchema})\n`);
       const r = await copyStore(from, to, progressBar());
@@ -155,7 +155,7 @@ async function ensurePgCopy(
 async function measure(config: Config, dataset: EvalDataset, backend: ScaleRow['backend']): Promise<ScaleRow> {
   const core = await openCore({ ...config, queryCacheTtlS: 0 });
   try {
-    const counts = await core.store.counts();
+    const counts = await core.store.documents.counts();
     for (const q of dataset.questions.slice(0, 3)) await core.engine.run(q.question, LOCAL);
     const chain: number[] = [];
     const whole: number[] = [];

@@ -77,7 +77,7 @@ async function benchVariant(
       engine.push(performance.now() - a);
     }
     // HNSW against exact (brute-force) search over every window vector, per efSearch.
-    const all = await core.store.allWindowVectors();
+    const all = await core.store.vectors.allWindowVectors();
     const exact = vectors.map((v) =>
       all
         .map((w) => {

@@ -38,7 +38,7 @@ export function register(program: Command, ctx: CliContext): void {
           { store: core.store, encoder: core.encoder, config, log: core.log, progress: progressBar() },
           [SAMPLE_DIR],
         );
-        const c = await core.store.counts();
+        const c = await core.store.documents.counts();
         ctx.out(
           `Sample corpus: ${path.relative(process.cwd(), SAMPLE_DIR) || SAMPLE_DIR} → ${config.dataDir} (${report.added + report.updated} documents ingested now, ${report.unchanged} already there; ${c.documents} documents, ${c.chunks} chunks, ${c.windows} windows; model ${core.encoder.id})`,
         );

@@ -79,7 +79,7 @@ export async function withDatasetCore<T>(
   else fs.mkdirSync(storeDir, { recursive: true });
   const where = config.databaseUrl ? `schema ${config.databaseSchema}` : storeDir;
   return withCore(ctx, config, async (core) => {
-    const counts = await core.store.counts();
+    const counts = await core.store.documents.counts();
     const report = await ingest(
       { store: core.store, encoder: core.encoder, config, log: core.log, progress: progressBar() },
       dataset.inputs,
@@ -90,7 +90,7 @@ export async function withDatasetCore<T>(
         `ragask: dataset store ${where}: ${report.added + report.updated} documents ingested in ${report.seconds.toFixed(1)} s\n`,
       );
     }
-    if ((await core.store.counts()).documents === 0)
+    if ((await core.store.documents.counts()).documents === 0)
       throw new UserError(`${dataset.dir}: nothing could be ingested (${report.failed.length} failures)`);
     return fn(core, config);
   });
@@ -162,7 +162,7 @@ export function register(program: Command, ctx: CliContext): void {
             // hybrid also reads an answer off its single-hop evidence, to set the chain's answers against
             hybrid: singleHopRanker(core.retriever, dataset, 'hybrid', {
               reader: core.reader,
-              chunksOf: (ids) => core.store.getChunks(ids),
+              chunksOf: (ids) => core.store.documents.getChunks(ids),
               passages: config.readerPassages,
             }),
             multihop: multiHopRanker(evalEngine(core, config), dataset),

@@ -49,8 +49,8 @@ export function register(program: Command, ctx: CliContext): void {
               user: opts.user ?? 'U-cli',
               isDM: !opts.channel,
             };
-            const chunks = await store.getChunks([...new Set(rows.flatMap((r) => r.evidence))]);
-            const scopes = await store.scopes();
+            const chunks = await store.documents.getChunks([...new Set(rows.flatMap((r) => r.evidence))]);
+            const scopes = await store.access.scopes();
             const visible = (chunkId: number) => {
               const scope = scopes.get(chunks.get(chunkId)?.docId ?? -1);
               return !!scope && allows(scope, context);

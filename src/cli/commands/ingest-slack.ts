@@ -51,7 +51,7 @@ export async function ingestSlack(
   try {
     for (const channel of channels) {
       if (signal.aborted) break;
-      const cursor = await core.store.ingestCursor(channelCursor(channel));
+      const cursor = await core.store.caches.ingestCursor(channelCursor(channel));
       const where = await channelPlace(api, channel);
       if (scope?.kind === 'public' && where.isPrivate)
         throw new UserError(
@@ -76,7 +76,7 @@ export async function ingestSlack(
         process.exitCode = 130;
         return;
       }
-      if (read.newest) await core.store.setIngestCursor(channelCursor(channel), read.newest);
+      if (read.newest) await core.store.caches.setIngestCursor(channelCursor(channel), read.newest);
       ctx.out(
         `#${where.name} (${channel}): ${read.documents.length} new or changed thread(s) read; ingested ${report.added} new, ${report.updated} changed, ${report.unchanged} unchanged (${report.windows} windows); scope ${formatScope(scope ?? ownScope)} for new ones`,
       );

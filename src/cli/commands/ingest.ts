@@ -67,7 +67,7 @@ export function register(program: Command, ctx: CliContext): void {
             process.stderr.write(`ragask: ${displaySource(f.file)}${f.line ? `:${f.line}` : ''}: ${f.reason}\n`);
           for (const f of report.skipped)
             process.stderr.write(`ragask: warning: ${displaySource(f.file)}: ${f.reason} (skipped)\n`);
-          const c = await core.store.counts();
+          const c = await core.store.documents.counts();
           ctx.out(
             `ingested ${report.added} new, ${report.updated} changed, ${report.unchanged} unchanged${report.rescoped ? ` (${report.rescoped} re-scoped)` : ''}, ${report.removed} removed, ${report.skipped.length ? `${report.skipped.length} empty skipped, ` : ''}${report.failed.length} failed ` +
               `(${report.chunks} chunks, ${report.windows} windows embedded in ${report.seconds.toFixed(1)} s); store: ${c.documents} documents, ${c.chunks} chunks, ${c.windows} windows`,

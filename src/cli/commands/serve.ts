@@ -51,7 +51,7 @@ export function register(program: Command, ctx: CliContext): void {
       let releaseEncoder = () => Promise.resolve();
       try {
         if (signalled) return;
-        if ((await core.store.counts()).documents === 0)
+        if ((await core.store.documents.counts()).documents === 0)
           log.warn(
             'the store is empty: ingest documents with `npx ragask ingest <paths>` (or `npm run demo` for the sample corpus)',
           );

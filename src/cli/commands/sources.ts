@@ -29,8 +29,8 @@ export function register(program: Command, ctx: CliContext): void {
                 isDM: !opts.channel,
               })
             : null;
-        const docs = (await core.store.listDocuments()).filter((d) => !access || access.allowDoc(d.id));
-        const flags = new Map((await core.store.sourceFlags()).map((f) => [f.source, f]));
+        const docs = (await core.store.documents.listDocuments()).filter((d) => !access || access.allowDoc(d.id));
+        const flags = new Map((await core.store.access.sourceFlags()).map((f) => [f.source, f]));
         const flagOf = (source: string) => {
           const f = flags.get(source);
           return f ? `${ACTION_DONE[f.action]} by ${f.by} ${new Date(f.at).toISOString().slice(0, 16)}Z` : '';
@@ -52,7 +52,7 @@ export function register(program: Command, ctx: CliContext): void {
           return;
         }
         const width = Math.min(60, Math.max(6, ...docs.map((d) => displaySource(d.source).length)));
-        const actions = await core.store.sourceActions(RECENT_ACTIONS);
+        const actions = await core.store.access.sourceActions(RECENT_ACTIONS);
         ctx.out(
           [
             `${'source'.padEnd(width)}  scope`,
@@ -89,8 +89,8 @@ export function register(program: Command, ctx: CliContext): void {
       const scope = parseScope(opts.scope);
       const config = configFrom(ctx, cmd);
       await withCore(ctx, config, async (core) => {
-        const docs = matchSources(patterns, await core.store.listDocuments());
-        const n = await core.store.setScope(
+        const docs = matchSources(patterns, await core.store.documents.listDocuments());
+        const n = await core.store.access.setScope(
           docs.map((d) => d.id),
           scope,
         );
@@ -106,9 +106,9 @@ export function register(program: Command, ctx: CliContext): void {
       .action(async (patterns: string[], opts: { by?: string }, cmd: Command) => {
         const config = configFrom(ctx, cmd);
         await withCore(ctx, config, async (core) => {
-          const docs = matchSources(patterns, await core.store.listDocuments());
+          const docs = matchSources(patterns, await core.store.documents.listDocuments());
           const by = opts.by ?? `cli:${os.userInfo().username}`;
-          for (const d of docs) await core.store.flagSource({ source: d.source, action, by, at: Date.now() });
+          for (const d of docs) await core.store.access.flagSource({ source: d.source, action, by, at: Date.now() });
           ctx.out(`${docs.length} source(s) ${ACTION_DONE[action]} (by ${by})`);
         });
       });

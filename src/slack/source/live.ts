@@ -90,9 +90,9 @@ export class SourceSync {
     });
     const doc = thread.length ? await threadDocument(thread, where, this.names) : null;
     if (!doc) {
-      const stored = await store.getDocumentBySource(threadSource(channel, root));
+      const stored = await store.documents.getDocumentBySource(threadSource(channel, root));
       if (stored) {
-        await store.deleteDocument(stored.id);
+        await store.documents.deleteDocument(stored.id);
         await store.index.flush();
         this.deps.log.info({ channel, thread: root }, 'slack: a deleted source thread was removed');
       }

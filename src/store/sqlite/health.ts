@@ -5,7 +5,6 @@ import type { HealthCheck } from '../health.js';
 import type { HnswParams } from '../types.js';
 import { DB_FILE, getMeta, openDatabase, SCHEMA_VERSION, type DB } from './db.js';
 import { HnswIndex, INDEX_FILE } from './hnsw.js';
-import { storeHealth } from './store.js';
 
 /**
  * A read-only health check of the embedded store (for `ragask doctor`): SQLite's quick_check, the
@@ -102,4 +101,41 @@ export function sqliteHealth(dataDir: string, hnsw: HnswParams, wantModel: strin
     db.close();
   }
   return checks;
+}
+
+/**
+ * A read-only health check of a store's database (for `ragask doctor`, before anything opens it
+ * for writing): SQLite's integrity check and schema version, rows without their parent, documents without chunks, chunks missing from the
+ * full-text index, and the counts.
+ */
+export function storeHealth(db: DB): {
+  schemaVersion: number;
+  integrity: string[];
+  orphanChunks: number;
+  orphanWindows: number;
+  emptyDocs: number;
+  ftsGap: number;
+  documents: number;
+  windows: number;
+} {
+  const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
+  return {
+    schemaVersion: db.pragma('user_version', { simple: true }) as number,
+    // SQLite's own check of the file: ["ok"], or what it found wrong
+    integrity: (db.pragma('quick_check') as { quick_check: string }[]).map((r) => r.quick_check),
+    orphanChunks: count(
+      'SELECT count(*) AS n FROM chunks c LEFT JOIN documents d ON d.id = c.doc_id WHERE d.id IS NULL',
+    ),
+    orphanWindows: count(
+      'SELECT count(*) AS n FROM windows w LEFT JOIN chunks c ON c.id = w.chunk_id WHERE c.id IS NULL',
+    ),
+    emptyDocs: count(
+      'SELECT count(*) AS n FROM documents d WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.doc_id = d.id)',
+    ),
+    ftsGap: count(
+      'SELECT count(*) AS n FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM chunks_fts f WHERE f.rowid = c.id)',
+    ),
+    documents: count('SELECT count(*) AS n FROM documents'),
+    windows: count('SELECT count(*) AS n FROM windows'),
+  };
 }

@@ -1,0 +1,153 @@
+import type { EntityMentions, MentionHit } from '../types.js';
+import type { TextQuery, TextSearch } from '../interfaces.js';
+import type { SqliteContext } from './context.js';
+
+/** A text query as an FTS5 MATCH expression: every term a quoted string, so nothing is read as syntax. */
+function fts5Match(query: TextQuery): string {
+  return query.terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(query.match === 'any' ? ' OR ' : ' ');
+}
+
+/**
+ * A set of document ids (an asker's allowed documents) as the JSON list that `json_each(?)` reads
+ * in SQL; made once per set (resolved sets are never changed), since the same resolution filters
+ * every search of a question.
+ */
+const docIdsJsonCache = new WeakMap<ReadonlySet<number>, string>();
+function docIdsJson(ids: ReadonlySet<number>): string {
+  let json = docIdsJsonCache.get(ids);
+  if (json === undefined) {
+    json = JSON.stringify([...ids]);
+    docIdsJsonCache.set(ids, json);
+  }
+  return json;
+}
+
+export class SqliteTextSearch implements TextSearch {
+  constructor(private readonly ctx: SqliteContext) {}
+
+  /** BM25 over chunks (title, headings, body): FTS5's own, scores returned as positive numbers, higher is better. */
+  async searchText(
+    query: TextQuery,
+    limit: number,
+    weights: [number, number, number] = [2.0, 1.0, 1.0],
+    docIds: ReadonlySet<number> | null = null,
+  ): Promise<{ chunkId: number; score: number }[]> {
+    const match = fts5Match(query);
+    if (!match) return [];
+    // with an access filter, only chunks of allowed documents are ranked at all
+    const rows = (
+      docIds
+        ? this.ctx.db
+            .prepare(
+              `SELECT rowid AS id, -bm25(chunks_fts, ?, ?, ?) AS score FROM chunks_fts WHERE chunks_fts MATCH ?
+               AND rowid IN (SELECT id FROM chunks WHERE doc_id IN (SELECT value FROM json_each(?))) ORDER BY score DESC LIMIT ?`,
+            )
+            .all(weights[0], weights[1], weights[2], match, docIdsJson(docIds), limit)
+        : this.ctx.db
+            .prepare(
+              `SELECT rowid AS id, -bm25(chunks_fts, ?, ?, ?) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score DESC LIMIT ?`,
+            )
+            .all(weights[0], weights[1], weights[2], match, limit)
+    ) as { id: number; score: number }[];
+    return rows.map((r) => ({ chunkId: r.id, score: r.score }));
+  }
+
+  /**
+   * How many chunks (of the given documents) match an FTS5 query, counted up to `cap`: the work is
+   * bounded by the cap, not by the corpus. Unfiltered counts are kept until the store changes.
+   */
+  async countTextMatches(
+    queries: readonly TextQuery[],
+    cap: number,
+    docIds: ReadonlySet<number> | null = null,
+  ): Promise<number[]> {
+    // in process, a count each costs no round trip
+    return queries.map((q) => this.countOf(q, cap, docIds));
+  }
+
+  private countOf(query: TextQuery, cap: number, docIds: ReadonlySet<number> | null): number {
+    const match = fts5Match(query);
+    if (!match) return 0;
+    const key = `${cap}\u0000${match}`;
+    if (!docIds) {
+      this.refreshTextCounts();
+      const hit = this.ctx.textCounts.get(key);
+      if (hit !== undefined) return hit;
+    }
+    const only = docIds ? ' AND rowid IN (SELECT id FROM chunks WHERE doc_id IN (SELECT value FROM json_each(?)))' : '';
+    const params: unknown[] = docIds ? [match, docIdsJson(docIds), cap] : [match, cap];
+    const n = (
+      this.ctx
+        .sql(`SELECT count(*) AS n FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?${only} LIMIT ?)`)
+        .get(...params) as { n: number }
+    ).n;
+    if (!docIds) this.ctx.textCounts.set(key, n);
+    return n;
+  }
+
+  /**
+   * Counts change with the documents only (never with scopes, as they are unfiltered): this
+   * process's writes clear them (replaceDocument, deleteDocumentNow), another's show as a newer
+   * index log position, without a query per count.
+   */
+  private refreshTextCounts(): void {
+    if (this.ctx.index.appliedSeq === this.ctx.textCountsSeq) return;
+    this.ctx.textCounts.clear();
+    this.ctx.textCountsSeq = this.ctx.index.appliedSeq;
+  }
+
+  /**
+   * Chunks an entity (a query of all its terms) may link to, in bounded work: those whose
+   * title or headings contain it, best first (BM25 over titles and headings only, so the work grows
+   * with how many titles name it), and up to `mentioned` others that merely mention it (in stored
+   * order: ranking every mention would read the whole posting list of a common name).
+   */
+  async entityMentions(
+    queries: readonly TextQuery[],
+    limits: { labelled: number; mentioned: number },
+    docIds: ReadonlySet<number> | null = null,
+  ): Promise<EntityMentions[]> {
+    // in process, a query each costs no round trip
+    return queries.map((q) => this.mentionsOf(q, limits, docIds));
+  }
+
+  private mentionsOf(
+    query: TextQuery,
+    limits: { labelled: number; mentioned: number },
+    docIds: ReadonlySet<number> | null,
+  ): EntityMentions {
+    const match = fts5Match(query);
+    if (!match) return { labelled: [], mentioned: [] };
+    const only = docIds ? ' AND c.doc_id IN (SELECT value FROM json_each(?))' : '';
+    const params: unknown[] = docIds ? [match, docIdsJson(docIds)] : [match];
+    const hits = (rows: { chunk_id: number; doc_id: number; title: string; heading_path: string }[]): MentionHit[] =>
+      rows.map((r) => ({
+        chunkId: r.chunk_id,
+        docId: r.doc_id,
+        title: r.title,
+        headingPath: JSON.parse(r.heading_path) as string[],
+      }));
+    const labelled = this.ctx.db
+      .prepare(
+        `SELECT l.rowid AS chunk_id, d.id AS doc_id, d.title, c.heading_path FROM chunk_labels_fts l JOIN chunks c ON c.id = l.rowid JOIN documents d ON d.id = c.doc_id
+         WHERE chunk_labels_fts MATCH ?${only} ORDER BY bm25(chunk_labels_fts, 2.0, 1.0) LIMIT ?`,
+      )
+      .all(...params, limits.labelled) as { chunk_id: number; doc_id: number; title: string; heading_path: string }[];
+    const mentioned = this.ctx.db
+      .prepare(
+        `SELECT f.rowid AS chunk_id, d.id AS doc_id, d.title, c.heading_path FROM chunks_fts f JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.doc_id
+         WHERE chunks_fts MATCH ?${only} LIMIT ?`,
+      )
+      .all(...params, limits.mentioned + labelled.length) as {
+      chunk_id: number;
+      doc_id: number;
+      title: string;
+      heading_path: string;
+    }[];
+    const seen = new Set(labelled.map((r) => r.chunk_id));
+    return {
+      labelled: hits(labelled),
+      mentioned: hits(mentioned.filter((r) => !seen.has(r.chunk_id)).slice(0, limits.mentioned)),
+    };
+  }
+}
