@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { openDatabase } from '../../src/store/sqlite/db.js';
-import { SqliteSlackState } from '../../src/slack/state/sqlite.js';
+import { SqliteConversations } from '../../src/store/sqlite/conversations.js';
+import { RESULT_CODEC } from '../../src/slack/state/open.js';
 import { ROOT, SAMPLE_DIR, tempDir } from '../helpers.js';
 import { runCli } from './run-cli.js';
 
@@ -218,7 +219,7 @@ describe('ragask CLI', () => {
 
   it('feedback lists what was given in a context, to that context only; everything only with --all', async () => {
     const db = openDatabase(path.join(dir, 'data', 'ragask.db'));
-    const store = new SqliteSlackState(db, 3600_000);
+    const store = new SqliteConversations(db, { codec: RESULT_CODEC, ttlMs: 3600_000 });
     await store.addFeedback({
       stateKey: 'C1:1.1:1.2:x',
       channel: 'C1',

@@ -1,4 +1,4 @@
-import type { SqliteSlackState } from '../../src/slack/state/sqlite.js';
+import type { SqliteConversations } from '../../src/store/sqlite/conversations.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actionBody, deliver, eventBody, type ApiCall } from '../../src/slack/stand-in.js';
 import { SECRET, blocksText, headlineOf, startHarness, type Harness } from './harness.js';
@@ -133,7 +133,7 @@ describe('suggested-hop buttons', () => {
     const r = await ask('Who leads the project whose drone lost telemetry on 2024-03-14?', '2000.0002');
     const b = buttonsOf(r.update)[0]!;
     // the state expires (through the SQLite backend, the one the harness runs)
-    (h.slack.store as SqliteSlackState).db
+    (h.slack.store as SqliteConversations<unknown>).db
       .prepare('UPDATE slack_states SET expires_at = 0 WHERE key = ?')
       .run((JSON.parse(b.value) as { k: string }).k);
     await click('U1', r.messageTs, '2000.0002', b);

@@ -2,11 +2,13 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SLACK_MIGRATIONS, SqliteSlackState } from '../../src/slack/state/sqlite.js';
+import { SqliteConversations } from '../../src/store/sqlite/conversations.js';
+import { SLACK_MIGRATIONS } from '../../src/store/sqlite/schema.js';
+import { RESULT_CODEC } from '../../src/slack/state/open.js';
 import { openDatabase, setMeta } from '../../src/store/sqlite/db.js';
 import type { SlackStateStore } from '../../src/slack/state/interfaces.js';
 import { openPool, type PgPool } from '../../src/store/pg/db.js';
-import { PgSlackState } from '../../src/slack/state/pg.js';
+import { PgConversations } from '../../src/store/pg/conversations.js';
 import { ROOT, tempDir } from '../helpers.js';
 import { result } from '../fixtures/results.js';
 import { BACKENDS, freshSchema, skipBackend, type Backend } from '../pg.js';
@@ -34,9 +36,9 @@ const feedback = (stateKey: string, user: string, value: 'helpful' | 'not_helpfu
   evidence: [1, 2],
 });
 
-describe('SqliteSlackState', () => {
+describe('SqliteConversations', () => {
   it('keeps one feedback entry per answer and person: clicking again changes it', async () => {
-    const store = new SqliteSlackState(freshDb(), 3600_000);
+    const store = new SqliteConversations(freshDb(), { codec: RESULT_CODEC, ttlMs: 3600_000 });
     await store.addFeedback(feedback('C1:1.1:1.2:a', 'U1', 'helpful'));
     await store.addFeedback(feedback('C1:1.1:1.2:a', 'U1', 'not_helpful'));
     await store.addFeedback(feedback('C1:1.1:1.2:a', 'U2', 'helpful'));
@@ -51,7 +53,7 @@ describe('SqliteSlackState', () => {
   });
 
   it('reads back the results it stored, and treats one stored by code of another result version as expired, never cast', async () => {
-    const store = new SqliteSlackState(freshDb(), 3600_000);
+    const store = new SqliteConversations(freshDb(), { codec: RESULT_CODEC, ttlMs: 3600_000 });
     const stored = result();
     const key = await store.saveState({
       channel: 'C1',
@@ -92,7 +94,7 @@ describe('SqliteSlackState', () => {
     db.prepare(
       "INSERT INTO slack_events (event_id, status, channel, owner, created_at, updated_at) VALUES ('EvOld', 'answered', 'C9', NULL, 1, 1)",
     ).run();
-    const store = new SqliteSlackState(db, 3600_000);
+    const store = new SqliteConversations(db, { codec: RESULT_CODEC, ttlMs: 3600_000 });
     expect(await store.listFeedback()).toMatchObject([
       { channel: 'C9', messageTs: '9.2', user: 'U9', value: 'helpful', evidence: [7] },
     ]);
@@ -109,7 +111,7 @@ describe('SqliteSlackState', () => {
 
   it('lists as orphaned only the unanswered events of processes that are gone', async () => {
     const db = freshDb();
-    const store = new SqliteSlackState(db, 3600_000);
+    const store = new SqliteConversations(db, { codec: RESULT_CODEC, ttlMs: 3600_000 });
     const payload = (id: string) => ({ channel: 'C1', user: 'U1', text: `question ${id}` });
     for (const id of ['EvDead', 'EvAlive', 'EvMine', 'EvDone']) await store.claimEvent(id, 'C1', payload(id));
     await store.finishEvent('EvDone', 'answered', '3.3');
@@ -120,11 +122,12 @@ describe('SqliteSlackState', () => {
     expect(await store.orphanedEvents()).toEqual([]);
     // a store started afresh sees the dead process's event only: EvAlive's owner runs, EvMine is
     // this (live) process's, EvDone was answered
-    expect(await new SqliteSlackState(db, 3600_000).orphanedEvents()).toEqual([
+    expect(await new SqliteConversations(db, { codec: RESULT_CODEC, ttlMs: 3600_000 }).orphanedEvents()).toEqual([
       { eventId: 'EvDead', payload: payload('EvDead') },
     ]);
     // hours later it is no longer answered, and a week later it is pruned
-    const later = (ms: number) => new SqliteSlackState(db, 3600_000, () => Date.now() + ms);
+    const later = (ms: number) =>
+      new SqliteConversations(db, { codec: RESULT_CODEC, ttlMs: 3600_000, now: () => Date.now() + ms });
     expect(await later(2 * 3600_000).orphanedEvents()).toEqual([]);
     await later(8 * 86400_000).prune();
     expect(await store.eventStatus('EvDead')).toBeNull();
@@ -142,13 +145,15 @@ afterAll(async () => {
 async function sharedLedger(backend: Backend): Promise<(now: () => number, owner: string) => SlackStateStore> {
   if (backend === 'sqlite') {
     const db = freshDb();
-    return (now, owner) => new SqliteSlackState(db, 3600_000, now, owner, 60_000);
+    return (now, owner) =>
+      new SqliteConversations(db, { codec: RESULT_CODEC, ttlMs: 3600_000, now, owner, leaseMs: 60_000 });
   }
   const { url, drop } = await freshSchema('lease');
   schemas.push(drop);
   const pool = await openPool(url);
   pools.push(pool);
-  return (now, owner) => new PgSlackState(pool, 3600_000, now, owner, 60_000);
+  return (now, owner) =>
+    new PgConversations(pool, { codec: RESULT_CODEC, ttlMs: 3600_000, now, owner, leaseMs: 60_000 });
 }
 
 describe.each(BACKENDS)('event claims shared by replicas (leases, %s)', (backend) => {
@@ -212,19 +217,21 @@ describe.each(BACKENDS)('event claims across processes (%s)', (backend) => {
       openDatabase(file).close();
       return `
       import { openDatabase } from ${JSON.stringify(path.join(ROOT, 'dist', 'store', 'sqlite', 'db.js'))};
-      import { SqliteSlackState } from ${JSON.stringify(path.join(ROOT, 'dist', 'slack', 'state', 'sqlite.js'))};
-      const state = new SqliteSlackState(openDatabase(${JSON.stringify(file)}), 3600000);`;
+      import { SqliteConversations } from ${JSON.stringify(path.join(ROOT, 'dist', 'store', 'sqlite', 'conversations.js'))};
+      import { RESULT_CODEC } from ${JSON.stringify(path.join(ROOT, 'dist', 'slack', 'state', 'open.js'))};
+      const state = new SqliteConversations(openDatabase(${JSON.stringify(file)}), { codec: RESULT_CODEC, ttlMs: 3600000 });`;
     }
     const { url, drop } = await freshSchema('race');
     schemas.push(drop);
     // the tables exist before the race starts (their migration is tested on its own)
     const pool = await openPool(url);
-    await new PgSlackState(pool, 3600_000).eventStatus('none');
+    await new PgConversations(pool, { codec: RESULT_CODEC, ttlMs: 3600_000 }).eventStatus('none');
     await pool.end();
     return `
       import { openPool } from ${JSON.stringify(path.join(ROOT, 'dist', 'store', 'pg', 'db.js'))};
-      import { PgSlackState } from ${JSON.stringify(path.join(ROOT, 'dist', 'slack', 'state', 'pg.js'))};
-      const state = new PgSlackState(await openPool(${JSON.stringify(url)}), 3600000);`;
+      import { PgConversations } from ${JSON.stringify(path.join(ROOT, 'dist', 'store', 'pg', 'conversations.js'))};
+      import { RESULT_CODEC } from ${JSON.stringify(path.join(ROOT, 'dist', 'slack', 'state', 'open.js'))};
+      const state = new PgConversations(await openPool(${JSON.stringify(url)}), { codec: RESULT_CODEC, ttlMs: 3600000 });`;
   }
 
   it_(

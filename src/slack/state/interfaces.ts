@@ -1,136 +1,30 @@
 /**
- * What the Slack app keeps, as an interface: the listeners, the service and the button flow depend
- * on it, never on a database. One implementation per backend beside it (sqlite.ts, pg.ts), opened
- * from the store's database settings (open.ts); the core store knows nothing of Slack.
+ * The Slack app's state: the store's conversation contract (src/store/conversation.ts) holding the
+ * engine's results. The listeners, the service and the button flow depend on these, never on a
+ * database or a backend file.
  */
 import type { EngineResult } from '../../engine/types.js';
+import type {
+  ConversationStore,
+  StateRead as AnyStateRead,
+  StoredState as AnyStoredState,
+  ThreadState as AnyThreadState,
+  Turn as AnyTurn,
+} from '../../store/conversation.js';
 
-/**
- * How long an event's claim holds without renewal, in every backend. The owner renews its claims
- * every EVENT_LEASE_MS / 3 while it answers them (renewClaims); a replica that dies stops renewing,
- * and after this another takes its events over, on whatever machine it runs.
- */
-export const EVENT_LEASE_MS = 60_000;
+export {
+  EVENT_LEASE_MS,
+  FEEDBACK_REASONS,
+  QUESTION_RETENTION_MS,
+  type AskedQuestion,
+  type EventClaim,
+  type FeedbackContext,
+  type FeedbackReason,
+  type FeedbackRow,
+} from '../../store/conversation.js';
 
-/**
- * The Slack app's state, in the store's database (its own tables, its own connection): the events ledger (each delivery answered once,
- * recovered when its process died), threads (follow-ups), button states (used once, with a TTL)
- * and feedback.
- */
-export interface SlackStateStore {
-  // events ledger
-  recordDelivery(eventId: string, channel: string | null, raw: unknown): Promise<void>;
-  claimEvent(eventId: string, channel: string | null, payload?: unknown, staleMs?: number): Promise<EventClaim>;
-  ignoreEvent(eventId: string): Promise<void>;
-  setEventMessage(eventId: string, ts: string): Promise<void>;
-  finishEvent(eventId: string, status: 'answered' | 'ignored', answerTs?: string | null): Promise<void>;
-  releaseEvent(eventId: string): Promise<void>;
-  /** Renews the leases of the events this process is answering (see EVENT_LEASE_MS). */
-  renewClaims(): Promise<void>;
-  orphanedEvents(maxAgeMs?: number, minIdleMs?: number): Promise<{ eventId: string; payload: unknown }[]>;
-  eventStatus(eventId: string): Promise<string | null>;
-  // threads
-  getThread(channel: string, threadTs: string): Promise<ThreadState | null>;
-  addTurn(channel: string, threadTs: string, turn: Omit<Turn, 'at'>): Promise<ThreadState>;
-  // button states
-  saveState(s: {
-    channel: string;
-    threadTs: string;
-    messageTs: string;
-    owner: string;
-    result: EngineResult;
-  }): Promise<string>;
-  setStateMessage(key: string, messageTs: string): Promise<void>;
-  getState(key: string): Promise<StateRead | null>;
-  useState(key: string, user: string): Promise<boolean>;
-  unuseState(key: string): Promise<void>;
-  // feedback
-  addFeedback(f: Omit<FeedbackRow, 'id' | 'createdAt' | 'reason'>): Promise<boolean>;
-  /** Says why an answer was not helpful, on that person's feedback on it; false when they gave none. */
-  setFeedbackReason(stateKey: string, user: string, reason: FeedbackReason): Promise<boolean>;
-  listFeedback(limit?: number, givenIn?: FeedbackContext | null): Promise<FeedbackRow[]>;
-  // questions asked (App Home: a person's recent questions, and the channels they asked in)
-  /** The questions this person asked, newest first, each with its short answer and their feedback on it. */
-  recentQuestions(user: string, limit: number): Promise<AskedQuestion[]>;
-  /** Drops expired threads and states, and events older than the retention; returns how many. */
-  prune(eventRetentionMs?: number): Promise<number>;
-  /** Closes the connection it opened (src/slack/state/open.ts); a state handed a connection leaves it open. */
-  close(): Promise<void>;
-}
-
-export interface Turn {
-  user: string;
-  question: string;
-  messageTs: string;
-  result: EngineResult;
-  at: number;
-}
-
-/** Where feedback was given: a channel, or a user's direct messages with ragask. */
-export type FeedbackContext = { channel: string } | { dmOf: string };
-
-export interface ThreadState {
-  channel: string;
-  threadTs: string;
-  participants: string[];
-  turns: Turn[];
-}
-
-export interface StoredState {
-  key: string;
-  channel: string;
-  threadTs: string;
-  messageTs: string;
-  owner: string;
-  result: EngineResult;
-  expiresAt: number;
-  usedAt: number | null;
-  usedBy: string | null;
-}
-
-/**
- * A question as its asker's App Home lists it. Kept apart from threads (which expire with the
- * button states) for QUESTION_RETENTION_MS; recorded with every answered turn.
- */
-export interface AskedQuestion {
-  channel: string;
-  threadTs: string;
-  /** The answer's message. */
-  messageTs: string;
-  question: string;
-  /** The short answer given; null for "no definite answer". */
-  answer: string | null;
-  askedAt: number;
-  feedback: { value: 'helpful' | 'not_helpful'; reason: FeedbackReason | null } | null;
-}
-
-/** How long a person's questions are kept for their App Home. */
-export const QUESTION_RETENTION_MS = 30 * 86400_000;
-
-export interface FeedbackRow {
-  id: number;
-  /** The answer it is about (one per answer version: a continued answer is a new one). */
-  stateKey: string;
-  channel: string;
-  threadTs: string | null;
-  messageTs: string;
-  user: string;
-  value: 'helpful' | 'not_helpful';
-  /** Why it was not helpful, when the person said (one click after "Not helpful"). */
-  reason: FeedbackReason | null;
-  question: string;
-  answer: string;
-  evidence: number[];
-  createdAt: number;
-}
-
-/** Why an answer was not helpful: it was wrong, out of date, or answered another question. */
-export const FEEDBACK_REASONS = ['wrong', 'outdated', 'not_asked'] as const;
-export type FeedbackReason = (typeof FEEDBACK_REASONS)[number];
-
-/** A claimed event: new to this process, with the message already posted for it if a dead process had. */
-export type EventClaim = { status: 'new'; messageTs: string | null; attempts: number } | { status: 'duplicate' };
-
-/** A stored state as read: expired (past its TTL, or stored by code whose results this code cannot read) holds no result. */
-export type StateRead =
-  (StoredState & { expired: false }) | (Omit<StoredState, 'result'> & { result: null; expired: true });
+export type SlackStateStore = ConversationStore<EngineResult>;
+export type Turn = AnyTurn<EngineResult>;
+export type ThreadState = AnyThreadState<EngineResult>;
+export type StateRead = AnyStateRead<EngineResult>;
+export type StoredState = AnyStoredState<EngineResult>;

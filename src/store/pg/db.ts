@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { UserError } from '../../errors.js';
-import { redactUrl } from '../open.js';
+import { redactUrl } from '../url.js';
 
 /**
  * The PostgreSQL connection pool and versioned migrations of the PostgreSQL backend. Migrations are

@@ -1,6 +1,6 @@
 import { errorMessage } from '../../errors.js';
 import type { HealthCheck } from '../health.js';
-import { redactUrl } from '../open.js';
+import { redactUrl } from '../url.js';
 import { openPool } from './db.js';
 import { hasIterativeScan } from './vectors.js';
 

@@ -183,3 +183,45 @@ export async function ensureVectorIndex(pool: PgPool, hnsw: HnswParams): Promise
     );
   });
 }
+
+/** The Slack app's tables in PostgreSQL (the same rows as the SQLite backend's, in one migration). */
+export const PG_SLACK_MIGRATIONS: PgMigration[] = [
+  {
+    version: 1,
+    name: 'events ledger with leases, threads, button states, feedback',
+    sql: `
+      CREATE TABLE slack_events (
+        event_id TEXT PRIMARY KEY,
+        status TEXT NOT NULL CHECK (status IN ('received', 'answered', 'ignored')),
+        channel TEXT, answer_ts TEXT, owner TEXT, payload TEXT,
+        attempts INTEGER NOT NULL DEFAULT 0, lease_until BIGINT,
+        created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL);
+      CREATE INDEX slack_events_open ON slack_events (status, updated_at);
+      CREATE TABLE slack_threads (
+        key TEXT PRIMARY KEY, channel TEXT NOT NULL, thread_ts TEXT NOT NULL,
+        participants TEXT NOT NULL, turns TEXT NOT NULL,
+        created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL, expires_at BIGINT NOT NULL);
+      CREATE TABLE slack_states (
+        key TEXT PRIMARY KEY, channel TEXT NOT NULL, thread_ts TEXT NOT NULL, message_ts TEXT NOT NULL,
+        owner TEXT NOT NULL, result TEXT NOT NULL,
+        created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, used_at BIGINT, used_by TEXT);
+      CREATE TABLE feedback (
+        id BIGSERIAL PRIMARY KEY, state_key TEXT NOT NULL, channel TEXT NOT NULL, thread_ts TEXT, message_ts TEXT NOT NULL, "user" TEXT NOT NULL,
+        value TEXT NOT NULL CHECK (value IN ('helpful', 'not_helpful')),
+        question TEXT NOT NULL, answer TEXT NOT NULL, evidence TEXT NOT NULL, created_at BIGINT NOT NULL,
+        UNIQUE (state_key, "user"));
+    `,
+  },
+  { version: 2, name: 'why an answer was not helpful', sql: 'ALTER TABLE feedback ADD COLUMN reason TEXT;' },
+  {
+    version: 3,
+    name: "each person's questions, for their App Home",
+    sql: `
+      CREATE TABLE slack_questions (
+        id BIGSERIAL PRIMARY KEY, "user" TEXT NOT NULL, channel TEXT NOT NULL, thread_ts TEXT NOT NULL, message_ts TEXT NOT NULL,
+        question TEXT NOT NULL, answer TEXT, asked_at BIGINT NOT NULL,
+        UNIQUE (channel, message_ts, "user"));
+      CREATE INDEX slack_questions_user ON slack_questions ("user", asked_at);
+    `,
+  },
+];

@@ -3,7 +3,7 @@ import type { Logger } from '../../log.js';
 import { silentLogger } from '../../log.js';
 import type { HnswParams, StoreStats } from '../types.js';
 import type { Store } from '../interfaces.js';
-import { redactUrl } from '../open.js';
+import { redactUrl } from '../url.js';
 import { migrate, openPool, type PgPool } from './db.js';
 import { hasIterativeScan, PgVectorIndex } from './vectors.js';
 import { PgContext } from './context.js';

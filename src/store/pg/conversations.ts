@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { EngineResult } from '../../engine/types.js';
-import { inTransaction, migrate, type PgMigration, type PgPool } from '../../store/pg/db.js';
-import { claimable, MAX_TURNS, OWNER, threadKey, type ClaimRow } from './claims.js';
+import { PG_SLACK_MIGRATIONS } from './schema.js';
+import { inTransaction, migrate, type PgPool } from './db.js';
+import { claimable, MAX_TURNS, OWNER, threadKey, type ClaimRow } from '../conversation-claims.js';
 import {
   EVENT_LEASE_MS,
   QUESTION_RETENTION_MS,
@@ -10,62 +10,21 @@ import {
   type FeedbackContext,
   type FeedbackReason,
   type FeedbackRow,
-  type SlackStateStore,
+  type ConversationOptions,
+  type ConversationStore,
   type StateRead,
   type ThreadState,
   type Turn,
-} from './interfaces.js';
+  type ResultCodec,
+} from '../conversation.js';
 import {
-  encodeResult,
   encodeTurns,
   toAskedQuestion,
   toFeedback,
   toStoredState,
   toTurns,
   type QuestionRow,
-} from './rows.js';
-
-/** The Slack app's tables in PostgreSQL (the same rows as the SQLite backend's, in one migration). */
-const PG_SLACK_MIGRATIONS: PgMigration[] = [
-  {
-    version: 1,
-    name: 'events ledger with leases, threads, button states, feedback',
-    sql: `
-      CREATE TABLE slack_events (
-        event_id TEXT PRIMARY KEY,
-        status TEXT NOT NULL CHECK (status IN ('received', 'answered', 'ignored')),
-        channel TEXT, answer_ts TEXT, owner TEXT, payload TEXT,
-        attempts INTEGER NOT NULL DEFAULT 0, lease_until BIGINT,
-        created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL);
-      CREATE INDEX slack_events_open ON slack_events (status, updated_at);
-      CREATE TABLE slack_threads (
-        key TEXT PRIMARY KEY, channel TEXT NOT NULL, thread_ts TEXT NOT NULL,
-        participants TEXT NOT NULL, turns TEXT NOT NULL,
-        created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL, expires_at BIGINT NOT NULL);
-      CREATE TABLE slack_states (
-        key TEXT PRIMARY KEY, channel TEXT NOT NULL, thread_ts TEXT NOT NULL, message_ts TEXT NOT NULL,
-        owner TEXT NOT NULL, result TEXT NOT NULL,
-        created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, used_at BIGINT, used_by TEXT);
-      CREATE TABLE feedback (
-        id BIGSERIAL PRIMARY KEY, state_key TEXT NOT NULL, channel TEXT NOT NULL, thread_ts TEXT, message_ts TEXT NOT NULL, "user" TEXT NOT NULL,
-        value TEXT NOT NULL CHECK (value IN ('helpful', 'not_helpful')),
-        question TEXT NOT NULL, answer TEXT NOT NULL, evidence TEXT NOT NULL, created_at BIGINT NOT NULL,
-        UNIQUE (state_key, "user"));
-    `,
-  },
-  { version: 2, name: 'why an answer was not helpful', sql: 'ALTER TABLE feedback ADD COLUMN reason TEXT;' },
-  {
-    version: 3,
-    name: "each person's questions, for their App Home",
-    sql: `
-      CREATE TABLE slack_questions (
-        id BIGSERIAL PRIMARY KEY, "user" TEXT NOT NULL, channel TEXT NOT NULL, thread_ts TEXT NOT NULL, message_ts TEXT NOT NULL,
-        question TEXT NOT NULL, answer TEXT, asked_at BIGINT NOT NULL,
-        UNIQUE (channel, message_ts, "user"));
-      CREATE INDEX slack_questions_user ON slack_questions ("user", asked_at);
-    `,
-  },
-];
+} from '../conversation-rows.js';
 
 /**
  * The PostgreSQL backend of the SlackStateStore, in the store's database: every replica shares the
@@ -73,21 +32,28 @@ const PG_SLACK_MIGRATIONS: PgMigration[] = [
  * button states (used once) and the feedback. Claims lock their row (SELECT … FOR UPDATE), so two
  * replicas never both find an event free.
  */
-export class PgSlackState implements SlackStateStore {
+export class PgConversations<R> implements ConversationStore<R> {
   /** Events being answered by this process right now (a redelivery meanwhile is a duplicate). */
   private readonly inflight = new Set<string>();
   private readonly ready: Promise<number>;
 
+  private readonly ttlMs: number;
+  private readonly codec: ResultCodec<R>;
+  private readonly now: () => number;
+  private readonly owner: string;
+  private readonly leaseMs: number;
+  private readonly ownsConnection: boolean;
+
   constructor(
     private readonly pool: PgPool,
-    private readonly ttlMs: number,
-    private readonly now: () => number = Date.now,
-    /** Who claims (tests play several replicas; by default this process). */
-    private readonly owner: string = OWNER,
-    private readonly leaseMs: number = EVENT_LEASE_MS,
-    /** The connection was opened for this state (open.ts), so close() closes it. */
-    private readonly ownsConnection = false,
+    opts: ConversationOptions<R>,
   ) {
+    this.ttlMs = opts.ttlMs;
+    this.codec = opts.codec;
+    this.now = opts.now ?? Date.now;
+    this.owner = opts.owner ?? OWNER;
+    this.leaseMs = opts.leaseMs ?? EVENT_LEASE_MS;
+    this.ownsConnection = opts.ownsConnection ?? false;
     this.ready = migrate(pool, 'slack', PG_SLACK_MIGRATIONS);
     // a failed migration surfaces at the first call that needs the tables
     this.ready.catch(() => undefined);
@@ -208,7 +174,7 @@ export class PgSlackState implements SlackStateStore {
     );
   }
 
-  async getThread(channel: string, threadTs: string): Promise<ThreadState | null> {
+  async getThread(channel: string, threadTs: string): Promise<ThreadState<R> | null> {
     const row = (
       await this.q<{ participants: string; turns: string; expires_at: number }>(
         'SELECT participants, turns, expires_at FROM slack_threads WHERE key = $1',
@@ -216,11 +182,16 @@ export class PgSlackState implements SlackStateStore {
       )
     ).rows[0];
     if (!row || row.expires_at < this.now()) return null;
-    return { channel, threadTs, participants: JSON.parse(row.participants) as string[], turns: toTurns(row.turns) };
+    return {
+      channel,
+      threadTs,
+      participants: JSON.parse(row.participants) as string[],
+      turns: toTurns(row.turns, this.codec),
+    };
   }
 
   /** Records an answered turn; the row is locked while it is read and written, so replicas answering in one thread keep every turn. */
-  async addTurn(channel: string, threadTs: string, turn: Omit<Turn, 'at'>): Promise<ThreadState> {
+  async addTurn(channel: string, threadTs: string, turn: Omit<Turn<R>, 'at'>): Promise<ThreadState<R>> {
     await this.ready;
     const key = threadKey(channel, threadTs);
     return inTransaction(this.pool, async (c) => {
@@ -238,16 +209,16 @@ export class PgSlackState implements SlackStateStore {
       ).rows[0]!;
       const live = row.expires_at >= t;
       const participants = [...new Set([...(live ? (JSON.parse(row.participants) as string[]) : []), turn.user])];
-      const turns = [...(live ? toTurns(row.turns) : []), { ...turn, at: t }].slice(-MAX_TURNS);
+      const turns = [...(live ? toTurns(row.turns, this.codec) : []), { ...turn, at: t }].slice(-MAX_TURNS);
       await c.query(
         'UPDATE slack_threads SET participants = $1, turns = $2, updated_at = $3, expires_at = $4 WHERE key = $5',
-        [JSON.stringify(participants), encodeTurns(turns), t, t + this.ttlMs, key],
+        [JSON.stringify(participants), encodeTurns(turns, this.codec), t, t + this.ttlMs, key],
       );
       // a continued answer in the same message replaces the answer, not the question
       await c.query(
         `INSERT INTO slack_questions ("user", channel, thread_ts, message_ts, question, answer, asked_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
          ON CONFLICT (channel, message_ts, "user") DO UPDATE SET answer = excluded.answer`,
-        [turn.user, channel, threadTs, turn.messageTs, turn.question, turn.result.answer.value, t],
+        [turn.user, channel, threadTs, turn.messageTs, turn.question, this.codec.shortAnswer(turn.result), t],
       );
       return { channel, threadTs, participants, turns };
     });
@@ -258,14 +229,14 @@ export class PgSlackState implements SlackStateStore {
     threadTs: string;
     messageTs: string;
     owner: string;
-    result: EngineResult;
+    result: R;
   }): Promise<string> {
     const t = this.now();
     // channel + thread + message, plus a random part so a key cannot be guessed from public ids
     const key = `${threadKey(s.channel, s.threadTs)}:${s.messageTs}:${randomBytes(6).toString('hex')}`;
     await this.q(
       'INSERT INTO slack_states (key, channel, thread_ts, message_ts, owner, result, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
-      [key, s.channel, s.threadTs, s.messageTs, s.owner, encodeResult(s.result), t, t + this.ttlMs],
+      [key, s.channel, s.threadTs, s.messageTs, s.owner, this.codec.encode(s.result), t, t + this.ttlMs],
     );
     return key;
   }
@@ -274,10 +245,10 @@ export class PgSlackState implements SlackStateStore {
     await this.q('UPDATE slack_states SET message_ts = $1 WHERE key = $2', [messageTs, key]);
   }
 
-  async getState(key: string): Promise<StateRead | null> {
+  async getState(key: string): Promise<StateRead<R> | null> {
     const row = (await this.q('SELECT * FROM slack_states WHERE key = $1', [key])).rows[0];
     if (!row) return null;
-    return toStoredState(key, row, this.now());
+    return toStoredState(key, row, this.now(), this.codec);
   }
 
   async unuseState(key: string): Promise<void> {

@@ -1,5 +1,4 @@
-/** Rows of the Slack app's tables as both SQL backends return them (the same columns in each). */
-import { decodeResult, encodeResult } from '../../engine/result-schema.js';
+/** Rows of the conversation tables as both SQL backends return them (the same columns in each). */
 import {
   FEEDBACK_REASONS,
   type AskedQuestion,
@@ -7,15 +6,19 @@ import {
   type FeedbackRow,
   type StateRead,
   type Turn,
-} from './interfaces.js';
-
-export { encodeResult };
+  type ResultCodec,
+} from './conversation.js';
 
 /**
  * A slack_states row; `expired` against the store's clock, and also when its result is of another
  * version or does not parse (a replica running other code wrote it): never cast into shape.
  */
-export function toStoredState(key: string, row: Record<string, unknown>, now: number): StateRead {
+export function toStoredState<R>(
+  key: string,
+  row: Record<string, unknown>,
+  now: number,
+  codec: ResultCodec<R>,
+): StateRead<R> {
   const fields = {
     key,
     channel: row.channel as string,
@@ -26,22 +29,22 @@ export function toStoredState(key: string, row: Record<string, unknown>, now: nu
     usedAt: (row.used_at as number | null) ?? null,
     usedBy: (row.used_by as string | null) ?? null,
   };
-  const result = decodeResult(row.result as string);
+  const result = codec.decode(row.result as string);
   if (result === null || fields.expiresAt < now) return { ...fields, result: null, expired: true };
   return { ...fields, result, expired: false };
 }
 
 /** A thread's turns as stored: each turn's result with its version. */
-export function encodeTurns(turns: readonly Turn[]): string {
-  return JSON.stringify(turns.map((t) => ({ ...t, result: encodeResult(t.result) })));
+export function encodeTurns<R>(turns: readonly Turn<R>[], codec: ResultCodec<R>): string {
+  return JSON.stringify(turns.map((t) => ({ ...t, result: codec.encode(t.result) })));
 }
 
 /** A thread's stored turns; a turn whose result cannot be read (another version) is left out. */
-export function toTurns(text: string): Turn[] {
-  const raw = JSON.parse(text) as (Omit<Turn, 'result'> & { result: unknown })[];
-  const out: Turn[] = [];
+export function toTurns<R>(text: string, codec: ResultCodec<R>): Turn<R>[] {
+  const raw = JSON.parse(text) as (Omit<Turn<R>, 'result'> & { result: unknown })[];
+  const out: Turn<R>[] = [];
   for (const t of raw) {
-    const result = typeof t.result === 'string' ? decodeResult(t.result) : null;
+    const result = typeof t.result === 'string' ? codec.decode(t.result) : null;
     if (result) out.push({ ...t, result });
   }
   return out;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { EngineResult } from '../../engine/types.js';
-import { getMeta, setMeta, type DB } from '../../store/sqlite/db.js';
-import { claimable, MAX_TURNS, OWNER, threadKey, type ClaimRow } from './claims.js';
+import { getMeta, setMeta, type DB } from './db.js';
+import { SLACK_MIGRATIONS } from './schema.js';
+import { claimable, MAX_TURNS, OWNER, threadKey, type ClaimRow } from '../conversation-claims.js';
 import {
   EVENT_LEASE_MS,
   QUESTION_RETENTION_MS,
@@ -10,92 +10,48 @@ import {
   type FeedbackContext,
   type FeedbackReason,
   type FeedbackRow,
-  type SlackStateStore,
+  type ConversationOptions,
+  type ConversationStore,
   type StateRead,
   type ThreadState,
   type Turn,
-} from './interfaces.js';
+  type ResultCodec,
+} from '../conversation.js';
 import {
-  encodeResult,
   encodeTurns,
   toAskedQuestion,
   toFeedback,
   toStoredState,
   toTurns,
   type QuestionRow,
-} from './rows.js';
+} from '../conversation-rows.js';
 
 /**
- * What the Slack app remembers, in the same SQLite file as the store (so it survives restarts and
- * is backed up with it) but in its own tables, with its own schema version, over its own
- * connection: the core store knows nothing of Slack.
- *  - events:   each delivered event id and whether it was answered (duplicate deliveries, restarts)
- *  - threads:  per channel:thread_ts, who took part and the last turns (follow-ups)
- *  - states:   the engine state behind an answer message, for its buttons (TTL, used once)
- *  - feedback: helpful / not helpful, with the question, answer and evidence ids
+ * The SQLite backend of the conversation store (the Slack app's state), in the same file as the
+ * store (so it survives restarts and is backed up with it) but in its own tables, with its own
+ * schema version, over its own connection: the document store knows nothing of it.
  */
-export const SLACK_MIGRATIONS: string[] = [
-  `CREATE TABLE slack_events (
-     event_id TEXT PRIMARY KEY,
-     status TEXT NOT NULL CHECK (status IN ('received', 'answered', 'ignored')),
-     channel TEXT, answer_ts TEXT, owner TEXT,
-     created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
-   CREATE TABLE slack_threads (
-     key TEXT PRIMARY KEY, channel TEXT NOT NULL, thread_ts TEXT NOT NULL,
-     participants TEXT NOT NULL, turns TEXT NOT NULL,
-     created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, expires_at INTEGER NOT NULL);
-   CREATE TABLE slack_states (
-     key TEXT PRIMARY KEY, channel TEXT NOT NULL, thread_ts TEXT NOT NULL, message_ts TEXT NOT NULL,
-     owner TEXT NOT NULL, result TEXT NOT NULL,
-     created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, used_at INTEGER, used_by TEXT);
-   CREATE TABLE feedback (
-     id INTEGER PRIMARY KEY, channel TEXT NOT NULL, thread_ts TEXT, message_ts TEXT NOT NULL, user TEXT NOT NULL,
-     value TEXT NOT NULL CHECK (value IN ('helpful', 'not_helpful')),
-     question TEXT NOT NULL, answer TEXT NOT NULL, evidence TEXT NOT NULL, created_at INTEGER NOT NULL,
-     UNIQUE (channel, message_ts, user));`,
-  // v2: events keep their payload (answered on restart if the process died first); feedback is
-  // per answer version (a continued answer in the same message is a new answer). Old feedback
-  // rows get a key made of their message, which no state has, so they stay listed as they were.
-  `ALTER TABLE slack_events ADD COLUMN payload TEXT;
-   CREATE TABLE feedback_v2 (
-     id INTEGER PRIMARY KEY, state_key TEXT NOT NULL, channel TEXT NOT NULL, thread_ts TEXT, message_ts TEXT NOT NULL, user TEXT NOT NULL,
-     value TEXT NOT NULL CHECK (value IN ('helpful', 'not_helpful')),
-     question TEXT NOT NULL, answer TEXT NOT NULL, evidence TEXT NOT NULL, created_at INTEGER NOT NULL,
-     UNIQUE (state_key, user));
-   INSERT INTO feedback_v2 (id, state_key, channel, thread_ts, message_ts, user, value, question, answer, evidence, created_at)
-     SELECT id, 'message:' || channel || ':' || message_ts, channel, thread_ts, message_ts, user, value, question, answer, evidence, created_at FROM feedback;
-   DROP TABLE feedback;
-   ALTER TABLE feedback_v2 RENAME TO feedback;`,
-  // v3: how often an event was taken up, for the recovery sweep's backoff and for giving up
-  `ALTER TABLE slack_events ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;`,
-  // v4: a claim is a lease, renewed while its owner answers: another replica (on any machine)
-  // takes the event over once it lapses
-  `ALTER TABLE slack_events ADD COLUMN lease_until INTEGER;`,
-  // v5: why an answer was not helpful (wrong, outdated, not what was asked), one click after it
-  `ALTER TABLE feedback ADD COLUMN reason TEXT;`,
-  // v6: each person's questions, for their App Home (threads expire with the buttons)
-  `CREATE TABLE slack_questions (
-     id INTEGER PRIMARY KEY, user TEXT NOT NULL, channel TEXT NOT NULL, thread_ts TEXT NOT NULL, message_ts TEXT NOT NULL,
-     question TEXT NOT NULL, answer TEXT, asked_at INTEGER NOT NULL,
-     UNIQUE (channel, message_ts, user));
-   CREATE INDEX slack_questions_user ON slack_questions (user, asked_at);`,
-];
-
-/** The SQLite backend of the SlackStateStore: its own tables and schema version in the store's file. */
-export class SqliteSlackState implements SlackStateStore {
+export class SqliteConversations<R> implements ConversationStore<R> {
   /** Events being answered by this process right now (a redelivery meanwhile is a duplicate). */
   private readonly inflight = new Set<string>();
 
+  private readonly ttlMs: number;
+  private readonly codec: ResultCodec<R>;
+  private readonly now: () => number;
+  private readonly owner: string;
+  private readonly leaseMs: number;
+  private readonly ownsConnection: boolean;
+
   constructor(
     readonly db: DB,
-    private readonly ttlMs: number,
-    private readonly now: () => number = Date.now,
-    /** Who claims (tests play several replicas; by default this process). */
-    private readonly owner: string = OWNER,
-    private readonly leaseMs: number = EVENT_LEASE_MS,
-    /** The connection was opened for this state (open.ts), so close() closes it. */
-    private readonly ownsConnection = false,
+    opts: ConversationOptions<R>,
   ) {
+    this.ttlMs = opts.ttlMs;
+    this.codec = opts.codec;
+    this.now = opts.now ?? Date.now;
+    this.owner = opts.owner ?? OWNER;
+    this.leaseMs = opts.leaseMs ?? EVENT_LEASE_MS;
+    this.ownsConnection = opts.ownsConnection ?? false;
     this.migrate();
   }
 
@@ -277,25 +233,30 @@ export class SqliteSlackState implements SlackStateStore {
     return row?.status ?? null;
   }
 
-  async getThread(channel: string, threadTs: string): Promise<ThreadState | null> {
+  async getThread(channel: string, threadTs: string): Promise<ThreadState<R> | null> {
     return this.getThreadNow(channel, threadTs);
   }
 
-  private getThreadNow(channel: string, threadTs: string): ThreadState | null {
+  private getThreadNow(channel: string, threadTs: string): ThreadState<R> | null {
     const row = this.db
       .prepare('SELECT participants, turns, expires_at FROM slack_threads WHERE key = ?')
       .get(threadKey(channel, threadTs)) as { participants: string; turns: string; expires_at: number } | undefined;
     if (!row || row.expires_at < this.now()) return null;
-    return { channel, threadTs, participants: JSON.parse(row.participants) as string[], turns: toTurns(row.turns) };
+    return {
+      channel,
+      threadTs,
+      participants: JSON.parse(row.participants) as string[],
+      turns: toTurns(row.turns, this.codec),
+    };
   }
 
   /** Records an answered turn of a thread; the asker becomes a participant. */
-  async addTurn(channel: string, threadTs: string, turn: Omit<Turn, 'at'>): Promise<ThreadState> {
+  async addTurn(channel: string, threadTs: string, turn: Omit<Turn<R>, 'at'>): Promise<ThreadState<R>> {
     // read and written under the write lock: replicas answering in one thread keep every turn
     return this.db.transaction(() => this.addTurnNow(channel, threadTs, turn)).immediate();
   }
 
-  private addTurnNow(channel: string, threadTs: string, turn: Omit<Turn, 'at'>): ThreadState {
+  private addTurnNow(channel: string, threadTs: string, turn: Omit<Turn<R>, 'at'>): ThreadState<R> {
     const t = this.now();
     const prev = this.getThreadNow(channel, threadTs);
     const participants = [...new Set([...(prev?.participants ?? []), turn.user])];
@@ -306,7 +267,7 @@ export class SqliteSlackState implements SlackStateStore {
         `INSERT INTO slack_questions (user, channel, thread_ts, message_ts, question, answer, asked_at) VALUES (?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT(channel, message_ts, user) DO UPDATE SET answer = excluded.answer`,
       )
-      .run(turn.user, channel, threadTs, turn.messageTs, turn.question, turn.result.answer.value, t);
+      .run(turn.user, channel, threadTs, turn.messageTs, turn.question, this.codec.shortAnswer(turn.result), t);
     this.db
       .prepare(
         `INSERT INTO slack_threads (key, channel, thread_ts, participants, turns, created_at, updated_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -317,7 +278,7 @@ export class SqliteSlackState implements SlackStateStore {
         channel,
         threadTs,
         JSON.stringify(participants),
-        encodeTurns(turns),
+        encodeTurns(turns, this.codec),
         t,
         t,
         t + this.ttlMs,
@@ -331,7 +292,7 @@ export class SqliteSlackState implements SlackStateStore {
     threadTs: string;
     messageTs: string;
     owner: string;
-    result: EngineResult;
+    result: R;
   }): Promise<string> {
     const t = this.now();
     // channel + thread + message, plus a random part so a key cannot be guessed from public ids
@@ -340,7 +301,7 @@ export class SqliteSlackState implements SlackStateStore {
       .prepare(
         'INSERT INTO slack_states (key, channel, thread_ts, message_ts, owner, result, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       )
-      .run(key, s.channel, s.threadTs, s.messageTs, s.owner, encodeResult(s.result), t, t + this.ttlMs);
+      .run(key, s.channel, s.threadTs, s.messageTs, s.owner, this.codec.encode(s.result), t, t + this.ttlMs);
     return key;
   }
 
@@ -349,11 +310,11 @@ export class SqliteSlackState implements SlackStateStore {
     this.db.prepare('UPDATE slack_states SET message_ts = ? WHERE key = ?').run(messageTs, key);
   }
 
-  async getState(key: string): Promise<StateRead | null> {
+  async getState(key: string): Promise<StateRead<R> | null> {
     const row = this.db.prepare('SELECT * FROM slack_states WHERE key = ?').get(key) as
       Record<string, unknown> | undefined;
     if (!row) return null;
-    return toStoredState(key, row, this.now());
+    return toStoredState(key, row, this.now(), this.codec);
   }
 
   /** Makes a state usable again (its continuation failed, so the buttons stay). */
