@@ -1,12 +1,11 @@
 import type { Config } from './config.js';
-import type { Logger } from './log.js';
-import { silentLogger } from './log.js';
+import { type Logger, silentLogger } from './log.js';
 import { AccessResolver } from './engine/access.js';
 import { Decomposer } from './engine/decompose.js';
 import { ENGINE_DEFAULTS } from './engine/defaults.js';
 import { GATE_THRESHOLD, USEFUL_THRESHOLD } from './engine/gate.js';
 import { SUGGESTION_FLOOR } from './engine/offer.js';
-import { HopEngine, type EngineSettings } from './engine/hops.js';
+import { HopEngine } from './engine/hops.js';
 import { QueryCache } from './engine/query-cache.js';
 import { Retriever } from './engine/retrieve.js';
 import { cosineScorer, type WindowScorer } from './engine/rerank.js';
@@ -18,6 +17,7 @@ import { Reader } from './models/reader.js';
 import { resolveModel } from './models/registry.js';
 import { type OpenStoreOptions, openStore } from './store/open.js';
 import type { Store } from './store/interfaces.js';
+import type { EngineSettings } from './engine/settings.js';
 
 /**
  * The core, assembled from a config: encoder, stores, retriever and the multi-hop engine.

@@ -1,21 +1,15 @@
 import { Command, CommanderError, Option } from 'commander';
 import dotenv from 'dotenv';
-import { ConfigError, loadConfig, type Config, type SettingName } from '../config.js';
+import { ConfigError, loadConfig } from '../config.js';
 import { errorMessage, isUserError } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
 import { registerCommands } from './commands/index.js';
+import type { CliContext } from './context.js';
 
 /**
  * The `ragask` command line. commander: the de-facto standard CLI parser for Node (subcommands,
  * help, typed options). Everything here is transport: it parses flags and calls the core.
  */
-export interface CliContext {
-  /** Settings from the environment with the flags that override them (and the features' own, when asked). */
-  config(overrides?: Partial<Record<SettingName, unknown>>, features?: readonly 'slack'[]): Config;
-  logger(config?: Config): Logger;
-  out: (text: string) => void;
-}
-
 function buildProgram(ctx: CliContext): Command {
   const program = new Command('ragask')
     .description('Answers questions from your own documents by multi-hop retrieval with BERT running locally.')

@@ -3,7 +3,7 @@
  * (hops.ts DEFAULT_SETTINGS) and the core's (core.ts) read them from here. Only a type import, so
  * the config can read them without loading the engine.
  */
-import type { EngineSettings } from './hops.js';
+import type { EngineSettings } from './settings.js';
 
 /** Settings whose values are fitted or measured elsewhere (gate.ts, offer.ts), not defaults chosen here. */
 type MeasuredSettings = 'gateThreshold' | 'usefulThreshold' | 'suggestionFloor';

@@ -1,7 +1,6 @@
-import type { Logger } from '../log.js';
+import { type Logger, silentLogger } from '../log.js';
 import type { AccessContext } from '../store/access.js';
 import type { AccessResolver, ResolvedAccess } from './access.js';
-import { silentLogger } from '../log.js';
 import type { Encoder } from '../models/encoder.js';
 import { analyze, type Analysis } from '../models/nlp.js';
 import { answerFromEvidence, type LinesObserver } from './answer/index.js';
@@ -30,41 +29,7 @@ import type {
   StopReason,
   Suggestion,
 } from './types.js';
-
-export interface EngineSettings {
-  maxHops: number;
-  coherenceThreshold: number;
-  rerankTopK: number;
-  hopBudgetMs: number;
-  totalBudgetMs: number;
-  /** Chunks each hop retrieves for the ranked evidence list (the top rerankTopK are its snippets). */
-  retrieveK: number;
-  /** Evidence coverage of the question at which the chain stops as answered. */
-  answeredCoverage: number;
-  /** Passages of the final evidence the reader reads for the answer. */
-  readerPassages: number;
-  /**
-   * Read the first hop's evidence before hopping on, and stop there when it holds a *high* short
-   * answer (a one-hop question pays for one hop; the reading is the reply's). Off: the chain hops by
-   * the gate alone.
-   */
-  answerEarly: boolean;
-  /** Below this P(next hop right) the chain stops for a person (the fitted gate's threshold). */
-  gateThreshold: number;
-  /** Measure the gate without obeying it: record each check, never stop at one (ragask eval only). */
-  gateShadow?: boolean;
-  /**
-   * When a chain that stops at the gate asks a person: 'when-useful' only when no short answer
-   * stands and a suggestion is likely to bring missing evidence (P ≥ usefulThreshold); otherwise it
-   * answers from what it has. 'always' offers the suggestions at every stop (a threshold a person
-   * set; ragask eval, to label every stop's suggestions).
-   */
-  stopForPerson: 'when-useful' | 'always';
-  /** The P(brings missing evidence) a suggestion needs for a stop to offer it (see gate.ts). */
-  usefulThreshold: number;
-  /** A stop that asks on its own lists no suggestion below this P (see offer.ts). */
-  suggestionFloor: number;
-}
+import type { EngineSettings } from './settings.js';
 
 const DEFAULT_SETTINGS: EngineSettings = {
   ...ENGINE_DEFAULTS,

@@ -7,8 +7,8 @@
  * EngineResult below, so the two cannot drift apart unnoticed.
  */
 import { z } from 'zod';
-import type { ReadingFeatures } from './answer/read.js';
 import type { EngineResult } from './types.js';
+import type { ReadingFeatures } from './answer/features.js';
 
 /** Bump when EngineResult changes in a way an earlier reader cannot use. */
 export const RESULT_VERSION = 1;

@@ -1,6 +1,6 @@
 import type { Entry } from '../store/types.js';
-import type { ReadingFeatures } from './answer/read.js';
 import type { Coherence } from './coherence.js';
+import type { ReadingFeatures } from './answer/features.js';
 
 /** Where a cited snippet comes from. */
 export interface Citation {

@@ -1,12 +1,5 @@
 import type { OpenStoreOptions } from './open.js';
-
-/** One line of `ragask doctor`: what was checked, whether it is fine, and what to do if not. */
-export interface HealthCheck {
-  name: string;
-  ok: boolean;
-  detail: string;
-  fix?: string;
-}
+import type { HealthCheck } from './types.js';
 
 /**
  * The configured store's health, read without opening it for use (nothing is created, migrated or

@@ -151,3 +151,11 @@ export interface StoreStats {
   indexBytes: number;
   indexSize: number;
 }
+
+/** One line of `ragask doctor`: what was checked, whether it is fine, and what to do if not. */
+export interface HealthCheck {
+  name: string;
+  ok: boolean;
+  detail: string;
+  fix?: string;
+}

@@ -1,7 +1,7 @@
 import type { ErrorCode } from '../errors.js';
 import type { AccessContext } from '../store/access.js';
-import type { EngineSettings } from '../engine/hops.js';
 import type { EngineResult } from '../engine/types.js';
+import type { EngineSettings } from '../engine/settings.js';
 
 // The messages between EnginePool (worker-pool.ts) and its engine workers (engine-worker.ts).
 // Everything crosses by structured clone: results and access contexts are plain data.

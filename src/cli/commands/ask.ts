@@ -1,12 +1,12 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { RetrieveResult } from '../../engine/retrieve.js';
-import type { CliContext } from '../program.js';
 import { UserError } from '../../errors.js';
 import { LOCAL, type AccessContext } from '../../store/access.js';
 import { citationOf, snippetFrom } from '../../engine/snippet.js';
 import { citationLabel, displaySource } from '../format.js';
 import { answerJson, renderAnswer, renderTrace } from '../render.js';
 import { configFrom, parsePositiveInt, withCore } from './shared.js';
+import type { CliContext } from '../context.js';
 
 function round(x: number, digits = 4): number {
   const f = 10 ** digits;

@@ -9,13 +9,13 @@ import { percentile } from '../../eval/metrics.js';
 import { singleHopRanker } from '../../eval/rankers.js';
 import { runEval } from '../../eval/run.js';
 import { ingest } from '../../ingest/ingest.js';
-import type { CliContext } from '../program.js';
 import { progressBar } from '../progress.js';
 import { SAMPLE_DIR } from './demo.js';
 import { formatIngest, ingestBench } from './bench-ingest.js';
 import { formatScale, scaleBench } from './bench-scale.js';
 import { configFrom } from './shared.js';
 import { LOCAL } from '../../store/access.js';
+import type { CliContext } from '../context.js';
 
 const ms = (xs: number[]) => ({ p50: +percentile(xs, 50).toFixed(2), p95: +percentile(xs, 95).toFixed(2) });
 /** The HNSW search efforts the benchmark sweeps (recall@10 against the exact neighbours, and time). */

@@ -6,10 +6,10 @@ import { loadDataset } from '../../eval/dataset.js';
 import { containsAnswer, mean } from '../../eval/metrics.js';
 import { LOCAL } from '../../store/access.js';
 import { UserError } from '../../errors.js';
-import type { CliContext } from '../program.js';
 import { progressBar } from '../progress.js';
 import { fittedLinesSource, sourceFile } from './fitted-source.js';
 import { evalEngine, withDatasetCore } from './eval.js';
+import type { CliContext } from '../context.js';
 
 /** One question's candidate lines: each line's features and whether it holds a gold answer. */
 interface QuestionLines {

@@ -6,19 +6,19 @@ import { ANSWER_THRESHOLD, FEATURE_NAMES, featureVector, HIGH_CONFIDENCE } from 
 import { GATE_FEATURES } from '../../engine/gate.js';
 import { fitLogistic, formatReliability, predict, reliability, type LogisticModel } from '../../engine/logistic.js';
 import { labelGateChecks, type GateCheck } from '../../eval/gate.js';
-import type { ReadingFeatures } from '../../engine/answer/read.js';
 import { isUnanswerable, loadDataset } from '../../eval/dataset.js';
 import { mean, scoreAnswer } from '../../eval/metrics.js';
 import { answerRight } from '../../eval/visible.js';
 import { leaveOneSetOut } from '../../eval/calibration.js';
 import { LOCAL } from '../../store/access.js';
 import { UserError } from '../../errors.js';
-import type { CliContext } from '../program.js';
 import { fittedGateSource, fittedSource, sourceFile } from './fitted-source.js';
 import { progressBar } from '../progress.js';
 import { parsePositiveInt } from './shared.js';
 import { evalEngine, withDatasetCore } from './eval.js';
 import { calibrateLines } from './calibrate-lines.js';
+import type { ReadingFeatures } from '../../engine/answer/features.js';
+import type { CliContext } from '../context.js';
 
 interface Sample {
   dataset: string;

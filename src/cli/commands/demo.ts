@@ -3,10 +3,10 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { ingest } from '../../ingest/ingest.js';
 import { LOCAL } from '../../store/access.js';
-import type { CliContext } from '../program.js';
 import { progressBar } from '../progress.js';
 import { renderAnswer, renderTrace } from '../render.js';
 import { configFrom, withCore } from './shared.js';
+import type { CliContext } from '../context.js';
 
 /** The sample corpus shipped with ragask (data/sample beside the package). */
 export const SAMPLE_DIR = path.resolve(

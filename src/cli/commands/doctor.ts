@@ -6,9 +6,10 @@ import * as ort from 'onnxruntime-node';
 import { checkSlackConfig, ConfigError, loadConfig, type Config, type SettingName } from '../../config.js';
 import { errorMessage } from '../../errors.js';
 import { readManifest, resolveModel } from '../../models/registry.js';
-import { inspectStore, type HealthCheck } from '../../store/health.js';
+import { inspectStore } from '../../store/health.js';
 import { storeSettingsOf } from '../../core.js';
-import type { CliContext } from '../program.js';
+import type { HealthCheck } from '../../store/types.js';
+import type { CliContext } from '../context.js';
 
 type Check = HealthCheck;
 

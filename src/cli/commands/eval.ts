@@ -14,9 +14,9 @@ import { engineSettings, type Core } from '../../core.js';
 import type { Config } from '../../config.js';
 import { formatReport, MODES, runEval, type EvalMode, type Ranker } from '../../eval/run.js';
 import { ingest, INGEST_VERSION } from '../../ingest/ingest.js';
-import type { CliContext } from '../program.js';
 import { progressBar } from '../progress.js';
 import { configFrom, parsePositiveInt, withCore } from './shared.js';
+import type { CliContext } from '../context.js';
 
 export function cacheRoot(): string {
   return process.env.RAGASK_CACHE_DIR

@@ -4,8 +4,8 @@ import { openSlackState } from '../../slack/state/open.js';
 import { openStoreCore, storeSettingsOf } from '../../core.js';
 import { UserError } from '../../errors.js';
 import { allows, type AccessContext } from '../../store/access.js';
-import type { CliContext } from '../program.js';
 import { configFrom, parsePositiveInt } from './shared.js';
+import type { CliContext } from '../context.js';
 
 /** Why it was not helpful, as the listing says it. */
 const REASON_TEXT: Record<FeedbackReason, string> = {

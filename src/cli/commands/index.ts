@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import type { CliContext } from '../program.js';
 import * as ask from './ask.js';
 import * as bench from './bench.js';
 import * as calibrate from './calibrate.js';
@@ -14,6 +13,7 @@ import * as serve from './serve.js';
 import * as sources from './sources.js';
 import * as stats from './stats.js';
 import * as trainReranker from './train-reranker.js';
+import type { CliContext } from '../context.js';
 
 export function registerCommands(program: Command, ctx: CliContext): void {
   for (const c of [

@@ -5,8 +5,8 @@ import type { Core } from '../../core.js';
 import { formatScope, type Scope } from '../../store/access.js';
 import { NO_TIERS, SLACK_TIERS, SlackApi } from '../../slack/api.js';
 import { channelCursor, channelPlace, readChannel, userNames } from '../../slack/source/channels.js';
-import type { CliContext } from '../program.js';
 import { progressBar } from '../progress.js';
+import type { CliContext } from '../context.js';
 
 const CHANNEL_ID = /^[CGD][A-Z0-9]{2,}$/;
 

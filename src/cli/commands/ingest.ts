@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
 import { ingest } from '../../ingest/ingest.js';
 import { parseScope } from '../../store/access.js';
-import type { CliContext } from '../program.js';
 import { progressBar } from '../progress.js';
 import { displaySource } from '../format.js';
 import { configFrom, withCore } from './shared.js';
 import { ingestSlack, slackChannels } from './ingest-slack.js';
 import { UserError } from '../../errors.js';
+import type { CliContext } from '../context.js';
 
 interface IngestFlags {
   prune?: boolean;

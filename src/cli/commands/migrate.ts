@@ -1,13 +1,12 @@
-import type { Command } from 'commander';
-import { InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { resolveModel } from '../../models/registry.js';
 import { copyStore } from '../../store/copy.js';
 import { openStore } from '../../store/open.js';
 import { redactUrl } from '../../store/url.js';
 import { UserError } from '../../errors.js';
-import type { CliContext } from '../program.js';
 import { progressBar } from '../progress.js';
 import { configFrom } from './shared.js';
+import type { CliContext } from '../context.js';
 
 function parseDatabaseUrl(value: string): string {
   if (!/^postgres(ql)?:\/\/\S*$/.test(value))

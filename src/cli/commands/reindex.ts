@@ -3,9 +3,9 @@ import { reembedAll } from '../../ingest/reindex.js';
 import { Encoder } from '../../models/encoder.js';
 import { openStore } from '../../store/open.js';
 import { storeSettingsOf } from '../../core.js';
-import type { CliContext } from '../program.js';
 import { progressBar } from '../progress.js';
 import { configFrom } from './shared.js';
+import type { CliContext } from '../context.js';
 
 export function register(program: Command, ctx: CliContext): void {
   program

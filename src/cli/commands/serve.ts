@@ -5,13 +5,12 @@ import { Encoder } from '../../models/encoder.js';
 import { openSlackState } from '../../slack/state/open.js';
 import { storeLocation } from '../../store/open.js';
 import { EnginePool } from '../../workers/worker-pool.js';
-import { createLogger } from '../../log.js';
+import { createLogger, type Logger } from '../../log.js';
 import { createSlackApp } from '../../slack/app.js';
-import type { CliContext } from '../program.js';
 import { configFrom } from './shared.js';
 import { warmUp } from '../../engine/warm-up.js';
 import type { EngineApi } from '../../engine/hops.js';
-import type { Logger } from '../../log.js';
+import type { CliContext } from '../context.js';
 
 /** How long a stop waits for answers in flight before the process ends anyway. */
 const DRAIN_MS = 10_000;

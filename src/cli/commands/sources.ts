@@ -5,9 +5,9 @@ import picomatch from 'picomatch';
 import { UserError } from '../../errors.js';
 import { formatScope, parseScope } from '../../store/access.js';
 import type { DocumentRow, SourceAction } from '../../store/types.js';
-import type { CliContext } from '../program.js';
 import { displaySource } from '../format.js';
 import { configFrom, withCore } from './shared.js';
+import type { CliContext } from '../context.js';
 
 export function register(program: Command, ctx: CliContext): void {
   const sources = program.command('sources').description('list ingested sources with their access scope, or change it');

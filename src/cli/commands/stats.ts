@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import type { CliContext } from '../program.js';
 import { storeLocation } from '../../store/open.js';
 import { configFrom, withCore } from './shared.js';
+import type { CliContext } from '../context.js';
 
 const mb = (n: number) => `${(n / 1048576).toFixed(1)} MB`;
 

@@ -4,9 +4,9 @@ import type { Command } from 'commander';
 import { HeadScorer, contrastiveLoss, trainHead } from '../../engine/reranker-head.js';
 import { makeTrainingPairs } from '../../engine/reranker-pairs.js';
 import { cosineScorer } from '../../engine/rerank.js';
-import type { CliContext } from '../program.js';
 import { progressBar } from '../progress.js';
 import { configFrom, parsePositiveInt, withCore } from './shared.js';
+import type { CliContext } from '../context.js';
 
 export function headFile(dataDir: string): string {
   return path.join(dataDir, 'reranker-head.json');

@@ -1,8 +1,8 @@
 import { errorMessage } from '../../errors.js';
-import type { HealthCheck } from '../health.js';
 import { redactUrl } from '../url.js';
 import { openPool } from './db.js';
 import { hasIterativeScan } from './vectors.js';
+import type { HealthCheck } from '../types.js';
 
 /**
  * A read-only health check of a PostgreSQL store (for `ragask doctor`): the server and pgvector

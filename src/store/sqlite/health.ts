@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { errorMessage } from '../../errors.js';
-import type { HealthCheck } from '../health.js';
-import type { HnswParams } from '../types.js';
+import type { HnswParams, HealthCheck } from '../types.js';
 import { DB_FILE, getMeta, openDatabase, SCHEMA_VERSION, type DB } from './db.js';
 import { HnswIndex, INDEX_FILE } from './hnsw.js';
 
