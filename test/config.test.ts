@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, SETTINGS, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig } from '../src/config.js';
 import { ROOT } from './helpers.js';
+import { SETTINGS } from '../src/settings.js';
 
 describe('configuration', () => {
   it('has a default for every setting', () => {

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig, type Config, type SettingName } from '../src/config.js';
+import { loadConfig, type Config } from '../src/config.js';
 import type { ChunkInput } from '../src/store/types.js';
+import type { SettingName } from '../src/settings.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 export const SAMPLE_DIR = path.join(ROOT, 'data', 'sample');

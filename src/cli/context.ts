@@ -1,5 +1,6 @@
-import type { Config, SettingName } from '../config.js';
+import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
+import type { SettingName } from '../settings.js';
 
 /** What every command is handed: the settings, a logger and where its output goes (a module that imports nothing back). */
 export interface CliContext {

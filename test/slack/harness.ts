@@ -11,11 +11,12 @@ import { createSlackApp, type SlackAppHandle } from '../../src/slack/app.js';
 import type { TierLimits } from '../../src/slack/api.js';
 import { SAMPLE_DIR, tempDir, testConfig } from '../helpers.js';
 import { eventBody, FakeSlack } from '../../src/slack/stand-in.js';
-import type { Config, SettingName } from '../../src/config.js';
+import type { Config } from '../../src/config.js';
 import { answerMessage } from '../../src/slack/blocks/answer.js';
 import type { EngineResult } from '../../src/engine/types.js';
 import { LOCAL } from '../../src/store/access.js';
 import { richTextOf } from './text-objects.js';
+import type { SettingName } from '../../src/settings.js';
 
 export const SECRET = '0123456789abcdef0123456789abcdef';
 const BOT = 'xoxb-1-test-bot-token';

@@ -3,13 +3,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import * as ort from 'onnxruntime-node';
-import { checkSlackConfig, ConfigError, loadConfig, type Config, type SettingName } from '../../config.js';
+import { checkSlackConfig, ConfigError, loadConfig, type Config } from '../../config.js';
 import { errorMessage } from '../../errors.js';
 import { readManifest, resolveModel } from '../../models/registry.js';
 import { inspectStore } from '../../store/health.js';
 import { storeSettingsOf } from '../../core.js';
 import type { HealthCheck } from '../../store/types.js';
 import type { CliContext } from '../context.js';
+import type { SettingName } from '../../settings.js';
 
 type Check = HealthCheck;
 

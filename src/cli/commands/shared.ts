@@ -1,7 +1,8 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import type { Config, SettingName } from '../../config.js';
+import type { Config } from '../../config.js';
 import { openCore, type Core } from '../../core.js';
 import type { CliContext } from '../context.js';
+import type { SettingName } from '../../settings.js';
 
 /** Settings overridden by global flags (--data-dir) and by the command's own flags. */
 export function configFrom(
