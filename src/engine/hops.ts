@@ -7,7 +7,6 @@ import { answerFromEvidence, type LinesObserver } from './answer/index.js';
 import { restateStop } from './answer/compose.js';
 import { ENGINE_DEFAULTS } from './defaults.js';
 import { HIGH_CONFIDENCE } from './answer/confidence.js';
-import type { AnswerReader } from './answer/read.js';
 import { evidenceCoverage, foldName } from './text.js';
 import { coherenceOf, stepGeometry } from './coherence.js';
 import { gateProbability, GATE_THRESHOLD, USEFUL_THRESHOLD } from './gate.js';
@@ -30,6 +29,7 @@ import type {
   Suggestion,
 } from './types.js';
 import type { EngineSettings } from './settings.js';
+import type { AnswerReader } from './answer/reading.js';
 
 const DEFAULT_SETTINGS: EngineSettings = {
   ...ENGINE_DEFAULTS,

@@ -4,8 +4,8 @@ import type { LogisticModel } from '../logistic.js';
 import { CALIBRATION } from './calibration.fitted.js';
 import { ANSWER_THRESHOLD, answerProbability, labelOf } from './confidence.js';
 import type { EvidencePassage } from './passages.js';
-import type { Reading } from './read.js';
 import type { LineCandidate } from './lines.js';
+import type { Reading } from './reading.js';
 
 /** The sentence of `text` around [start, end) (a table row, as the chunker writes it, is one). */
 export function sentenceAround(text: string, start: number, end: number): { text: string; start: number; end: number } {

@@ -1,7 +1,7 @@
 import { predict, type LogisticModel } from '../logistic.js';
 import { CALIBRATION } from './calibration.fitted.js';
-import { MARGIN_CAP } from './read.js';
 import type { ReadingFeatures } from './features.js';
+import { MARGIN_CAP } from './reading.js';
 
 /**
  * The confidence of an answer: a calibrated probability that the short answer is right (exact

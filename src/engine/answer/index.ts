@@ -2,10 +2,11 @@ import type { ChunkRow, WindowRow } from '../../store/types.js';
 import type { Answer, HopState, Snippet, StopReason } from '../types.js';
 import { composeAnswer, noEvidenceAnswer } from './compose.js';
 import { evidencePassages, READER_PASSAGES, type EvidencePassage } from './passages.js';
-import { readAnswer, type AnswerReader } from './read.js';
+import { readAnswer } from './read.js';
 import { candidateLines, rankLines, type LineCandidate } from './lines.js';
 import { LINES } from './lines.fitted.js';
 import { CALIBRATION } from './calibration.fitted.js';
+import type { AnswerReader } from './reading.js';
 
 export interface AnswerDeps {
   reader: AnswerReader;

@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { composeAnswer, sentenceAround, withheldAnswer } from '../../../src/engine/answer/compose.js';
 import { FEATURE_NAMES } from '../../../src/engine/answer/confidence.js';
 import type { EvidencePassage } from '../../../src/engine/answer/passages.js';
-import type { Reading } from '../../../src/engine/answer/read.js';
 import type { LogisticModel } from '../../../src/engine/logistic.js';
 import type { Snippet } from '../../../src/engine/types.js';
 import type { ReadingFeatures } from '../../../src/engine/answer/features.js';
+import type { Reading } from '../../../src/engine/answer/reading.js';
 
 const d = FEATURE_NAMES.length;
 /** A model whose probability is σ(bias) whatever the features: the compose logic, not the fit, is under test. */
