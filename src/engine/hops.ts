@@ -1,35 +1,32 @@
 import { type Logger, silentLogger } from '../log.js';
 import type { AccessContext } from '../store/access.js';
-import type { AccessResolver, ResolvedAccess } from './access.js';
-import type { Encoder } from '../models/encoder.js';
-import { analyze, type Analysis } from '../models/nlp.js';
-import { answerFromEvidence, type LinesObserver } from './answer/index.js';
+import type { ResolvedAccess } from './access.js';
+import { answerFromEvidence } from './answer/index.js';
 import { restateStop } from './answer/compose.js';
 import { ENGINE_DEFAULTS } from './defaults.js';
 import { HIGH_CONFIDENCE } from './answer/confidence.js';
-import { evidenceCoverage, foldName } from './text.js';
-import { coherenceOf, stepGeometry } from './coherence.js';
-import { gateProbability, GATE_THRESHOLD, USEFUL_THRESHOLD } from './gate.js';
-import { likelyEnough, SUGGESTION_FLOOR, worthOffering } from './offer.js';
-import { titleAsShown } from './suggestion-label.js';
+import { foldName } from './text.js';
+import { GATE_THRESHOLD, USEFUL_THRESHOLD } from './gate.js';
+import { likelyEnough, SUGGESTION_FLOOR, worthAsking } from './offer.js';
 import { redactResult } from './redact.js';
 import { contextualize } from './follow-up.js';
-import { MIN_BRIDGE_SCORE, type BridgeCandidate, type Decomposer } from './decompose.js';
-import type { QueryCache } from './query-cache.js';
-import type { Candidate, Retriever } from './retrieve.js';
 import { refFrom, snippetFrom } from './snippet.js';
-import type {
-  Answer,
-  CandidateRef,
-  EngineResult,
-  HopState,
-  QueryOrigin,
-  Snippet,
-  StopReason,
-  Suggestion,
-} from './types.js';
+import type { Answer, EngineResult, HopState, Snippet, StopReason, Suggestion } from './types.js';
 import type { EngineSettings } from './settings.js';
-import type { AnswerReader } from './answer/reading.js';
+import { proposeNext, type NextHopDeps } from './next-hop.js';
+import {
+  boundQuestion,
+  freshChain,
+  type Step,
+  type ChainState,
+  ESTABLISHED_PER_HOP,
+  mergeEvidence,
+  type RunHop,
+  diversify,
+  restoreChain,
+  stopReasonFor,
+} from './chain.js';
+import type { EngineApi, EngineDeps } from './api.js';
 
 const DEFAULT_SETTINGS: EngineSettings = {
   ...ENGINE_DEFAULTS,
@@ -37,49 +34,6 @@ const DEFAULT_SETTINGS: EngineSettings = {
   usefulThreshold: USEFUL_THRESHOLD,
   suggestionFloor: SUGGESTION_FLOOR,
 };
-
-export interface EngineDeps {
-  retriever: Retriever;
-  /** Resolves who may see what; every run, resume and follow-up goes through it. */
-  access: AccessResolver;
-  decomposer: Decomposer;
-  encoder: Encoder;
-  /** Reads the short answer off the final evidence (models/reader.ts). */
-  reader: AnswerReader;
-  queryCache?: QueryCache | null;
-  log?: Logger;
-  /** Clock, replaceable in tests. */
-  now?: () => number;
-  /** Sees every reading's candidate lines (ragask calibrate --lines). */
-  observeLines?: LinesObserver;
-}
-
-interface Step {
-  query: string;
-  formedBy: QueryOrigin;
-  bridge: string | null;
-  bridgeFrom: { sourceDocId: number | null; linkDocId: number | null } | null;
-  /** Weight of the hop this step starts (see HopState.weight). */
-  weight: number;
-  vector: Float32Array | null;
-  /** Skip the coherence check for this step (a person chose it). */
-  confirmed: boolean;
-}
-
-/** Everything a run carries from hop to hop; rebuilt from a stored result to resume it. */
-interface ChainState {
-  question: string;
-  qa: Analysis;
-  hops: HopState[];
-  /** Every retrieved chunk's snippet, by chunk id. */
-  snippets: Map<number, Snippet>;
-  exclude: Set<number>;
-  knownDocs: Set<number>;
-  knownText: string[];
-  usedEntities: Set<string>;
-  /** The first hop's query vector: how near each line of the evidence stands to what was asked (answer/lines.ts). */
-  questionVector?: Float32Array;
-}
 
 /**
  * Time the chain leaves the reader within the total budget: the reader's p95 on 2 cores (BENCHMARKS.md,
@@ -94,53 +48,6 @@ const READER_RESERVE_MS = 250;
  */
 const EARLY_ANSWER = HIGH_CONFIDENCE;
 
-/** The best chunks of a hop that count as established: never retrieved again, their documents known. */
-const ESTABLISHED_PER_HOP = 3;
-/** Next-hop candidates checked for coherence, and offered as suggestions when the chain stops. */
-const SUGGESTIONS = 3;
-
-/** A hop as it runs: its record, its best candidates, and what the stop and next-hop decisions need. */
-interface RunHop {
-  hop: HopState;
-  top: Candidate[];
-  queryVector: Float32Array;
-  /** Documents known before this hop established its own. */
-  knownDocsBefore: Set<number>;
-  nothingNew: boolean;
-  started: number;
-  /** When this hop must stop on the engine's clock: its own budget, or the chain's less the reader's reserve. */
-  deadline: number;
-}
-
-/** Longest question the engine reads; the rest is cut (and the result says so). */
-export const MAX_QUESTION_CHARS = 2000;
-
-/** A question as the engine reads it: control characters out, whitespace collapsed, bounded. */
-export function boundQuestion(q: string): string {
-  const clean = q
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this strips
-    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g, ' ')
-    // the model's own control tokens are words when a person types them
-    .replace(/\[(MASK|CLS|SEP|PAD|UNK)\]/gi, (_, t: string) => t.toLowerCase())
-    .replace(/\s+/g, ' ')
-    .trim();
-  return [...clean].slice(0, MAX_QUESTION_CHARS).join('');
-}
-
-/** The state of a chain that has not made a hop yet. */
-function freshChain(question: string): ChainState {
-  return {
-    question,
-    qa: analyze(question),
-    hops: [],
-    snippets: new Map(),
-    exclude: new Set(),
-    knownDocs: new Set(),
-    knownText: [],
-    usedEntities: new Set(),
-  };
-}
-
 /**
  * The multi-hop engine: a state machine of up to maxHops hops. Each hop retrieves (hybrid, never
  * returning earlier evidence), reranks by window, finds the bridge entity and forms the next query,
@@ -148,26 +55,6 @@ function freshChain(question: string): ChainState {
  * guessing. It stops early when the evidence answers the question, when nothing new appears, or at
  * the time budget (the hop keeps its best-so-far, marked incomplete). Every hop is recorded.
  */
-/**
- * What a transport asks of the engine: a question, a chain resumed with a person's choice, a
- * follow-up. HopEngine answers in this thread; EnginePool (src/workers/worker-pool.ts) in worker threads.
- */
-export interface EngineApi {
-  run(question: string, access: AccessContext, overrides?: Partial<EngineSettings>): Promise<EngineResult>;
-  resume(
-    previous: EngineResult,
-    choice: number | string,
-    access: AccessContext,
-    overrides?: Partial<EngineSettings>,
-  ): Promise<EngineResult>;
-  followUp(
-    previous: EngineResult,
-    question: string,
-    access: AccessContext,
-    overrides?: Partial<EngineSettings>,
-  ): Promise<EngineResult>;
-}
-
 export class HopEngine implements EngineApi {
   private readonly log: Logger;
   private readonly now: () => number;
@@ -233,7 +120,7 @@ export class HopEngine implements EngineApi {
       vector: null,
       confirmed: true,
     };
-    const state = this.restore(visible);
+    const state = restoreChain(visible);
     // A resumed chain may go one hop past where it stopped, up to maxHops.
     return this.continueChain(
       state,
@@ -267,31 +154,6 @@ export class HopEngine implements EngineApi {
       ctx,
     );
     return { ...result, asked: question, followUpOf: previous.question };
-  }
-
-  /** The chain state of a stored result, already redacted for the asker who continues it. */
-  private restore(visible: EngineResult): ChainState {
-    const snippets = new Map<number, Snippet>(visible.evidence.map((s) => [s.chunkId, s]));
-    const state: ChainState = {
-      question: visible.question,
-      qa: analyze(visible.question),
-      // copies: the chain grows and marks its own hops, never the stored result it resumes
-      hops: visible.hops.map((h) => ({ ...h })),
-      snippets,
-      exclude: new Set(),
-      knownDocs: new Set(),
-      knownText: [],
-      usedEntities: new Set(),
-    };
-    for (const h of visible.hops) {
-      if (h.bridge) state.usedEntities.add(foldName(h.bridge));
-      for (const s of h.snippets.slice(0, ESTABLISHED_PER_HOP)) {
-        state.exclude.add(s.chunkId);
-        state.knownDocs.add(s.docId);
-      }
-      state.knownText.push(...h.snippets.slice(0, ESTABLISHED_PER_HOP).map((s) => `${s.citation.document} ${s.text}`));
-    }
-    return state;
   }
 
   private async retrieve(
@@ -352,7 +214,7 @@ export class HopEngine implements EngineApi {
         break;
       }
       const hop = await this.runHop(state, step, settings, ctx, chainDeadline);
-      const stop = this.stopReasonFor(state, hop, settings);
+      const stop = stopReasonFor(state, hop, settings, this.now);
       if (stop) {
         stopReason = stop;
         hop.hop.timings.totalMs = this.now() - hop.started;
@@ -364,7 +226,7 @@ export class HopEngine implements EngineApi {
         hop.hop.timings.totalMs = this.now() - hop.started;
         break;
       }
-      const next = await this.proposeNext(state, hop, step, settings, ctx);
+      const next = await proposeNext(this.nextHopDeps(), state, hop, step, settings, ctx);
       hop.hop.timings.totalMs = this.now() - hop.started;
       if ('stop' in next) {
         stopReason = next.stop;
@@ -478,140 +340,12 @@ export class HopEngine implements EngineApi {
     return read.answer.value !== null && read.answer.confidence.score >= EARLY_ANSWER ? read : null;
   }
 
-  /** Why the chain ends after this hop without asking for a next one, or null to go on. */
-  private stopReasonFor(state: ChainState, run: RunHop, settings: EngineSettings): StopReason | null {
-    if (run.nothingNew) return 'no_new_evidence';
-    if (this.now() > run.deadline) {
-      run.hop.incomplete = true;
-      return 'budget';
-    }
-    if (run.hop.hop >= settings.maxHops) return 'max_hops';
-    // Answered: the best chunk alone covers the question (a chain spread over documents has not).
-    const best = run.top[0]!;
-    if (
-      evidenceCoverage(
-        state.question,
-        `${best.chunk.doc.title} ${best.chunk.headingPath.join(' ')} ${best.chunk.text}`,
-      ) >= settings.answeredCoverage &&
-      best.rerank >= 0.55
-    )
-      return 'answered';
-    return null;
-  }
-
-  /**
-   * The next hop: bridge candidates from this hop's evidence, and the coherence check of the best
-   * one's query. Below the check, the chain stops and offers the best candidates as suggestions.
-   */
-  private async proposeNext(
-    state: ChainState,
-    run: RunHop,
-    step: Step,
-    settings: EngineSettings,
-    ctx: ResolvedAccess,
-  ): Promise<{ step: Step } | { stop: StopReason; suggestions: Suggestion[] }> {
-    const { hop, top } = run;
-    const d0 = this.now();
-    const candidates = await this.deps.decomposer.candidates({
-      question: state.question,
-      questionAnalysis: state.qa,
-      evidence: top,
-      knownText: state.knownText.join(' \n '),
-      knownDocIds: new Set([...run.knownDocsBefore, ...top.slice(0, ESTABLISHED_PER_HOP).map((c) => c.chunk.docId)]),
-      usedEntities: state.usedEntities,
-      pastQueries: state.hops.map((h) => h.query),
-      currentQuery: step.query,
-      queryVector: run.queryVector,
-      access: ctx,
-      deadline: { at: run.deadline, now: this.now },
-    });
-    hop.candidates = candidates.map((c): CandidateRef => ({
-      entity: c.entity,
-      origin: c.origin,
-      chunkId: c.chunkId,
-      sourceDocId: c.chunkId === null ? null : (top.find((t) => t.chunk.id === c.chunkId)?.chunk.docId ?? null),
-      linksTo: c.linksTo,
-      linkDocId: c.linkDocId,
-      linkVia: c.linkVia,
-      ownPageHeld: c.ownPageHeld,
-      features: c.features,
-      score: c.score,
-      confidence: c.confidence,
-      query: c.query,
-      formedBy: c.formedBy,
-    }));
-    hop.timings.decomposeMs = this.now() - d0;
-    if (this.now() > run.deadline) {
-      // finding the bridge used up the hop's time: what it has is the hop's best so far
-      hop.incomplete = true;
-      return { stop: 'budget', suggestions: [] };
-    }
-    if (candidates.length === 0 || candidates[0]!.score < MIN_BRIDGE_SCORE)
-      return { stop: 'no_bridge', suggestions: [] };
-    // Coherence of the best candidate's query with this hop's query, and the gate's probability that
-    // following it is right. The best candidate is encoded alone: it decides, and the runners-up are
-    // encoded only when the chain stops for a person and offers them. Alone also keeps its int8
-    // vector free of batch-mates (dynamic quantisation scales activations per batch).
-    const options = candidates.slice(0, SUGGESTIONS);
-    const evidenceVector = await this.evidenceVector(top[0]!);
-    const coverage = evidenceCoverage(state.question, state.knownText.join(' '));
-    const check = (c: BridgeCandidate, i: number, vector: Float32Array) => {
-      const geometry = stepGeometry(run.queryVector, vector, evidenceVector);
-      const gate = gateProbability({
-        ...geometry,
-        candidate: c,
-        runnerUpScore: candidates[i + 1]?.score ?? null,
-        hop: hop.hop,
-        evidenceRerank: top[0]!.rerank,
-        coverage,
-      });
-      return coherenceOf(geometry, settings.coherenceThreshold, gate.p, settings.gateThreshold, gate.features);
-    };
-    const bestVector = await this.deps.encoder.encodeOne(options[0]!.query);
-    const bestCheck = check(options[0]!, 0, bestVector);
-    hop.nextQuery = options[0]!.query;
-    hop.coherence = bestCheck;
-    hop.timings.decomposeMs = this.now() - d0;
-    // in shadow mode (measuring the gate) the chain goes on whatever the check says
-    if (!bestCheck.passed && !settings.gateShadow) {
-      const rest = options.slice(1);
-      const restVectors = rest.length ? await this.deps.encoder.encode(rest.map((c) => c.query)) : [];
-      const checks = [bestCheck, ...rest.map((c, i) => check(c, i + 1, restVectors[i]!))];
-      hop.timings.decomposeMs = this.now() - d0;
-      const suggestions = options.map((c, i): Suggestion => ({
-        entity: c.entity,
-        // the target's title without the site's name it shares with the page the chain is on
-        leadsTo:
-          c.linksTo && titleAsShown(c.linksTo, (top.find((t) => t.chunk.id === c.chunkId) ?? top[0]!).chunk.doc.title),
-        leadsVia: c.linkVia ?? null,
-        chunkId: c.chunkId,
-        sourceDocId: hop.candidates[i]!.sourceDocId,
-        linkDocId: c.linkDocId,
-        query: c.query,
-        score: c.score,
-        confidence: c.confidence,
-        coherence: checks[i]!,
-      }));
-      // only those a person can judge by where they go (see offer.ts); the floor on P comes once the stop asks
-      const offered = suggestions.filter((_, i) => worthOffering(options[i]!));
-      // the one most likely to bring what is missing first (the gate's P, as for the hop it would start)
-      return {
-        stop: 'low_coherence',
-        suggestions: offered.sort((a, b) => (b.coherence.pRight ?? 0) - (a.coherence.pRight ?? 0)),
-      };
-    }
-    const next = hop.candidates[0]!;
+  private nextHopDeps(): NextHopDeps {
     return {
-      step: {
-        query: next.query,
-        formedBy: next.formedBy,
-        bridge: next.entity,
-        bridgeFrom: { sourceDocId: next.sourceDocId, linkDocId: next.linkDocId },
-        // the gate's P that this hop brings needed evidence: a doubtful hop's finds rank after the first hop's best
-        weight: hop.weight * (bestCheck.pRight ?? next.confidence),
-        vector: bestVector,
-        confirmed: false,
-      },
+      decomposer: this.deps.decomposer,
+      encoder: this.deps.encoder,
+      retriever: this.deps.retriever,
+      now: this.now,
     };
   }
 
@@ -645,64 +379,4 @@ export class HopEngine implements EngineApi {
       cutShort,
     };
   }
-
-  /** The vector of the best evidence window, for the directional coherence check. */
-  private async evidenceVector(c: Candidate): Promise<Float32Array | null> {
-    if (!c.window) return null;
-    const ws = (await this.deps.retriever.windowsOf([c.chunk.id])).get(c.chunk.id) ?? [];
-    return ws.find((w) => w.id === c.window!.windowId)?.vector ?? null;
-  }
-}
-
-/**
- * Whether a chain stopped at the gate asks a person: only when no short answer stands and at least
- * one suggestion is likely to bring missing evidence (the gate's P for the hop it would start).
- */
-export function worthAsking(
-  answer: Pick<Answer, 'value'>,
-  suggestions: readonly Pick<Suggestion, 'coherence'>[],
-  settings: Pick<EngineSettings, 'stopForPerson' | 'usefulThreshold'>,
-): boolean {
-  if (suggestions.length === 0) return false;
-  if (settings.stopForPerson === 'always') return true;
-  return answer.value === null && suggestions.some((s) => (s.coherence.pRight ?? 0) >= settings.usefulThreshold);
-}
-
-/**
- * A hop's evidence, diversified: each further chunk of a document already listed loses a little
- * (0.05 per earlier chunk of it), so one long document does not fill all the snippets of a hop.
- */
-function diversify(candidates: readonly Candidate[]): Candidate[] {
-  const perDoc = new Map<number, number>();
-  const adjusted = candidates.map((c, i) => {
-    const k = perDoc.get(c.chunk.docId) ?? 0;
-    perDoc.set(c.chunk.docId, k + 1);
-    return { c, key: c.score - 0.05 * k, i };
-  });
-  adjusted.sort((a, b) => b.key - a.key || a.i - b.i);
-  return adjusted.map((a) => a.c);
-}
-
-/**
- * The final ranked evidence: every hop's ranked list, merged by priority weight/rank, where a hop's
- * weight is the product of the gate's P(right) along the chain of bridges that led to it. A sure bridge interleaves its
- * finds with the first hop's (round-robin); a doubtful one ranks them after the first hop's best.
- * Each chunk appears once, at its best position. This is what the answer cites, in order.
- */
-function mergeEvidence(state: { hops: HopState[]; snippets: Map<number, Snippet> }): Snippet[] {
-  const items: { priority: number; hop: number; rank: number; chunkId: number }[] = [];
-  for (const [hi, h] of state.hops.entries())
-    for (const [i, r] of h.retrieved.entries())
-      items.push({ priority: h.weight / (i + 1), hop: hi, rank: i, chunkId: r.chunkId });
-  items.sort((a, b) => b.priority - a.priority || a.hop - b.hop || a.rank - b.rank);
-  const out: Snippet[] = [];
-  const seen = new Set<number>();
-  for (const it of items) {
-    if (seen.has(it.chunkId)) continue;
-    const s = state.snippets.get(it.chunkId);
-    if (!s) continue;
-    seen.add(it.chunkId);
-    out.push(s);
-  }
-  return out;
 }

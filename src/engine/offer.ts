@@ -1,4 +1,5 @@
-import type { CandidateRef, Suggestion } from './types.js';
+import type { Answer, Suggestion, CandidateRef } from './types.js';
+import type { EngineSettings } from './settings.js';
 
 /**
  * Which suggestions a stop lists for a person. Each rule was measured on every suggestion of every
@@ -41,4 +42,18 @@ export function likelyEnough<S extends Pick<Suggestion, 'coherence'>>(
   floor: number = SUGGESTION_FLOOR,
 ): S[] {
   return suggestions.filter((s) => (s.coherence.pRight ?? 0) >= floor);
+}
+
+/**
+ * Whether a chain stopped at the gate asks a person: only when no short answer stands and at least
+ * one suggestion is likely to bring missing evidence (the gate's P for the hop it would start).
+ */
+export function worthAsking(
+  answer: Pick<Answer, 'value'>,
+  suggestions: readonly Pick<Suggestion, 'coherence'>[],
+  settings: Pick<EngineSettings, 'stopForPerson' | 'usefulThreshold'>,
+): boolean {
+  if (suggestions.length === 0) return false;
+  if (settings.stopForPerson === 'always') return true;
+  return answer.value === null && suggestions.some((s) => (s.coherence.pRight ?? 0) >= settings.usefulThreshold);
 }

@@ -1,5 +1,5 @@
 import { LOCAL } from '../store/access.js';
-import type { EngineApi } from './hops.js';
+import type { EngineApi } from './api.js';
 
 /** A question that any corpus holds some evidence for, so that every stage runs, the reader included. */
 export const WARM_UP_QUESTION = 'What is the default setting, and where is it described?';

@@ -1,7 +1,7 @@
-import type { EngineApi } from '../engine/hops.js';
 import { suggestionLabel } from '../engine/suggestion-label.js';
 import type { EngineResult, HopState, LinkVia } from '../engine/types.js';
 import { LOCAL } from '../store/access.js';
+import type { EngineApi } from '../engine/api.js';
 
 /**
  * Hops worth a click, measured: whether each bridge a reply took or offered brought a supporting

@@ -3,7 +3,6 @@ import type { Server } from 'node:http';
 import { App, HTTPReceiver, SocketModeReceiver, type ReceiverEvent } from '@slack/bolt';
 import { checkSlackConfig, type Config } from '../config.js';
 import type { Core } from '../core.js';
-import type { EngineApi } from '../engine/hops.js';
 import { EngineQueue } from '../engine/queue.js';
 import { errorMessage, UserError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -16,6 +15,7 @@ import { SlackService } from './service.js';
 import { EVENT_LEASE_MS, type SlackStateStore } from './state/interfaces.js';
 import { SourceSync } from './source/live.js';
 import type { Encoder } from '../models/encoder.js';
+import type { EngineApi } from '../engine/api.js';
 
 /** How long a stop waits for answers in flight (a serve process ends 10 s after its signal in any case). */
 const STOP_DRAIN_MS = 8_000;

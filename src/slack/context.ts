@@ -1,12 +1,12 @@
 import type { Config } from '../config.js';
 import type { Core } from '../core.js';
-import type { EngineApi } from '../engine/hops.js';
 import type { EngineQueue } from '../engine/queue.js';
 import type { Logger } from '../log.js';
 import type { AccessContext } from '../store/access.js';
 import type { SlackApi } from './api.js';
 import type { SlackStateStore } from './state/interfaces.js';
 import type { SourceSync } from './source/live.js';
+import type { EngineApi } from '../engine/api.js';
 
 // What the Slack flows (questions and commands in service.ts, buttons in button-flow.ts) share.
 

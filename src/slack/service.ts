@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { boundQuestion, MAX_QUESTION_CHARS } from '../engine/hops.js';
 import { EngineQueue } from '../engine/queue.js';
 import type { EngineResult } from '../engine/types.js';
 import type { Logger } from '../log.js';
@@ -21,6 +20,7 @@ import type { SourceAction } from '../store/types.js';
 import { isRawDelivery } from './delivery.js';
 import { isFollowUp } from './follow-up.js';
 import { accessOf, EPHEMERAL_TS, type ActionInput, type Origin, type ServiceDeps } from './context.js';
+import { boundQuestion, MAX_QUESTION_CHARS } from '../engine/chain.js';
 
 export type { ActionInput, Origin, ServiceDeps } from './context.js';
 

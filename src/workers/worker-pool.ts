@@ -6,10 +6,10 @@ import type { Config } from '../config.js';
 import { UserError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { AccessContext } from '../store/access.js';
-import type { EngineApi } from '../engine/hops.js';
 import type { EngineResult } from '../engine/types.js';
 import type { EngineRequest, EngineWorkerMessage, SerializedError } from './worker-protocol.js';
 import type { EngineSettings } from '../engine/settings.js';
+import type { EngineApi } from '../engine/api.js';
 
 /** How long a stopping worker may take to close its models and store before it is terminated. */
 const CLOSE_MS = 5000;

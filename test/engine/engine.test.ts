@@ -4,13 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANSWER_THRESHOLD } from '../../src/engine/answer/confidence.js';
 import type { Core } from '../../src/core.js';
 import { Decomposer } from '../../src/engine/decompose.js';
-import { HopEngine, worthAsking } from '../../src/engine/hops.js';
+import { HopEngine } from '../../src/engine/hops.js';
 import { QueryCache } from '../../src/engine/query-cache.js';
 import { cellValues } from '../../src/engine/answer/passages.js';
 import type { EngineResult } from '../../src/engine/types.js';
 import { ingest } from '../../src/ingest/ingest.js';
 import { LOCAL } from '../../src/store/access.js';
 import { sampleCore, sampleRel } from '../helpers.js';
+import { worthAsking } from '../../src/engine/offer.js';
 
 let core: Core;
 let cleanup: () => Promise<void>;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { EngineApi } from '../../src/engine/hops.js';
 import type { EngineResult } from '../../src/engine/types.js';
 import { warmUp, WARM_UP_QUESTION } from '../../src/engine/warm-up.js';
+import type { EngineApi } from '../../src/engine/api.js';
 
 /** An engine that records each question and answers once `release` is called: questions in flight are visible. */
 function recordingEngine() {

@@ -3,11 +3,11 @@
  * records what it was asked. The flows (listeners, service, buttons, delivery) are what is under
  * test; the real engine's answers are tested in test/engine and by the few end-to-end Slack tests.
  */
-import type { EngineApi } from '../../src/engine/hops.js';
 import type { Store } from '../../src/store/interfaces.js';
 import type { EngineResult, Suggestion } from '../../src/engine/types.js';
 import type { AccessContext } from '../../src/store/access.js';
 import { hop, result, snippet } from '../fixtures/results.js';
+import type { EngineApi } from '../../src/engine/api.js';
 
 export interface EngineCall {
   kind: 'run' | 'resume' | 'followUp';

@@ -1,7 +1,6 @@
 import net from 'node:net';
 import fs from 'node:fs';
 import { openCore, openStoreCore, storeSettingsOf, type Core } from '../../src/core.js';
-import type { EngineApi } from '../../src/engine/hops.js';
 import { resolveModel } from '../../src/models/registry.js';
 import { seedFixtureDocuments } from './fake-engine.js';
 import { openSlackState } from '../../src/slack/state/open.js';
@@ -17,6 +16,7 @@ import type { EngineResult } from '../../src/engine/types.js';
 import { LOCAL } from '../../src/store/access.js';
 import { richTextOf } from './text-objects.js';
 import type { SettingName } from '../../src/settings.js';
+import type { EngineApi } from '../../src/engine/api.js';
 
 export const SECRET = '0123456789abcdef0123456789abcdef';
 const BOT = 'xoxb-1-test-bot-token';

@@ -9,8 +9,8 @@ import { createLogger, type Logger } from '../../log.js';
 import { createSlackApp } from '../../slack/app.js';
 import { configFrom } from './shared.js';
 import { warmUp } from '../../engine/warm-up.js';
-import type { EngineApi } from '../../engine/hops.js';
 import type { CliContext } from '../context.js';
+import type { EngineApi } from '../../engine/api.js';
 
 /** How long a stop waits for answers in flight before the process ends anyway. */
 const DRAIN_MS = 10_000;
