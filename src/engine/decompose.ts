@@ -1,15 +1,27 @@
 import { LRUCache } from 'lru-cache';
 import { dot } from '../models/encoder.js';
-import type { MaskedLM } from '../models/masked-lm.js';
-import { MASK } from '../models/masked-lm.js';
-import { analyze, isStopword, type Analysis, type Mention } from '../models/nlp.js';
+import { type MaskedLM, MASK } from '../models/masked-lm.js';
+import { analyze, isStopword, type Analysis } from '../models/nlp.js';
 import type { Store } from '../store/interfaces.js';
-import type { EntityMentions } from '../store/types.js';
 import { textQuery } from './fts-query.js';
 import type { Candidate } from './retrieve.js';
 import type { CandidateRef, LinkVia } from './types.js';
 import type { ResolvedAccess } from './access.js';
 import { contentTerms, foldName, termSet } from './text.js';
+import { findSlot, extendQuery } from './bridge-query.js';
+import {
+  type EntityLinks,
+  LABELLED_LINKS,
+  MENTION_LINKS,
+  ENTITY_DF_CAP,
+  linkTargets,
+  type LinkTarget,
+  type RawCandidate,
+  namesTarget,
+  holdsOwnPage,
+  isOwnPage,
+  RESOLVES_TO_TITLE,
+} from './bridge-links.js';
 
 /**
  * A possible next hop: an entity the evidence introduces (or the question names and nothing covers
@@ -99,115 +111,6 @@ const HEADING_NUMBER = /^(?:\d+\.)+(?:\d+)?(?:\s|$)|^\d+(?:\.\d+)+/;
 const ORDINAL = /^\d+(?:st|nd|rd|th)$/i;
 const DOCUMENT_PARTS =
   /^(?:the\s+)?(?:sections?|chapters?|tables?|figures?|pages?|parts?|appendix|appendices|notes?|examples?|see also)$/i;
-
-/**
- * Decomposition: finds the bridge entity in the top evidence and forms the next hop's query. BERT
- * is the semantic navigator here (no LLM): candidates are ranked by how well they link to a
- * document of their own (entity → title), corpus IDF, the relevance of the evidence they come from,
- * whether the question itself names them, and, with a masked LM configured, fill-mask plausibility
- * in the question's slot. The next query fills the slot: "the sensor used in Project Falcon" →
- * "Vantor TS-40".
- */
-/** Where an entity leads: a document titled by it, a section headed by it, or another mention of it. */
-interface LinkTarget {
-  docId: number;
-  title: string;
-  /** 1 = the title is exactly the entity; a heading or a mere mention links more weakly. */
-  link: number;
-  via: LinkVia;
-  /** For heading and mention links: the chunks concerned (the lookahead reads their windows). */
-  chunkIds: number[] | null;
-}
-
-/** An entity as first found: a name (entity, identifier, title), or a noun phrase of the best window. */
-interface RawCandidate {
-  entity: string;
-  origin: 'evidence' | 'question';
-  chunk: Candidate | null;
-  rank: number;
-  kind: 'name' | 'phrase';
-}
-
-/** The target is titled or headed by the entity's words, all of them and no others. */
-function namesTarget(t: LinkTarget | null): boolean {
-  return !!t && ((t.via === 'title' && t.link >= 1) || (t.via === 'heading' && t.link >= HEADING_LINK));
-}
-
-interface EntityLinks {
-  df: number;
-  targets: LinkTarget[];
-}
-
-/** A mention whose title link is this strong stands for the titled document ("Rocky" → "ASAP Rocky"). */
-const RESOLVES_TO_TITLE = 0.5;
-/** Link strengths of the weaker kinds: a heading names the entity; a body merely mentions it. */
-const HEADING_LINK = 0.8;
-const MENTION_LINK = 0.35;
-/** Chunks read per entity for its links: titled or headed by it, and merely mentioning it. */
-const LABELLED_LINKS = 40;
-const MENTION_LINKS = 60;
-/**
- * An entity's frequency (for IDF) is counted up to here. Past it the entity is simply common: at
- * 25k chunks its IDF feature is at most 0.32 of 1 (weight 0.3), so an exact count would change a
- * candidate's score by at most 0.1, and counting would read the whole posting list of a common name.
- */
-const ENTITY_DF_CAP = 1000;
-
-/** The documents an entity's mentions lead to, strongest link first, one per document. */
-function linkTargets(terms: readonly string[], mentions: EntityMentions): LinkTarget[] {
-  const want = new Set(terms);
-  const jaccard = (text: string) => {
-    const have = termSet(text);
-    let inter = 0;
-    for (const t of want) if (have.has(t)) inter++;
-    return inter < want.size ? 0 : inter / (want.size + have.size - inter);
-  };
-  const byDoc = new Map<number, LinkTarget>();
-  const mentionChunks = new Map<number, number[]>();
-  for (const r of [...mentions.labelled, ...mentions.mentioned]) {
-    const titleLink = jaccard(r.title.replace(/\s*\([^)]*\)\s*$/, ''));
-    const headingLink = HEADING_LINK * Math.max(0, ...r.headingPath.map(jaccard));
-    let t: LinkTarget;
-    if (titleLink > 0 && titleLink >= headingLink)
-      t = { docId: r.docId, title: r.title, link: titleLink, via: 'title', chunkIds: null };
-    else if (headingLink > 0)
-      t = { docId: r.docId, title: r.title, link: headingLink, via: 'heading', chunkIds: [r.chunkId] };
-    else {
-      const list = mentionChunks.get(r.docId) ?? [];
-      list.push(r.chunkId);
-      mentionChunks.set(r.docId, list);
-      t = { docId: r.docId, title: r.title, link: MENTION_LINK, via: 'mention', chunkIds: list };
-    }
-    const prev = byDoc.get(r.docId);
-    if (!prev || t.link > prev.link) byDoc.set(r.docId, t);
-    else if (prev.via === 'heading' && t.via === 'heading') prev.chunkIds!.push(r.chunkId);
-  }
-  return [...byDoc.values()].sort((a, b) => b.link - a.link);
-}
-
-/**
- * The names a title gives its document: the whole title, and its lead before a description or a
- * site's suffix ("apache2ctl - Apache HTTP Server Control Interface - …" → "apache2ctl", "socket(7)"
- * → "socket", "INC-2024-031: Telemetry dropout …" → "INC-2024-031").
- */
-export function titleNames(title: string): string[] {
-  const whole = title.replace(/\s*\([^)]*\)\s*$/, '');
-  const lead = /^(.+?)(?:\s+[-–—|]\s+|:\s+|\(\d\w*\)$)/.exec(title)?.[1];
-  return [...new Set([whole, lead].filter((x): x is string => !!x).map(foldName))];
-}
-
-/**
- * The target is the entity's own page: titled by it, or by it before a description, or by a title
- * the entity resolves to ("Falcon" → "Project Falcon", as linkCandidates renames it).
- */
-function isOwnPage(entity: string, t: LinkTarget): boolean {
-  return t.via === 'title' && (t.link >= RESOLVES_TO_TITLE || titleNames(t.title).includes(foldName(entity)));
-}
-
-/** The chain already holds the entity's own page (or found the entity there): following it reads that page again. */
-function holdsOwnPage(r: RawCandidate, targets: readonly LinkTarget[], known: ReadonlySet<number>): boolean {
-  return targets.some((t) => (known.has(t.docId) || t.docId === r.chunk?.chunk.docId) && isOwnPage(r.entity, t));
-}
 
 export class Decomposer {
   private readonly linkCache = new LRUCache<string, EntityLinks>({ max: 20_000 });
@@ -485,92 +388,4 @@ function rankCandidates(scored: readonly ScoredCandidate[], input: DecomposeInpu
     .filter((c) => !past.has(foldName(c.query)))
     .sort((a, b) => b.score - a.score)
     .slice(0, max);
-}
-
-/**
- * The slot of a question: the span that stands for the entity the next hop needs, i.e. a noun phrase
- * that leads to what the evidence already covers ("the temperature sensor used in Project Falcon",
- * "the woman who portrayed Corliss Archer in the film Kiss and Tell").
- */
-const RELATIVE =
-  /^\s*,?\s*(whose|that|which|who|whom|where|used|made|built|owned|run|led|operated|installed|mounted|deployed|published|written|directed|produced|founded)\b/i;
-
-export function findSlot(
-  question: string,
-  qa: Analysis,
-  known: ReadonlySet<string>,
-): { start: number; end: number } | null {
-  const covered = (m: Mention) => {
-    const t = contentTerms(m.text);
-    return t.length > 0 && t.filter((x) => known.has(x)).length / t.length >= 0.5;
-  };
-  const anchors = qa.mentions
-    // numbers are not anchors: "−20 °C" is a condition of the question, not what the slot refers to
-    .filter((m) => (m.kind === 'proper' || m.kind === 'code' || m.kind === 'date') && covered(m))
-    .sort((a, b) => a.start - b.start);
-  const nouns = qa.mentions.filter((m) => m.kind === 'noun');
-  const withDeterminer = (start: number) => {
-    const det = /\b(the|a|an|its|their|his|her)\s+$/i.exec(question.slice(Math.max(0, start - 6), start));
-    return det ? start - det[0].length : start;
-  };
-  for (const anchor of anchors) {
-    // Possessive: "Project Osprey's particulate sensor" → the sensor is the slot.
-    const poss = /^(?:'s|’s|')\s+/.exec(question.slice(anchor.end));
-    if (poss) {
-      const head = nouns.find(
-        (m) => m.start >= anchor.end + poss[0].length && m.start <= anchor.end + poss[0].length + 2,
-      );
-      if (head) return { start: withDeterminer(anchor.start), end: head.end };
-    }
-    // "the temperature sensor used in Project Falcon", "the woman who portrayed … Kiss and Tell",
-    // "the project whose drone lost telemetry on …": the noun phrase a relative clause or participle
-    // attaches to the anchor; failing that, the nearest noun phrase before it.
-    const before = nouns
-      .filter((m) => m.end <= anchor.start && anchor.start - m.end <= 60)
-      .sort((a, b) => b.end - a.end);
-    const head = before.find((m) => RELATIVE.test(question.slice(m.end, anchor.start))) ?? before[0];
-    if (head && !/[,;?]/.test(question.slice(head.end, anchor.start))) {
-      let end = anchor.end;
-      for (const a of anchors) if (a.start >= end && a.start - end <= 24) end = a.end;
-      return { start: withDeterminer(head.start), end };
-    }
-  }
-  return null;
-}
-
-/**
- * The next query, as a question a person reads: the entity stands where the question's slot was,
- * the slot's words after it as an aside ("What calibration offset applies at −20 °C to the
- * temperature sensor used in Project Falcon?" → "… to Vantor TS-40 (the temperature sensor used in
- * Project Falcon)?"). Every word of the question stays, so the hop still asks what the question
- * asks: dropping the slot's words moved the sample's −20 °C question to the −40 °C row of the
- * datasheet. Without a slot the entity is set after the question's words, once ("How do I undo a
- * commit — git revert?").
- */
-export function extendQuery(
-  current: string,
-  entity: string,
-  slot: { start: number; end: number } | null,
-): { query: string; formedBy: 'slot-fill' | 'appended' } {
-  const tidy = (q: string) =>
-    q
-      .replace(/\s+/g, ' ')
-      .replace(/\s+([?.!,;:])/g, '$1')
-      .trim();
-  if (slot) {
-    // never inside a word ("Jung Joon-young"), nor inside a quotation or parenthesis left open
-    let end = slot.end;
-    while (end < current.length && /[^\s,;:?!.]/.test(current[end]!)) end++;
-    // the slot's own words stay beside it, as an aside: they are what retrieval matched the evidence by
-    const described = current.slice(slot.start, end).trim();
-    return {
-      query: tidy(`${current.slice(0, slot.start)} ${entity} (${described}) ${current.slice(end)}`),
-      formedBy: 'slot-fill',
-    };
-  }
-  const m = /[?.!\s]*$/.exec(current);
-  const stem = current.slice(0, m ? m.index : current.length);
-  // the entity once: a query that already names it is not extended again
-  if (foldName(stem).includes(foldName(entity))) return { query: tidy(`${stem}?`), formedBy: 'appended' };
-  return { query: tidy(`${stem} — ${entity}?`), formedBy: 'appended' };
 }

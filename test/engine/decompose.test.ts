@@ -1,11 +1,13 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Core } from '../../src/core.js';
-import { Decomposer, extendQuery, findSlot, plausibleEntity, titleNames } from '../../src/engine/decompose.js';
+import { Decomposer, plausibleEntity } from '../../src/engine/decompose.js';
 import { termSet } from '../../src/engine/text.js';
 import { MaskedLM } from '../../src/models/masked-lm.js';
 import { analyze } from '../../src/models/nlp.js';
 import { ROOT, sampleCore } from '../helpers.js';
+import { extendQuery, findSlot } from '../../src/engine/bridge-query.js';
+import { titleNames } from '../../src/engine/bridge-links.js';
 
 describe('the slot of a question', () => {
   const slotText = (q: string, known: string) => {
