@@ -9,10 +9,11 @@ import { openStore } from '../../store/open.js';
 import type { EvalDataset } from '../../eval/dataset.js';
 import { percentile } from '../../eval/metrics.js';
 import { FILLER_RECIPE, loadFillerPool, writeFiller, type FillerPassage } from '../../eval/scale.js';
-import { INGEST_VERSION, ingest } from '../../ingest/ingest.js';
+import { ingest } from '../../ingest/ingest.js';
 import { LOCAL } from '../../store/access.js';
 import { UserError } from '../../errors.js';
 import { progressBar } from '../progress.js';
+import { INGEST_VERSION } from '../../ingest/types.js';
 
 /** One corpus size's figures: the same questions, the multi-hop engine without the reader's share. */
 export interface ScaleRow {

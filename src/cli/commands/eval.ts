@@ -13,10 +13,11 @@ import type { Retriever } from '../../engine/retrieve.js';
 import { engineSettings, type Core } from '../../core.js';
 import type { Config } from '../../config.js';
 import { formatReport, MODES, runEval, type EvalMode, type Ranker } from '../../eval/run.js';
-import { ingest, INGEST_VERSION } from '../../ingest/ingest.js';
+import { ingest } from '../../ingest/ingest.js';
 import { progressBar } from '../progress.js';
 import { configFrom, parsePositiveInt, withCore } from './shared.js';
 import type { CliContext } from '../context.js';
+import { INGEST_VERSION } from '../../ingest/types.js';
 
 export function cacheRoot(): string {
   return process.env.RAGASK_CACHE_DIR

@@ -1,8 +1,9 @@
-import { ingestDocuments, type IngestDeps } from '../../ingest/ingest.js';
+import { ingestDocuments } from '../../ingest/ingest.js';
 import type { Logger } from '../../log.js';
 import type { Store } from '../../store/interfaces.js';
 import type { SlackApi } from '../api.js';
 import { channelPlace, readThread, userNames, threadDocument, threadSource, type ThreadPlace } from './channels.js';
+import type { IngestDeps } from '../../ingest/types.js';
 
 /**
  * While `serve` runs, the threads of the channels in RAGASK_SLACK_SOURCES follow what people write:
