@@ -5,6 +5,8 @@ import * as ort from 'onnxruntime-node';
 import { UserError } from '../errors.js';
 import { cpuSession, readManifest } from './registry.js';
 import { BertTokenizer } from './tokenizer.js';
+import { type ReaderPassage, type ReaderResult, type ReaderWindow, ANSWER_KINDS, type SpanCandidate, type AnswerKind } from './reader-types.js';
+import { type PiecesWithOffsets, piecesWithOffsets, lengthGroups } from './reader-pieces.js';
 
 /**
  * The extractive reader: a MiniLM-L6 fine-tuned by scripts/train_reader.py to read a question with
@@ -17,58 +19,6 @@ import { BertTokenizer } from './tokenizer.js';
  * window is cut into overlapping pieces. Spans start and end only inside a passage's text, and are
  * returned as character offsets into that text, so the answer is exactly what the passage says.
  */
-
-export const ANSWER_KINDS = ['span', 'yes', 'no', 'none'] as const;
-export type AnswerKind = (typeof ANSWER_KINDS)[number];
-
-export interface ReaderPassage {
-  title: string;
-  text: string;
-  /**
-   * Where an answer may stand, as character ranges of `text` (all of it when absent): a table row's
-   * cell values, so an answer never runs across cells or includes a column header.
-   */
-  answerRanges?: readonly (readonly [number, number])[];
-  /**
-   * Spans to score whole beside the reader's own best ones, as character ranges of `text`: the values
-   * of the kind the question asks for, so a value the top logits pass over still competes.
-   */
-  candidateRanges?: readonly (readonly [number, number])[];
-}
-
-export interface SpanCandidate {
-  /** Index into the passages given to read(). */
-  passage: number;
-  /** Character offsets into that passage's text. */
-  start: number;
-  end: number;
-  text: string;
-  /** start logit + end logit. */
-  score: number;
-  window: number;
-}
-
-export interface ReaderWindow {
-  /** The passages (indexes) this window holds, whole or in part. */
-  passages: number[];
-  /** P(span), P(yes), P(no), P(none) from the answer-type head. */
-  probs: Record<AnswerKind, number>;
-  /** The best spans of this window, best first (distinct texts). */
-  spans: SpanCandidate[];
-}
-
-export interface ReaderResult {
-  windows: ReaderWindow[];
-  /** The reading: the window that most believes it holds the answer, and what it says. */
-  kind: AnswerKind;
-  /** 1 − P(none) in that window. */
-  pAnswer: number;
-  /** P(kind | answered) in that window. */
-  pKind: number;
-  window: number;
-  span: SpanCandidate | null;
-  ms: number;
-}
 
 /** What the training script writes beside the weights (ragask-model.json, kind "reader"). */
 interface ReaderManifest {
@@ -87,56 +37,11 @@ export interface ReaderOptions {
   threads: number;
 }
 
-// BERT's pre-tokenizer splits on whitespace and on every punctuation character (ASCII
-// non-alphanumerics and Unicode P*); CJK ideographs are words of their own.
-const PUNCT = String.raw`\p{P}!-\/:-@\[-\x60{-~`;
-const CJK = String.raw`\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u{20000}-\u{2a6df}\u{2a700}-\u{2b73f}\u{2b740}-\u{2b81f}\u{2b820}-\u{2ceaf}\u{2f800}-\u{2fa1f}`;
-const WORD = new RegExp(`[${PUNCT}]|[${CJK}]|[^\\s${PUNCT}${CJK}]+`, 'gu');
-
-/** Word pieces of a text, each with the character offsets of the word it comes from. */
-export interface PiecesWithOffsets {
-  ids: number[];
-  starts: number[];
-  ends: number[];
-}
-
-export function piecesWithOffsets(tokenizer: BertTokenizer, text: string): PiecesWithOffsets {
-  const out: PiecesWithOffsets = { ids: [], starts: [], ends: [] };
-  for (const m of text.matchAll(WORD)) {
-    const start = m.index!;
-    const end = start + m[0].length;
-    for (const id of tokenizer.wordPieces(m[0])) {
-      out.ids.push(id);
-      out.starts.push(start);
-      out.ends.push(end);
-    }
-  }
-  return out;
-}
-
 /** A window's outputs: start and end logits per piece, and the answer-kind logits. */
 interface WindowLogits {
   start: Float32Array;
   end: Float32Array;
   kind: Float32Array;
-}
-
-/**
- * Padding a group may carry, as a share of its longest window. Windows are packed to the reader's
- * length, so a read is usually two or three full windows and a short last one; padded to one batch,
- * 17–19 % of the pieces computed were padding (BENCHMARKS.md, "The reader's windows without padding").
- */
-const MAX_PADDING = 0.1;
-
-/** Windows grouped for one onnxruntime call each: longest first, each group within MAX_PADDING of its longest. */
-export function lengthGroups<W extends { ids: readonly unknown[] }>(windows: readonly W[]): W[][] {
-  const groups: W[][] = [];
-  for (const w of [...windows].sort((a, b) => b.ids.length - a.ids.length)) {
-    const last = groups.at(-1);
-    if (last && w.ids.length >= (1 - MAX_PADDING) * last[0]!.ids.length) last.push(w);
-    else groups.push([w]);
-  }
-  return groups;
 }
 
 interface Window {

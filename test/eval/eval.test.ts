@@ -5,11 +5,12 @@ import { openCore, type Core } from '../../src/core.js';
 import { loadDataset } from '../../src/eval/dataset.js';
 import { allSupportAt, containsAnswer, normalizeAnswer, percentile, recallAt } from '../../src/eval/metrics.js';
 import { multiHopRanker, singleHopRanker } from '../../src/eval/rankers.js';
-import { coherenceStats, formatReport, runEval, type Ranker } from '../../src/eval/run.js';
+import { coherenceStats, runEval, type Ranker } from '../../src/eval/run.js';
 import type { ShownReply } from '../../src/eval/visible.js';
 import { clickStats, usefulSweep, type ClickLabels, type StopCheck } from '../../src/eval/stops.js';
 import { ingest } from '../../src/ingest/ingest.js';
 import { SAMPLE_DIR, tempDir, testConfig } from '../helpers.js';
+import { formatReport } from '../../src/eval/format.js';
 
 describe('metrics', () => {
   it('computes recall@k and all-support@k over passages', () => {

@@ -1,8 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decide, lengthGroups, piecesWithOffsets, Reader, type ReaderWindow } from '../../src/models/reader.js';
+import { decide, Reader, } from '../../src/models/reader.js';
 import { BertTokenizer } from '../../src/models/tokenizer.js';
+import type { ReaderWindow } from '../../src/models/reader-types.js';
+import { lengthGroups, piecesWithOffsets } from '../../src/models/reader-pieces.js';
 
 const MODELS = path.resolve('models');
 let reader: Reader;

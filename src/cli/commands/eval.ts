@@ -12,12 +12,13 @@ import { Decomposer } from '../../engine/decompose.js';
 import type { Retriever } from '../../engine/retrieve.js';
 import { engineSettings, type Core } from '../../core.js';
 import type { Config } from '../../config.js';
-import { formatReport, MODES, runEval, type EvalMode, type Ranker } from '../../eval/run.js';
+import { MODES, runEval, type EvalMode, type Ranker } from '../../eval/run.js';
 import { ingest } from '../../ingest/ingest.js';
 import { progressBar } from '../progress.js';
 import { configFrom, parsePositiveInt, withCore } from './shared.js';
 import type { CliContext } from '../context.js';
 import { INGEST_VERSION } from '../../ingest/types.js';
+import { formatReport } from '../../eval/format.js';
 
 export function cacheRoot(): string {
   return process.env.RAGASK_CACHE_DIR

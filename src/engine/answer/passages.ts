@@ -1,8 +1,8 @@
 import { ENGINE_DEFAULTS } from '../defaults.js';
-import type { ReaderPassage } from '../../models/reader.js';
 import type { ChunkRow } from '../../store/types.js';
 import type { HopState, Snippet } from '../types.js';
 import { citationOf } from '../snippet.js';
+import type { ReaderPassage } from '../../models/reader-types.js';
 
 /** A passage of the final evidence as the reader reads it, with where it came from in the chain. */
 export interface EvidencePassage {

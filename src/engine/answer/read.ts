@@ -1,4 +1,3 @@
-import type { ReaderResult } from '../../models/reader.js';
 import { normalizeAnswer } from './normalize.js';
 import { contentTerms, evidenceCoverage, termSet } from '../text.js';
 import type { HopState } from '../types.js';
@@ -20,6 +19,7 @@ import {
   type Rival,
   CONFLICT_MARGIN,
 } from './reading.js';
+import type { ReaderResult } from '../../models/reader-types.js';
 
 /** How many scored spans a reading keeps for ranking the lines shown (lines.ts). */
 const SCORED_SPANS = 64;

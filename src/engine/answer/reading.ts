@@ -1,11 +1,11 @@
 /** What a reading is: the reader's contract, a reading's parts and the span-level helpers every path of reading shares. */
-import type { ReaderPassage, ReaderResult, SpanCandidate } from '../../models/reader.js';
 import { normalizeAnswer, tokenF1 } from './normalize.js';
 import { contentTerms, termSet } from '../text.js';
 import type { EvidencePassage } from './passages.js';
 import type { SpanScore } from './lines.js';
 import type { ReadKind, ReadingFeatures, ComparisonPath } from './features.js';
 import type { Located } from './span-scores.js';
+import type { ReaderPassage, ReaderResult, SpanCandidate } from '../../models/reader-types.js';
 
 /** What the engine needs of a reader (src/models/reader.ts is the one implementation). */
 export interface AnswerReader {

@@ -1,9 +1,9 @@
 /** How the reader's spans are scored against what the question asks: type fit, labels, the subject and a row's condition. */
-import type { SpanCandidate } from '../../models/reader.js';
 import { normalizeAnswer } from './normalize.js';
 import { contentTerms, termSet } from '../text.js';
 import type { EvidencePassage } from './passages.js';
 import { asksForDefault, statesDefaultBefore, typeFit, valueWithin, type ExpectedType } from './answer-type.js';
+import type { SpanCandidate } from '../../models/reader-types.js';
 
 /** Logits a span of the expected kind is worth over one that cannot tell. */
 const TYPE_WEIGHT = 3;

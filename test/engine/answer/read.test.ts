@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { EvidencePassage } from '../../../src/engine/answer/passages.js';
 import { readAnswer } from '../../../src/engine/answer/read.js';
 import type { HopState, Snippet } from '../../../src/engine/types.js';
-import type { ReaderPassage, ReaderResult, ReaderWindow } from '../../../src/models/reader.js';
 import { askedPart } from '../../../src/engine/answer/read-comparison.js';
 import { CONFLICT_MARGIN, type AnswerReader } from '../../../src/engine/answer/reading.js';
+import type { ReaderPassage, ReaderResult, ReaderWindow } from '../../../src/models/reader-types.js';
 
 // The reading logic on a scripted reader: what it does with the reader's output (bridges passed
 // over, rivals, comparisons), independent of any one model's weights. The real model is tested in
