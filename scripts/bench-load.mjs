@@ -36,7 +36,7 @@ if (process.argv.includes('--live-heap') && typeof global.gc !== 'function') {
   );
   process.exit(r.status ?? 1);
 }
-const { FakeSlack, deliver, eventBody, freePort } = await import(path.join(ROOT, 'dist', 'slack', 'stand-in.js'));
+const { FakeSlack, deliver, eventBody, freePort } = await import(path.join(ROOT, 'dist-support', 'slack-stand-in.js'));
 
 // Sender mode (a child of the driver): sends a burst of signed mentions at once and reports when
 // each was sent and how long its ack took. Apart from the driver, which also plays Slack's Web API

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { FakeSlack } = await import(path.join(ROOT, 'dist', 'slack', 'stand-in.js'));
+const { FakeSlack } = await import(path.join(ROOT, 'dist-support', 'slack-stand-in.js'));
 const { values } = parseArgs({
   options: {
     messages: { type: 'string', default: '10000' },

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeSlack } from '../../src/slack/stand-in.js';
+import { FakeSlack } from '../support/slack-stand-in.js';
 import { tempDir } from '../helpers.js';
 import { runCli } from './run-cli.js';
 

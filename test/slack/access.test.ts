@@ -2,7 +2,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScope } from '../../src/store/access.js';
 import { SAMPLE_DIR } from '../helpers.js';
-import { actionBody, commandBody, deliver, eventBody, type ApiCall } from '../../src/slack/stand-in.js';
+import { actionBody, commandBody, deliver, eventBody, type ApiCall } from '../support/slack-stand-in.js';
 import { SECRET, blocksText, startHarness, type Harness } from './harness.js';
 
 let h: Harness;

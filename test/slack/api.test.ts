@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SlackApi, SLACK_TIERS } from '../../src/slack/api.js';
-import { FakeSlack } from '../../src/slack/stand-in.js';
+import { FakeSlack } from '../support/slack-stand-in.js';
 
 let fake: FakeSlack;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import type { SqliteConversations } from '../../src/store/sqlite/conversations.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { actionBody, deliver, eventBody, type ApiCall } from '../../src/slack/stand-in.js';
+import { actionBody, deliver, eventBody, type ApiCall } from '../support/slack-stand-in.js';
 import { SECRET, blocksText, headlineOf, startHarness, type Harness } from './harness.js';
 import { FakeEngine, stopped } from './fake-engine.js';
 

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeSlack, deliver, eventBody, freePort } from '../../src/slack/stand-in.js';
+import { FakeSlack, deliver, eventBody, freePort } from '../support/slack-stand-in.js';
 import { ROOT, ingestSample, tempDir } from '../helpers.js';
 import { SECRET, blocksText } from './harness.js';
 

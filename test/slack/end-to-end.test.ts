@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliver, eventBody } from '../../src/slack/stand-in.js';
+import { deliver, eventBody } from '../support/slack-stand-in.js';
 import { SECRET, answerIn, blocksText, expectedHeadline, mention, startHarness, type Harness } from './harness.js';
 
 // The real engine behind the real Bolt app: what the sample's questions are answered with, cited,

@@ -9,7 +9,7 @@ import { createLogger } from '../../src/log.js';
 import { createSlackApp, type SlackAppHandle } from '../../src/slack/app.js';
 import type { TierLimits } from '../../src/slack/api.js';
 import { SAMPLE_DIR, tempDir, testConfig } from '../helpers.js';
-import { eventBody, FakeSlack } from '../../src/slack/stand-in.js';
+import { eventBody, FakeSlack } from '../support/slack-stand-in.js';
 import type { Config } from '../../src/config.js';
 import { answerMessage } from '../../src/slack/blocks/answer.js';
 import type { EngineResult } from '../../src/engine/types.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScope } from '../../src/store/access.js';
-import { actionBody, deliver, eventBody, type ApiCall } from '../../src/slack/stand-in.js';
+import { actionBody, deliver, eventBody, type ApiCall } from '../support/slack-stand-in.js';
 import { SECRET, blocksText, startHarness, type Harness } from './harness.js';
 import { FakeEngine } from './fake-engine.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliver, eventBody, type ApiCall } from '../../src/slack/stand-in.js';
+import { deliver, eventBody, type ApiCall } from '../support/slack-stand-in.js';
 import { SECRET, blocksText, startHarness, type Harness } from './harness.js';
 import { textObjects } from './text-objects.js';
 import { FakeEngine } from './fake-engine.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commandBody, deliver, eventBody } from '../../src/slack/stand-in.js';
+import { commandBody, deliver, eventBody } from '../support/slack-stand-in.js';
 import { SECRET, answerIn, blocksText, expectedHeadline, mention, startHarness, type Harness } from './harness.js';
 import { FakeEngine } from './fake-engine.js';
 

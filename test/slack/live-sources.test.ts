@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliver, eventBody } from '../../src/slack/stand-in.js';
+import { deliver, eventBody } from '../support/slack-stand-in.js';
 import { SECRET, startHarness, type Harness } from './harness.js';
 
 // While serve runs, the threads of RAGASK_SLACK_SOURCES channels follow what people write: a reply,

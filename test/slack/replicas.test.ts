@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rng } from '../../src/engine/reranker-head.js';
-import { FakeSlack, actionBody, deliver, eventBody, freePort, type ApiCall } from '../../src/slack/stand-in.js';
+import { FakeSlack, actionBody, deliver, eventBody, freePort, type ApiCall } from '../support/slack-stand-in.js';
 import { ROOT, SAMPLE_DIR, ingestSample, tempDir } from '../helpers.js';
 import { BACKENDS, freshSchema, skipBackend } from '../pg.js';
 import { SECRET, TEST_REDIS_URL, blocksText, redisAnswers } from './harness.js';

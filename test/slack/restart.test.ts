@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers.js';
-import { deliver, eventBody } from '../../src/slack/stand-in.js';
+import { deliver, eventBody } from '../support/slack-stand-in.js';
 import { SECRET, blocksText, startHarness } from './harness.js';
 import { FakeEngine } from './fake-engine.js';
 

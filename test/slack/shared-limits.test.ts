@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserError } from '../../src/errors.js';
 import { SlackApi, type TierLimits } from '../../src/slack/api.js';
-import { FakeSlack } from '../../src/slack/stand-in.js';
+import { FakeSlack } from '../support/slack-stand-in.js';
 import { ROOT } from '../helpers.js';
 import { TEST_REDIS_URL, redisAnswers } from './harness.js';
 

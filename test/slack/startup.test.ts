@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeSlack, freePort } from '../../src/slack/stand-in.js';
+import { FakeSlack, freePort } from '../support/slack-stand-in.js';
 import { ROOT, tempDir } from '../helpers.js';
 import { APP_TOKEN, SECRET } from './harness.js';
 
