@@ -7,13 +7,13 @@ import {
   answerMessage,
   busyMessage,
   errorMessage,
-  escapeMrkdwn,
   noticeMessage,
   usageMessage,
   workingMessage,
   type Message,
 } from './blocks/answer.js';
 import { ButtonFlow } from './button-flow.js';
+import { CommandFlow, type CommandInput } from './command-flow.js';
 import { HomeTab } from './home.js';
 import type { SourceEvent } from './source/live.js';
 import type { SourceAction } from '../store/types.js';
@@ -23,16 +23,6 @@ import { accessOf, EPHEMERAL_TS, type ActionInput, type Origin, type ServiceDeps
 import { boundQuestion, MAX_QUESTION_CHARS } from '../engine/chain.js';
 
 export type { ActionInput, Origin, ServiceDeps } from './context.js';
-
-/** A `/ragask` command as its listener hands it over. */
-interface CommandInput {
-  channel: string;
-  user: string;
-  text: string;
-  responseUrl: string;
-  isDM: boolean;
-  teamId?: string;
-}
 
 export interface QuestionInput extends Origin {
   /** Slack's event id, for answering each delivery once; null for slash commands. */
@@ -60,12 +50,18 @@ export class SlackService {
 
   private readonly buttons: ButtonFlow;
   private readonly home: HomeTab;
+  private readonly commands: CommandFlow;
 
   constructor(private readonly deps: ServiceDeps) {
     this.queue =
       deps.queue ?? new EngineQueue({ concurrency: deps.config.engineConcurrency, limit: deps.config.queueLimit });
     this.buttons = new ButtonFlow(deps, this.queue);
     this.home = new HomeTab(deps);
+    this.commands = new CommandFlow(deps, this.queue, {
+      cleanQuestion: (text) => this.cleanQuestion(text),
+      tellBusy: (origin) => this.tellBusy(origin),
+      cutNote,
+    });
   }
 
   /** Handlers still working: a shutdown waits for them, so no answer is left half-published. */
@@ -339,144 +335,12 @@ export class SlackService {
    * follow-ups work) or, with -p / RAGASK_SLACK_EPHEMERAL, only to the asker.
    */
   handleCommand(input: CommandInput): Promise<void> {
-    return this.track(this.answerCommand(input));
-  }
-
-  private async answerCommand(input: CommandInput): Promise<void> {
-    const { api, config } = this.deps;
-    let text = input.text.trim();
-    if (!text || /^(help|-h|--help|\?)$/i.test(text)) {
-      await api.respond(input.responseUrl, {
-        response_type: 'ephemeral',
-        ...usageMessage(text ? undefined : 'Ask me a question: `/ragask <question>`'),
-      });
-      return;
-    }
-    if (/^sources$/i.test(text)) {
-      await api.respond(input.responseUrl, {
-        response_type: 'ephemeral',
-        ...(await this.sourcesMessage({ channel: input.channel, user: input.user, threadTs: '', isDM: input.isDM })),
-      });
-      return;
-    }
-    let ephemeral = config.slack.ephemeral;
-    const flag = /^(-p|--private|-c|--channel)(?:\s+|$)/i.exec(text);
-    if (flag) {
-      ephemeral = /^(-p|--private)/i.test(flag[1]!);
-      text = text.slice(flag[0].length);
-    }
-    const { question, cut } = this.cleanQuestion(text);
-    if (!question) {
-      // a flag with nothing (or only control characters) after it: usage, to the asker only
-      await api.respond(input.responseUrl, {
-        response_type: 'ephemeral',
-        ...usageMessage('Ask me a question: `/ragask <question>`'),
-      });
-      return;
-    }
-    if (!ephemeral) {
-      let ts: string | null = null;
-      try {
-        ts = (await api.postMessage({ channel: input.channel, ...workingMessage(question), unfurl_links: false })).ts;
-      } catch (e) {
-        this.deps.log.warn(
-          { err: e, channel: input.channel },
-          'slack: cannot post in this channel; answering the asker only',
-        );
-      }
-      if (ts) {
-        const origin: Origin = {
-          channel: input.channel,
-          user: input.user,
-          threadTs: ts,
-          isDM: input.isDM,
-          ...(input.teamId ? { teamId: input.teamId } : {}),
-        };
-        try {
-          const result = await this.queue.run(
-            () => this.deps.engine.run(question, this.access(origin)),
-            () => this.tellBusy({ ...origin, threadTs: ts! }),
-          );
-          const key = await this.deps.store.saveState({
-            channel: input.channel,
-            threadTs: ts,
-            messageTs: ts,
-            owner: input.user,
-            result,
-          });
-          const msg = answerMessage(result, {
-            stateKey: key,
-            echoQuestion: true,
-            askedBy: input.user,
-            notes: cut ? [cutNote] : [],
-          });
-          await this.deps.store.addTurn(input.channel, ts, { user: input.user, question, messageTs: ts, result });
-          await api.update({ channel: input.channel, ts, text: msg.text, blocks: msg.blocks });
-        } catch (e) {
-          this.deps.log.error({ err: e }, 'slack: /ragask failed');
-          await api.update({ channel: input.channel, ts, ...errorMessage() }).catch(() => undefined);
-        }
-        return;
-      }
-    }
-    // Only the asker sees it: through the command's response_url.
-    await api.respond(input.responseUrl, { response_type: 'ephemeral', ...workingMessage(question) });
-    const origin: Origin = {
-      channel: input.channel,
-      user: input.user,
-      threadTs: EPHEMERAL_TS,
-      isDM: input.isDM,
-      ...(input.teamId ? { teamId: input.teamId } : {}),
-    };
-    try {
-      const result = await this.queue.run(() => this.deps.engine.run(question, this.access(origin)));
-      const key = await this.deps.store.saveState({
-        channel: input.channel,
-        threadTs: EPHEMERAL_TS,
-        messageTs: EPHEMERAL_TS,
-        owner: input.user,
-        result,
-      });
-      const msg = answerMessage(result, { stateKey: key, echoQuestion: true, notes: cut ? [cutNote] : [] });
-      await api.respond(input.responseUrl, { response_type: 'ephemeral', replace_original: true, ...msg });
-    } catch (e) {
-      this.deps.log.error({ err: e }, 'slack: /ragask failed');
-      await api
-        .respond(input.responseUrl, { response_type: 'ephemeral', replace_original: true, ...errorMessage() })
-        .catch(() => undefined);
-    }
+    return this.track(this.commands.answer(input));
   }
 
   /** `/ragask sources`: what the current channel (or, in a DM, this user) can see. */
-  async sourcesMessage(origin: Origin): Promise<Message> {
-    const access = await this.deps.core.access.resolve(this.access(origin));
-    const docs = (await this.deps.core.store.documents.listDocuments()).filter((d) => access.allowDoc(d.id));
-    // how many others exist is not this channel's business: only what it can see is counted
-    const where = origin.isDM ? 'Our direct messages' : 'This channel';
-    const lines = docs
-      .slice(0, 40)
-      .map(
-        (d) =>
-          `• ${escapeMrkdwn(d.title)}${d.scope && d.scope.kind !== 'public' ? ` _(${d.scope.kind === 'user' ? 'private to you' : 'this channel'})_` : ''}`,
-      );
-    const more = docs.length > 40 ? `\n…and ${docs.length - 40} more.` : '';
-    return {
-      text: `${where} can see ${docs.length} document${docs.length === 1 ? '' : 's'}.`,
-      blocks: [
-        {
-          type: 'section',
-          text: { type: 'mrkdwn', text: `*${where} can see ${docs.length} document${docs.length === 1 ? '' : 's'}:*` },
-        },
-        ...(lines.length
-          ? [
-              {
-                type: 'section' as const,
-                text: { type: 'mrkdwn' as const, text: (lines.join('\n') + more).slice(0, 2990) },
-              },
-            ]
-          : []),
-      ],
-    };
+  sourcesMessage(origin: Origin): Promise<Message> {
+    return this.commands.sourcesMessage(origin);
   }
 
   /** The button flows (continue, stop, trace, feedback): see button-flow.ts. */
