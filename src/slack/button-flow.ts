@@ -1,19 +1,12 @@
 import type { EngineQueue } from '../engine/queue.js';
 import { redactResult } from '../engine/redact.js';
 import type { EngineResult } from '../engine/types.js';
-import {
-  answerMessage,
-  escapeMrkdwn,
-  noticeMessage,
-  notHelpfulMessage,
-  reasonOf,
-  traceMessage,
-  workingMessage,
-  type Message,
-} from './blocks/answer.js';
-import { humanDuration } from './blocks/text.js';
+import { answerMessage, type Message } from './blocks/answer.js';
+import { humanDuration, escapeMrkdwn } from './blocks/text.js';
 import { accessOf, EPHEMERAL_TS, type ActionInput, type Origin, type ServiceDeps } from './context.js';
 import type { StoredState } from './state/interfaces.js';
+import { traceMessage } from './blocks/trace.js';
+import { noticeMessage, notHelpfulMessage, reasonOf, workingMessage } from './blocks/notices.js';
 
 /**
  * The buttons on an answer: continue with a suggested hop, stop here, show the trace, and

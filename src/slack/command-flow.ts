@@ -1,13 +1,8 @@
 import type { EngineQueue } from '../engine/queue.js';
-import {
-  answerMessage,
-  errorMessage,
-  escapeMrkdwn,
-  usageMessage,
-  workingMessage,
-  type Message,
-} from './blocks/answer.js';
+import { answerMessage, type Message } from './blocks/answer.js';
 import { accessOf, EPHEMERAL_TS, type Origin, type ServiceDeps } from './context.js';
+import { errorMessage, usageMessage, workingMessage } from './blocks/notices.js';
+import { escapeMrkdwn } from './blocks/text.js';
 
 /** A `/ragask` command as its listener hands it over. */
 export interface CommandInput {

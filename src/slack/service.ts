@@ -3,15 +3,7 @@ import { EngineQueue } from '../engine/queue.js';
 import type { EngineResult } from '../engine/types.js';
 import type { Logger } from '../log.js';
 import type { AccessContext } from '../store/access.js';
-import {
-  answerMessage,
-  busyMessage,
-  errorMessage,
-  noticeMessage,
-  usageMessage,
-  workingMessage,
-  type Message,
-} from './blocks/answer.js';
+import { answerMessage, type Message } from './blocks/answer.js';
 import { ButtonFlow } from './button-flow.js';
 import { CommandFlow, type CommandInput } from './command-flow.js';
 import { HomeTab } from './home.js';
@@ -21,6 +13,7 @@ import { isRawDelivery } from './delivery.js';
 import { isFollowUp } from './follow-up.js';
 import { accessOf, EPHEMERAL_TS, type ActionInput, type Origin, type ServiceDeps } from './context.js';
 import { boundQuestion, MAX_QUESTION_CHARS } from '../engine/chain.js';
+import { busyMessage, errorMessage, noticeMessage, usageMessage, workingMessage } from './blocks/notices.js';
 
 export type { ActionInput, Origin, ServiceDeps } from './context.js';
 

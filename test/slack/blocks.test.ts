@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { richTextKinds, richTextOf, textObjects } from './text-objects.js';
 import { hop, result, snippet } from '../fixtures/results.js';
 import type { Snippet } from '../../src/engine/types.js';
-import { ACTIONS, answerMessage, withinLimits, traceMessage, usageMessage } from '../../src/slack/blocks/answer.js';
+import { ACTIONS, answerMessage, withinLimits } from '../../src/slack/blocks/answer.js';
 import { LIMITS, escapeMrkdwn, humanDuration, link, safeText } from '../../src/slack/blocks/text.js';
+import { traceMessage } from '../../src/slack/blocks/trace.js';
+import { usageMessage } from '../../src/slack/blocks/notices.js';
 
 /** What each block shows, as text: mrkdwn as written, rich text with its marks (see richTextOf). */
 /** A result with no short answer: "I could not find a definite answer", these leads after it. */

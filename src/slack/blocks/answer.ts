@@ -9,9 +9,9 @@ import type {
   RichTextElement,
   RichTextSection,
 } from '@slack/types';
-import type { Citation, EngineResult, HopState, Snippet } from '../../engine/types.js';
-import { FEEDBACK_REASONS, type FeedbackReason } from '../state/interfaces.js';
-import { LIMITS, escapeMrkdwn, safeText, truncate } from './text.js';
+import type { Citation, EngineResult, Snippet } from '../../engine/types.js';
+import type { FeedbackReason } from '../state/interfaces.js';
+import { LIMITS, safeText, truncate } from './text.js';
 import { shownLine } from '../../engine/answer/lines.js';
 
 export const ACTIONS = {
@@ -25,7 +25,7 @@ export const ACTIONS = {
 } as const;
 
 /** The buttons that say why an answer was not helpful, as the asker reads them. */
-const REASON_LABELS: Record<FeedbackReason, string> = {
+export const REASON_LABELS: Record<FeedbackReason, string> = {
   wrong: 'It is wrong',
   outdated: 'It is out of date',
   not_asked: 'Not what I asked',
@@ -36,7 +36,7 @@ export interface Message {
   blocks: KnownBlock[];
 }
 
-const STOP_TEXT: Record<EngineResult['stopReason'], string> = {
+export const STOP_TEXT: Record<EngineResult['stopReason'], string> = {
   answered: 'the evidence answers the question',
   no_new_evidence: 'no new evidence appeared',
   no_bridge: 'no further entity to follow',
@@ -48,11 +48,11 @@ const STOP_TEXT: Record<EngineResult['stopReason'], string> = {
 
 // verbatim: Slack must not turn a bare URL or #channel in the text into a link; the links ragask
 // means are written out as <url|label>, which verbatim keeps.
-function section(text: string): SectionBlock {
+export function section(text: string): SectionBlock {
   return { type: 'section', text: { type: 'mrkdwn', text: truncate(text, LIMITS.sectionText), verbatim: true } };
 }
 
-function context(...texts: string[]): ContextBlock {
+export function context(...texts: string[]): ContextBlock {
   return {
     type: 'context',
     elements: texts
@@ -65,7 +65,7 @@ function context(...texts: string[]): ContextBlock {
  * What a person typed, shown back literally: a plain-text element (no formatting, no links, no
  * mentions: "*bold*" stays "*bold*"), after a label in mrkdwn that ragask wrote.
  */
-function echo(label: string, userText: string, max: number): ContextBlock {
+export function echo(label: string, userText: string, max: number): ContextBlock {
   return {
     type: 'context',
     elements: [
@@ -75,7 +75,7 @@ function echo(label: string, userText: string, max: number): ContextBlock {
   };
 }
 
-function button(text: string, actionId: string, value: string, style?: 'primary' | 'danger'): Button {
+export function button(text: string, actionId: string, value: string, style?: 'primary' | 'danger'): Button {
   return {
     type: 'button',
     text: { type: 'plain_text', text: truncate(text, LIMITS.buttonText), emoji: true },
@@ -88,14 +88,14 @@ function button(text: string, actionId: string, value: string, style?: 'primary'
 // Document text in rich text: text elements are shown literally (mrkdwn would render "*bold*" in a
 // datasheet as bold, and a bare URL as a link), and links are explicit elements.
 
-const plain = (text: string, bold = false): RichTextElement => ({
+export const plain = (text: string, bold = false): RichTextElement => ({
   type: 'text',
   text,
   ...(bold ? { style: { bold: true } } : {}),
 });
 
 /** A citation as rich-text elements: the document (and headings) linked where it has an http(s) URL. */
-function citationElements(c: Citation): RichTextElement[] {
+export function citationElements(c: Citation): RichTextElement[] {
   const where = [c.document, ...c.heading_path].join(' › ');
   const page = c.page ? [plain(` (p. ${c.page})`)] : [];
   if (c.url && /^https?:\/\/[^\s<>|]+$/.test(c.url)) return [{ type: 'link', url: c.url, text: where }, ...page];
@@ -165,93 +165,117 @@ export function answerMessage(r: EngineResult, opts: AnswerOptions): Message {
   const asked = r.asked ?? r.question;
   for (const n of opts.notes ?? []) blocks.push(context(n));
   if (opts.echoQuestion) blocks.push(echo(`${opts.askedBy ? `<@${opts.askedBy}> asked` : 'Question'}:`, asked, 2500));
-
-  let headline: string;
-  if (a.value === null) {
-    headline = a.conflicts.length
-      ? 'I could not find a definite answer: the sources read this differently.'
-      : `I could not find a definite answer.${a.leads.length ? ' The closest the evidence comes:' : ''}`;
-    blocks.push(section(`:grey_question: ${headline}`));
-    for (const s of a.leads.slice(0, 3)) blocks.push(snippetBlock(s));
-  } else {
-    headline = a.value;
-    // the value, the sentence it was read from and its citation: all document text, shown literally
-    blocks.push(
-      quoteBlock({
-        lead: [
-          plain(truncate(headline, 2000), true),
-          ...(a.source ? prefixed(termLead({ ...a.source, text: a.sentence ?? a.source.text })) : []),
-        ],
-        text: a.sentence ? truncate(a.sentence, 800) : null,
-        citation: a.source?.citation ?? null,
-      }),
-    );
-    if (a.status === 'conflicting')
-      blocks.push(section(':warning: Another source reads this differently — both are below; check which applies.'));
-  }
-  if (a.comparison) {
-    blocks.push(
-      section(
-        `Compared${a.comparison.attribute ? ` (${safeText(a.comparison.attribute.replace('{}', '…'), 100)})` : ''}:`,
-      ),
-    );
-    for (const o of a.comparison.options) {
-      const lead = [
-        plain('• '),
-        plain(truncate(o.entity, 150), true),
-        ...(o.value ? [plain(`: ${truncate(o.value, 150)}`)] : []),
-      ];
-      blocks.push(o.snippet ? snippetBlock(o.snippet, 400, lead) : quoteBlock({ lead }));
-    }
-  }
-  for (const c of a.conflicts) {
-    for (const v of c.values.slice(0, 4))
-      blocks.push(snippetBlock(v.snippet, 500, [plain('• '), plain(truncate(v.value, 200), true)]));
-  }
-  if (a.alternatives.length) {
-    const elements: RichTextElement[] = [plain('Other readings close behind: ')];
-    for (const [i, x] of a.alternatives.entries())
-      elements.push(
-        ...(i ? [plain('; ')] : []),
-        plain(truncate(x.value, 100), true),
-        plain(' ('),
-        ...citationElements(x.snippet.citation),
-        plain(')'),
-      );
-    blocks.push({ type: 'rich_text', elements: [{ type: 'rich_text_section', elements }] });
-  }
+  const headline = a.value === null ? noAnswerBlocks(a, blocks) : answerBlocks(a, blocks);
+  blocks.push(...comparisonBlocks(a), ...conflictBlocks(a), ...alternativeBlocks(a));
   blocks.push(
     context(
       `Confidence: *${a.confidence.label}* (P(right) ${a.confidence.score.toFixed(2)}) — ${safeText(a.confidence.reasons.join('; '), 2500)}`,
     ),
   );
+  blocks.push(...chainBlocks(r));
+  if (opts.stateKey) blocks.push(...buttonBlocks(r, opts.stateKey));
+  blocks.push(
+    context(
+      `${r.hops.length} hop${r.hops.length === 1 ? '' : 's'} · ${Math.round(r.timings.totalMs)} ms · ${r.evidence.length} snippets considered${opts.footer ? ` · ${opts.footer}` : ''}`,
+    ),
+  );
+  // the plain-text fallback feeds notifications and previews: escaped like everything else
+  return withinLimits({ text: safeText(headline, LIMITS.fallbackText), blocks });
+}
 
-  // The chain of evidence, one cited snippet per hop.
-  const chainHops = r.hops.filter((h) => h.snippets[0]);
-  if (chainHops.length) {
-    blocks.push({ type: 'divider' });
-    blocks.push(
-      section(
-        `*Chain of evidence* (${r.hops.length} hop${r.hops.length === 1 ? '' : 's'}; ${STOP_TEXT[r.stopReason]})`,
-      ),
-    );
-    for (const h of chainHops.slice(0, 5)) {
-      blocks.push(
-        snippetBlock(h.snippets[0]!, 600, [
-          plain(`Hop ${h.hop}`, true),
-          ...(h.bridge
-            ? [
-                plain(' via '),
-                { type: 'text', text: truncate(h.bridge, 100), style: { italic: true } } satisfies RichTextElement,
-              ]
-            : []),
-        ]),
-      );
-    }
+type Answer = EngineResult['answer'];
+
+/** No definite answer: says so, and shows the closest leads; returns the headline. */
+function noAnswerBlocks(a: Answer, blocks: KnownBlock[]): string {
+  const headline = a.conflicts.length
+    ? 'I could not find a definite answer: the sources read this differently.'
+    : `I could not find a definite answer.${a.leads.length ? ' The closest the evidence comes:' : ''}`;
+  blocks.push(section(`:grey_question: ${headline}`));
+  for (const s of a.leads.slice(0, 3)) blocks.push(snippetBlock(s));
+  return headline;
+}
+
+/** The value, the sentence it was read from and its citation: all document text, shown literally; returns the headline. */
+function answerBlocks(a: Answer, blocks: KnownBlock[]): string {
+  const headline = a.value!;
+  blocks.push(
+    quoteBlock({
+      lead: [
+        plain(truncate(headline, 2000), true),
+        ...(a.source ? prefixed(termLead({ ...a.source, text: a.sentence ?? a.source.text })) : []),
+      ],
+      text: a.sentence ? truncate(a.sentence, 800) : null,
+      citation: a.source?.citation ?? null,
+    }),
+  );
+  if (a.status === 'conflicting')
+    blocks.push(section(':warning: Another source reads this differently — both are below; check which applies.'));
+  return headline;
+}
+
+/** A comparison's options, each with the value read for it. */
+function comparisonBlocks(a: Answer): KnownBlock[] {
+  if (!a.comparison) return [];
+  const attribute = a.comparison.attribute ? ` (${safeText(a.comparison.attribute.replace('{}', '…'), 100)})` : '';
+  const blocks: KnownBlock[] = [section(`Compared${attribute}:`)];
+  for (const o of a.comparison.options) {
+    const lead = [
+      plain('• '),
+      plain(truncate(o.entity, 150), true),
+      ...(o.value ? [plain(`: ${truncate(o.value, 150)}`)] : []),
+    ];
+    blocks.push(o.snippet ? snippetBlock(o.snippet, 400, lead) : quoteBlock({ lead }));
   }
+  return blocks;
+}
 
-  // Suggested next hops when the engine stopped instead of guessing.
-  if (r.suggestions.length && opts.stateKey) {
+/** Each conflicting value with the snippet that states it. */
+function conflictBlocks(a: Answer): KnownBlock[] {
+  return a.conflicts.flatMap((c) =>
+    c.values.slice(0, 4).map((v) => snippetBlock(v.snippet, 500, [plain('• '), plain(truncate(v.value, 200), true)])),
+  );
+}
+
+/** Other readings close behind, each cited. */
+function alternativeBlocks(a: Answer): KnownBlock[] {
+  if (!a.alternatives.length) return [];
+  const elements: RichTextElement[] = [plain('Other readings close behind: ')];
+  for (const [i, x] of a.alternatives.entries())
+    elements.push(
+      ...(i ? [plain('; ')] : []),
+      plain(truncate(x.value, 100), true),
+      plain(' ('),
+      ...citationElements(x.snippet.citation),
+      plain(')'),
+    );
+  return [{ type: 'rich_text', elements: [{ type: 'rich_text_section', elements }] }];
+}
+
+/** The chain of evidence, one cited snippet per hop. */
+function chainBlocks(r: EngineResult): KnownBlock[] {
+  const chainHops = r.hops.filter((h) => h.snippets[0]);
+  if (!chainHops.length) return [];
+  const hops = `${r.hops.length} hop${r.hops.length === 1 ? '' : 's'}`;
+  const blocks: KnownBlock[] = [
+    { type: 'divider' },
+    section(`*Chain of evidence* (${hops}; ${STOP_TEXT[r.stopReason]})`),
+  ];
+  for (const h of chainHops.slice(0, 5)) {
+    const via = h.bridge
+      ? [
+          plain(' via '),
+          { type: 'text', text: truncate(h.bridge, 100), style: { italic: true } } satisfies RichTextElement,
+        ]
+      : [];
+    blocks.push(snippetBlock(h.snippets[0]!, 600, [plain(`Hop ${h.hop}`, true), ...via]));
+  }
+  return blocks;
+}
+
+/** Suggested next hops when the engine stopped instead of guessing, then the trace and feedback buttons. */
+function buttonBlocks(r: EngineResult, stateKey: string): KnownBlock[] {
+  const blocks: KnownBlock[] = [];
+  if (r.suggestions.length) {
     blocks.push(
       section(
         ':thinking_face: I stopped here: the next hop I would take is likely wrong. Pick one to continue, or stop:',
@@ -263,124 +287,23 @@ export function answerMessage(r: EngineResult, opts: AnswerOptions): Message {
         button(
           `Continue with: ${suggestionLabel(s)}`,
           `${ACTIONS.continue}_${i}`,
-          JSON.stringify({ k: opts.stateKey, i }),
+          JSON.stringify({ k: stateKey, i }),
           i === 0 ? 'primary' : undefined,
         ),
       );
-    elements.push(button('Stop here', ACTIONS.stop, JSON.stringify({ k: opts.stateKey })));
+    elements.push(button('Stop here', ACTIONS.stop, JSON.stringify({ k: stateKey })));
     blocks.push({ type: 'actions', block_id: 'ragask_suggestions', elements } satisfies ActionsBlock);
   }
-  if (opts.stateKey) {
-    blocks.push({
-      type: 'actions',
-      block_id: 'ragask_tools',
-      elements: [
-        button('Show trace', ACTIONS.trace, JSON.stringify({ k: opts.stateKey })),
-        button(':+1: Helpful', ACTIONS.helpful, JSON.stringify({ k: opts.stateKey })),
-        button(':-1: Not helpful', ACTIONS.notHelpful, JSON.stringify({ k: opts.stateKey })),
-      ],
-    });
-  }
-  blocks.push(
-    context(
-      `${r.hops.length} hop${r.hops.length === 1 ? '' : 's'} · ${Math.round(r.timings.totalMs)} ms · ${r.evidence.length} snippets considered${opts.footer ? ` · ${opts.footer}` : ''}`,
-    ),
-  );
-  // the plain-text fallback feeds notifications and previews: escaped like everything else
-  return withinLimits({ text: safeText(headline, LIMITS.fallbackText), blocks });
-}
-
-/** Every hop's state, readably: the "show trace" view. Queries, bridges and snippets are shown literally. */
-export function traceMessage(r: EngineResult): Message {
-  const header: RichTextElement[] = [
-    plain('Trace', true),
-    plain(' of '),
-    italic(truncate(r.asked ?? r.question, 500)),
-    plain(` — stopped: ${STOP_TEXT[r.stopReason]}, ${Math.round(r.timings.totalMs)} ms`),
-  ];
-  const blocks: KnownBlock[] = [richText([header])];
-  for (const h of r.hops) blocks.push(...traceHop(h));
-  if (r.suggestions.length) {
-    blocks.push(
-      richText(
-        [[plain('Suggested next hops', true)]],
-        r.suggestions.map((s) => [
-          plain(
-            `${truncate(suggestionLabel(s), 160)} — score ${s.score.toFixed(2)}, coherence ${s.coherence.cosine.toFixed(2)}: `,
-          ),
-          italic(truncate(s.query, 300)),
-        ]),
-      ),
-    );
-  }
-  return withinLimits({ text: `Trace: ${safeText(r.asked ?? r.question, 200)}`, blocks });
-}
-
-const italic = (text: string): RichTextElement => ({ type: 'text', text, style: { italic: true } });
-
-/** A rich-text block of lines (sections), then a bulleted list of items. */
-function richText(
-  lines: RichTextElement[][],
-  items: RichTextElement[][] = [],
-  style: 'bullet' | 'ordered' = 'bullet',
-): RichTextBlock {
-  const elements: RichTextBlock['elements'] = lines.map((l) => ({ type: 'rich_text_section', elements: l }));
-  if (items.length)
-    elements.push({
-      type: 'rich_text_list',
-      style,
-      elements: items.map((i) => ({ type: 'rich_text_section', elements: i })),
-    });
-  return { type: 'rich_text', elements };
-}
-
-function traceHop(h: HopState): KnownBlock[] {
-  const t = h.timings;
-  const lines: RichTextElement[][] = [
-    [
-      plain(`Hop ${h.hop}`, true),
-      plain(`${h.incomplete ? ' ⌛ incomplete (over budget)' : ''} [${h.formedBy}`),
-      ...(h.bridge ? [plain(', bridge '), italic(truncate(h.bridge, 100))] : []),
-      plain(`, weight ${h.weight.toFixed(2)}]`),
+  blocks.push({
+    type: 'actions',
+    block_id: 'ragask_tools',
+    elements: [
+      button('Show trace', ACTIONS.trace, JSON.stringify({ k: stateKey })),
+      button(':+1: Helpful', ACTIONS.helpful, JSON.stringify({ k: stateKey })),
+      button(':-1: Not helpful', ACTIONS.notHelpful, JSON.stringify({ k: stateKey })),
     ],
-    [plain('query: '), italic(truncate(h.query, 500))],
-    [
-      plain(
-        `retrieve ${t.retrieveMs.toFixed(0)} ms (encode ${t.encodeMs.toFixed(0)}, dense ${t.denseMs.toFixed(1)}, bm25 ${t.bm25Ms.toFixed(1)}, rerank ${t.rerankMs.toFixed(1)}${t.cached ? ', cached' : ''}) · decompose ${t.decomposeMs.toFixed(0)} ms · ${h.retrieved.length} retrieved`,
-      ),
-    ],
-  ];
-  const snippets = h.snippets.map((s): RichTextElement[] => {
-    const ref = h.retrieved.find((x) => x.chunkId === s.chunkId);
-    const scores = ref
-      ? `${ref.score.toFixed(3)} (rerank ${ref.rerank.toFixed(3)}, dense ${ref.dense?.toFixed(3) ?? '—'}, bm25 ${ref.bm25?.toFixed(1) ?? '—'})`
-      : s.score.toFixed(3);
-    return [plain(`${scores} `), ...citationElements(s.citation), plain(`: ${truncate(s.text, 160)}`)];
   });
-  const cands = h.candidates
-    .slice(0, 5)
-    .map((c): RichTextElement[] => [
-      plain(
-        `${truncate(c.entity, 80)} ${c.score.toFixed(2)} (p ${c.confidence.toFixed(2)}; link ${c.features.link.toFixed(2)}, lookahead ${c.features.lookahead.toFixed(2)}, idf ${c.features.idf.toFixed(2)})`,
-      ),
-    ]);
-  const out: KnownBlock[] = [richText(lines, snippets, 'ordered')];
-  if (cands.length) out.push(richText([[plain('candidates:')]], cands));
-  if (h.nextQuery) {
-    const c = h.coherence!;
-    out.push(
-      richText([
-        [
-          plain('next: '),
-          italic(truncate(h.nextQuery, 400)),
-          plain(
-            ` — coherence ${c.cosine.toFixed(3)} (≥ ${c.threshold}?), P(next hop right) ${c.pRight === null ? '—' : c.pRight.toFixed(2)} → ${c.passed ? 'continue' : 'stop and suggest'}`,
-          ),
-        ],
-      ]),
-    );
-  }
-  return out;
+  return blocks;
 }
 
 /** Keeps a message within Slack's limits: at most 50 blocks and a bounded total size. */
@@ -403,77 +326,3 @@ export function withinLimits(m: Message): Message {
   }
   return { text: m.text, blocks };
 }
-
-export function workingMessage(question: string): Message {
-  return {
-    text: 'Looking through the documents…',
-    blocks: [echo(':mag: Looking through the documents for', question, 300)],
-  };
-}
-
-export function busyMessage(): Message {
-  return {
-    text: 'Busy, retrying…',
-    blocks: [
-      context(':hourglass_flowing_sand: Many questions right now: yours is queued and will be answered shortly.'),
-    ],
-  };
-}
-
-export function usageMessage(prefix?: string): Message {
-  const lines = [
-    prefix ?? '*How to ask ragask*',
-    '• `/ragask <question>` — answers in this channel (`/ragask -p <question>` answers only you)',
-    '• `@ragask <question>` in a channel, or a direct message — answers in a thread',
-    '• Reply in the thread with a question to follow up ("and at −40 °C?"), or mention @ragask there; no mention needed for a question',
-    '• `/ragask sources` — which documents this channel can see',
-    '• `/ragask help` — this message',
-    'Every answer cites its snippets; when the evidence is thin or disagrees, ragask says so.',
-  ];
-  return { text: 'How to ask ragask', blocks: [section(lines.join('\n'))] };
-}
-
-/** A one-section message: plain text (escaped), or mrkdwn the caller made safe (mentions of ids it chose). */
-export function noticeMessage(text: string, opts: { mrkdwn?: boolean } = {}): Message {
-  const body = opts.mrkdwn ? truncate(text, LIMITS.sectionText) : safeText(text, LIMITS.sectionText);
-  return {
-    text: opts.mrkdwn ? truncate(text, LIMITS.fallbackText) : safeText(text, LIMITS.fallbackText),
-    blocks: [section(body)],
-  };
-}
-
-/** The thanks for a "Not helpful", with one click to say why (only the clicker sees it). */
-export function notHelpfulMessage(stateKey: string): Message {
-  const text = 'Thanks — noted as not helpful. What was wrong with it?';
-  return {
-    text,
-    blocks: [
-      section(text),
-      {
-        type: 'actions',
-        block_id: 'ragask_feedback_reason',
-        elements: FEEDBACK_REASONS.map((r) =>
-          button(REASON_LABELS[r], `${ACTIONS.feedbackReason}_${r}`, JSON.stringify({ k: stateKey, r })),
-        ),
-      } satisfies ActionsBlock,
-    ],
-  };
-}
-
-/** The reason a "why" button carries, or null for a value it did not write. */
-export function reasonOf(value: string): { stateKey: string; reason: FeedbackReason } | null {
-  try {
-    const v = JSON.parse(value) as { k?: unknown; r?: unknown };
-    return typeof v.k === 'string' && (FEEDBACK_REASONS as readonly unknown[]).includes(v.r)
-      ? { stateKey: v.k, reason: v.r as FeedbackReason }
-      : null;
-  } catch {
-    return null;
-  }
-}
-
-export function errorMessage(): Message {
-  return noticeMessage('Something went wrong while answering; the error was logged. Please try again in a moment.');
-}
-
-export { escapeMrkdwn };
