@@ -10,9 +10,14 @@ import {
   type ChatPostEphemeralArguments,
 } from '@slack/web-api';
 import type { HomeView } from '@slack/types';
+import type { SlackMessage } from './source/message.js';
 import type { Logger } from '../log.js';
 import { boltLogger } from './bolt-logger.js';
 import { silentLogger } from '../log.js';
+import { postToResponseUrl } from './response-url.js';
+
+/** The limiter's job name of a response_url post. */
+const RESPONSE_URL_JOB = 'response_url';
 
 /**
  * Slack's Web API rate limits, per method tier (https://api.slack.com/apis/rate-limits):
@@ -79,25 +84,14 @@ function isTransient(e: unknown, idempotent: boolean): boolean {
   return idempotent && code === ErrorCode.RequestError;
 }
 
+/** Messages per page of history: Slack's recommended page size. */
+const HISTORY_PAGE = 200;
+
 /**
  * Every Web API call ragask makes, through bottleneck limiters shaped to those tiers. A 429 is not
  * an error here: the call waits the Retry-After Slack sent and goes again, as often as needed, so
  * nothing is dropped. Transient failures (network, 5xx) are retried a few times with backoff.
  */
-/** A message as conversations.history and conversations.replies return it (the fields ragask reads). */
-export interface SlackMessage {
-  ts: string;
-  text?: string;
-  user?: string;
-  bot_id?: string;
-  subtype?: string;
-  thread_ts?: string;
-  reply_count?: number;
-}
-
-/** Messages per page of history: Slack's recommended page size. */
-const HISTORY_PAGE = 200;
-
 export class SlackApi {
   readonly client: WebClient;
   private readonly postByChannel: Bottleneck.Group;
@@ -212,6 +206,8 @@ export class SlackApi {
    */
   private onFailure(limiter: Bottleneck): void {
     limiter.on('failed', (error: unknown, info: { retryCount: number; options: { id: string } }) => {
+      // a response_url post has retried already (p-retry, in response-url.ts)
+      if (info.options.id.startsWith(RESPONSE_URL_JOB)) return undefined;
       if (isRateLimited(error)) {
         this.rateLimited++;
         const seconds = Number.isFinite(error.retryAfter) && error.retryAfter > 0 ? error.retryAfter : 1;
@@ -338,26 +334,17 @@ export class SlackApi {
       .then(() => undefined);
   }
 
-  /** A reply through a slash command's or an action's response_url (not a Web API method). */
+  /** A reply through a slash command's or an action's response_url, paced by tier 4 and retried by p-retry (response-url.ts). */
   respond(responseUrl: string, body: Record<string, unknown>): Promise<void> {
-    return this.tier4.schedule(this.job('response_url'), async () => {
-      const res = await fetch(responseUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(10_000),
-      });
-      if (res.status === 429) {
-        const after = Number(res.headers.get('retry-after'));
-        const e = Object.assign(new Error('rate limited'), {
-          code: ErrorCode.RateLimitedError,
-          retryAfter: Number.isFinite(after) && after > 0 ? after : 1,
-        });
-        throw e;
-      }
-      if (!res.ok)
-        throw Object.assign(new Error(`response_url answered HTTP ${res.status}`), { code: ErrorCode.HTTPError });
-    });
+    return this.tier4.schedule(this.job(RESPONSE_URL_JOB), () =>
+      postToResponseUrl(responseUrl, body, {
+        retries: this.retries,
+        log: this.log,
+        onRateLimited: () => {
+          this.rateLimited++;
+        },
+      }),
+    );
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { TextDocument } from '../../ingest/ingest.js';
 import { UserError } from '../../errors.js';
-import type { SlackApi, SlackMessage } from '../api.js';
+import type { SlackApi } from '../api.js';
+import type { SlackMessage } from './message.js';
 import type { ProgressReporter } from '../../progress.js';
 
 /**
