@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SCHEMA_VERSION, getMeta, migrate, openDatabase, setMeta } from '../../src/store/sqlite/db.js';
-import { MIGRATIONS } from '../../src/store/sqlite/schema.js';
+import { SCHEMA_VERSION, migrate, openDatabase } from '../../src/store/sqlite/db.js';
+import { MIGRATIONS, getMeta, setMeta } from '../../src/store/sqlite/schema.js';
 import { tempDir } from '../helpers.js';
 
 const dirs: string[] = [];

@@ -1,6 +1,6 @@
-import { getMeta, setMeta } from './db.js';
 import type { CacheStore } from '../interfaces.js';
 import type { SqliteContext } from './context.js';
+import { getMeta, setMeta } from './schema.js';
 
 export class SqliteCaches implements CacheStore {
   constructor(private readonly ctx: SqliteContext) {}

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { getMeta, setMeta, type DB } from './db.js';
-import { SLACK_MIGRATIONS } from './schema.js';
+import type { DB } from './db.js';
+import { migrateConversations } from './schema.js';
 import { claimable, MAX_TURNS, OWNER, threadKey, type ClaimRow } from '../conversation-claims.js';
 import {
   EVENT_LEASE_MS,
@@ -52,7 +52,7 @@ export class SqliteConversations<R> implements ConversationStore<R> {
     this.owner = opts.owner ?? OWNER;
     this.leaseMs = opts.leaseMs ?? EVENT_LEASE_MS;
     this.ownsConnection = opts.ownsConnection ?? false;
-    this.migrate();
+    migrateConversations(this.db);
   }
 
   /**
@@ -72,23 +72,6 @@ export class SqliteConversations<R> implements ConversationStore<R> {
         "UPDATE slack_events SET lease_until = ? WHERE owner = ? AND status = 'received' AND event_id IN (SELECT value FROM json_each(?))",
       )
       .run(this.now() + this.leaseMs, this.owner, JSON.stringify([...this.inflight]));
-  }
-
-  /**
-   * One migration at a time, each reading the version under the write lock: processes opening the
-   * ledger together (replicas starting at once) apply each migration once.
-   */
-  private migrate(): void {
-    const step = this.db.transaction((): boolean => {
-      const current = Number(getMeta(this.db, 'slack_schema_version') ?? '0');
-      if (current >= SLACK_MIGRATIONS.length) return false;
-      this.db.exec(SLACK_MIGRATIONS[current]!);
-      setMeta(this.db, 'slack_schema_version', String(current + 1));
-      return true;
-    });
-    while (step.immediate()) {
-      // the next one
-    }
   }
 
   /**

@@ -80,15 +80,3 @@ export function migrate(db: DB, file = 'the store'): number {
   }
   return db.pragma('user_version', { simple: true }) as number;
 }
-
-export function getMeta(db: DB, key: string): string | undefined {
-  const row = db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
-  return row?.value;
-}
-
-export function setMeta(db: DB, key: string, value: string): void {
-  db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(
-    key,
-    value,
-  );
-}

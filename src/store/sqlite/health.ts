@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { errorMessage } from '../../errors.js';
 import type { HnswParams, HealthCheck } from '../types.js';
-import { DB_FILE, getMeta, openDatabase, SCHEMA_VERSION, type DB } from './db.js';
+import { DB_FILE, openDatabase, SCHEMA_VERSION, type DB } from './db.js';
 import { HnswIndex, INDEX_FILE } from './hnsw.js';
+import { getMeta } from './schema.js';
 
 /**
  * A read-only health check of the embedded store (for `ragask doctor`): SQLite's quick_check, the

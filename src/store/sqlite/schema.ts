@@ -1,4 +1,7 @@
 /** The embedded backend's tables, written once, as the migrations that make them: the store's and the conversations'. */
+import type Database from 'better-sqlite3';
+
+type DB = Database.Database;
 
 /**
  * Versioned migrations, applied in order inside one transaction each; `PRAGMA user_version` holds
@@ -159,3 +162,32 @@ export const SLACK_MIGRATIONS: string[] = [
      UNIQUE (channel, message_ts, user));
    CREATE INDEX slack_questions_user ON slack_questions (user, asked_at);`,
 ];
+
+/**
+ * One migration at a time, each reading the version under the write lock: processes opening the
+ * ledger together (replicas starting at once) apply each migration once.
+ */
+export function migrateConversations(db: DB): void {
+  const step = db.transaction((): boolean => {
+    const current = Number(getMeta(db, 'slack_schema_version') ?? '0');
+    if (current >= SLACK_MIGRATIONS.length) return false;
+    db.exec(SLACK_MIGRATIONS[current]!);
+    setMeta(db, 'slack_schema_version', String(current + 1));
+    return true;
+  });
+  while (step.immediate()) {
+    // the next one
+  }
+}
+
+export function getMeta(db: DB, key: string): string | undefined {
+  const row = db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
+  return row?.value;
+}
+
+export function setMeta(db: DB, key: string, value: string): void {
+  db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(
+    key,
+    value,
+  );
+}

@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Logger } from '../../log.js';
-import { silentLogger } from '../../log.js';
+import { type Logger, silentLogger } from '../../log.js';
 import { UserError } from '../../errors.js';
-import { DB_FILE, getMeta, openDatabase, setMeta, type DB } from './db.js';
+import { DB_FILE, openDatabase, type DB } from './db.js';
 import { HnswIndex, INDEX_FILE } from './hnsw.js';
 import type { HnswParams, StoreStats } from '../types.js';
 import type { Store } from '../interfaces.js';
@@ -13,6 +12,7 @@ import { SqliteTextSearch } from './text-search.js';
 import { SqliteVectors } from './vector-store.js';
 import { SqliteCaches } from './caches.js';
 import { SqliteAccess } from './access.js';
+import { getMeta, setMeta } from './schema.js';
 
 export interface StoreOptions {
   dataDir: string;

@@ -1,8 +1,8 @@
-import { setMeta } from './db.js';
 import type { WindowRow } from '../types.js';
 import type { VectorStore } from '../interfaces.js';
 import { blobToVector, vectorToBlob } from './vectors.js';
 import type { SqliteContext } from './context.js';
+import { setMeta } from './schema.js';
 
 export class SqliteVectors implements VectorStore {
   constructor(private readonly ctx: SqliteContext) {}
