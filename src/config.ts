@@ -28,7 +28,6 @@ export interface Config {
   stopForPerson: 'when-useful' | 'always';
   answerEarly: boolean;
   rerankTopK: number;
-  reranker: 'cosine' | 'head';
   densityWeight: number;
   hopBudgetMs: number;
   totalBudgetMs: number;
@@ -170,7 +169,6 @@ function configOf(s: Settings): Config {
     stopForPerson: s.RAGASK_STOP_FOR_PERSON,
     answerEarly: s.RAGASK_ANSWER_EARLY === 'on',
     rerankTopK: s.RAGASK_RERANK_TOP_K,
-    reranker: s.RAGASK_RERANKER,
     densityWeight: s.RAGASK_DENSITY_WEIGHT,
     hopBudgetMs: s.RAGASK_HOP_BUDGET_MS,
     totalBudgetMs: s.RAGASK_TOTAL_BUDGET_MS,

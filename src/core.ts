@@ -8,9 +8,7 @@ import { SUGGESTION_FLOOR } from './engine/offer.js';
 import { HopEngine } from './engine/hops.js';
 import { QueryCache } from './engine/query-cache.js';
 import { Retriever } from './engine/retrieve.js';
-import { cosineScorer, type WindowScorer } from './engine/rerank.js';
-import { HeadScorer } from './engine/reranker-head.js';
-import path from 'node:path';
+import { cosineScorer } from './engine/rerank.js';
 import { Encoder } from './models/encoder.js';
 import { MaskedLM } from './models/masked-lm.js';
 import { Reader } from './models/reader.js';
@@ -115,7 +113,6 @@ export async function openCore(config: Config, log: Logger = silentLogger, opts:
     await mlm?.release();
     await reader?.release();
   };
-  let scorer: WindowScorer = cosineScorer;
   try {
     if (config.mlmModel)
       mlm = await MaskedLM.load({ modelsDir: config.modelsDir, model: config.mlmModel, threads: config.threads });
@@ -136,16 +133,7 @@ export async function openCore(config: Config, log: Logger = silentLogger, opts:
     await releaseModels();
     throw e;
   }
-  if (config.reranker === 'head') {
-    try {
-      scorer = HeadScorer.load(path.join(config.dataDir, 'reranker-head.json'), encoder.id, encoder.dimension);
-    } catch (e) {
-      await store.close();
-      await releaseModels();
-      throw e;
-    }
-  }
-  const retriever = new Retriever({ store, encoder, scorer, densityWeight: config.densityWeight });
+  const retriever = new Retriever({ store, encoder, scorer: cosineScorer, densityWeight: config.densityWeight });
   const queryCache = new QueryCache(store, config.queryCacheTtlS);
   const decomposer = new Decomposer({
     store,

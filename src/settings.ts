@@ -149,11 +149,6 @@ export const SETTINGS = {
     'a number from 0 to 1',
     "Weight of a chunk's evidence density (entities, numbers, dates per word) in retrieval; 0 turns it off.",
   ),
-  RAGASK_RERANKER: setting(
-    z.enum(['cosine', 'head']).default('cosine'),
-    'cosine or head',
-    'Window rerank score: BERT cosine, or the learned head from `ragask train-reranker`.',
-  ),
   RAGASK_HOP_BUDGET_MS: setting(
     int(10, 60_000).default(ENGINE_DEFAULTS.hopBudgetMs),
     'an integer number of milliseconds from 10 to 60000',

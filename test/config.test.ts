@@ -56,7 +56,6 @@ describe('configuration', () => {
       RAGASK_COHERENCE_THRESHOLD: '-0.1',
       RAGASK_RERANK_TOP_K: '0',
       RAGASK_DENSITY_WEIGHT: '2',
-      RAGASK_RERANKER: 'llm',
       RAGASK_HOP_BUDGET_MS: '1',
       RAGASK_TOTAL_BUDGET_MS: 'soon',
       RAGASK_QUERY_CACHE_TTL_S: '-5',

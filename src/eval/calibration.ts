@@ -1,4 +1,5 @@
-import { fitLogistic, predict } from '../engine/logistic.js';
+import { predict } from '../engine/logistic.js';
+import { fitLogistic } from './fit.js';
 
 /** One labelled example of a fitted probability: its set, its features and whether it was right. */
 export interface LabelledRow {

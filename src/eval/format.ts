@@ -1,5 +1,5 @@
-import { formatReliability } from '../engine/logistic.js';
 import type { EvalReport, VisibleStats, ModeReport } from './run.js';
+import { formatReliability } from './fit.js';
 
 /** One table per mode, as printed by `ragask eval`. */
 export function formatReport(r: EvalReport, ks: readonly number[]): string {

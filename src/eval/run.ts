@@ -1,12 +1,12 @@
 import type { ProgressReporter } from '../progress.js';
 import { isUnanswerable, type EvalDataset, type EvalQuestion } from './dataset.js';
 import { HIGH_CONFIDENCE } from '../engine/answer/confidence.js';
-import { reliability, type ReliabilityBin } from '../engine/logistic.js';
 import { gateStats, type GateCheck, type GateStats } from './gate.js';
 import { clickStats, usefulSweep, type ClickLabels, type SweepRow } from './stops.js';
 import { answerRight, visibleAt, type ShownReply } from './visible.js';
 import { allSupportAt, containsAnswer, isYesNo, mean, percentile, recallAt, scoreAnswer } from './metrics.js';
 import type { ReadingFeatures } from '../engine/answer/features.js';
+import { reliability, type ReliabilityBin } from './fit.js';
 
 export const MODES = ['bm25', 'dense', 'hybrid', 'multihop'] as const;
 export type EvalMode = (typeof MODES)[number];

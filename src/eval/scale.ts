@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { rng } from '../engine/reranker-head.js';
+import { rng } from './rng.js';
 
 /**
  * Filler for corpus-scale benchmarks: Wikipedia-style passages that stand beside an evaluation

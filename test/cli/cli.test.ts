@@ -422,7 +422,6 @@ describe('ragask CLI', () => {
       'ask',
       'stats',
       'eval',
-      'train-reranker',
       'reindex',
       'bench',
       'serve',

@@ -3,8 +3,9 @@ import { CALIBRATION } from '../../src/engine/answer/calibration.fitted.js';
 import { FEATURE_NAMES } from '../../src/engine/answer/confidence.js';
 import { GATE } from '../../src/engine/gate.fitted.js';
 import { GATE_FEATURES } from '../../src/engine/gate.js';
-import { fitLogistic, predict, reliability } from '../../src/engine/logistic.js';
-import { rng as mulberry32 } from '../../src/engine/reranker-head.js';
+import { predict } from '../../src/engine/logistic.js';
+import { rng as mulberry32 } from '../../src/eval/rng.js';
+import { fitLogistic, reliability } from '../../src/eval/fit.js';
 
 describe('logistic calibration', () => {
   it('recovers a known logistic relation from samples drawn from it', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { leaveOneSetOut, type LabelledRow } from '../../src/eval/calibration.js';
-import { reliability } from '../../src/engine/logistic.js';
-import { rng } from '../../src/engine/reranker-head.js';
+import { rng } from '../../src/eval/rng.js';
+import { reliability } from '../../src/eval/fit.js';
 
 // Synthetic sets with a known answer: in "a" and "b" the label follows the feature (P(y=1) =
 // sigmoid(3x)); in "flipped" it goes against it. Fitted without a set, a fit must carry over to a

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rng } from '../../src/engine/reranker-head.js';
+import { rng } from '../../src/eval/rng.js';
 import { FakeSlack, actionBody, deliver, eventBody, freePort, type ApiCall } from '../support/slack-stand-in.js';
 import { ROOT, SAMPLE_DIR, ingestSample, tempDir } from '../helpers.js';
 import { BACKENDS, freshSchema, skipBackend } from '../pg.js';

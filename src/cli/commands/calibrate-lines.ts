@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { LINE_FEATURES, shownLine, type LineCandidate } from '../../engine/answer/lines.js';
-import { fitLogistic, predict, type LogisticModel } from '../../engine/logistic.js';
+import { predict, type LogisticModel } from '../../engine/logistic.js';
 import { loadDataset } from '../../eval/dataset.js';
 import { containsAnswer, mean } from '../../eval/metrics.js';
 import { LOCAL } from '../../store/access.js';
@@ -10,6 +10,7 @@ import { progressBar } from '../progress.js';
 import { fittedLinesSource, sourceFile } from './fitted-source.js';
 import { evalEngine, withDatasetCore } from './eval.js';
 import type { CliContext } from '../context.js';
+import { fitLogistic } from '../../eval/fit.js';
 
 /** One question's candidate lines: each line's features and whether it holds a gold answer. */
 interface QuestionLines {

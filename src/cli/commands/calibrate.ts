@@ -4,7 +4,7 @@ import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { ANSWER_THRESHOLD, FEATURE_NAMES, featureVector, HIGH_CONFIDENCE } from '../../engine/answer/confidence.js';
 import { GATE_FEATURES } from '../../engine/gate.js';
-import { fitLogistic, formatReliability, predict, reliability, type LogisticModel } from '../../engine/logistic.js';
+import { predict, type LogisticModel } from '../../engine/logistic.js';
 import { labelGateChecks, type GateCheck } from '../../eval/gate.js';
 import { isUnanswerable, loadDataset } from '../../eval/dataset.js';
 import { mean, scoreAnswer } from '../../eval/metrics.js';
@@ -19,6 +19,7 @@ import { evalEngine, withDatasetCore } from './eval.js';
 import { calibrateLines } from './calibrate-lines.js';
 import type { ReadingFeatures } from '../../engine/answer/features.js';
 import type { CliContext } from '../context.js';
+import { fitLogistic, formatReliability, reliability } from '../../eval/fit.js';
 
 interface Sample {
   dataset: string;

@@ -12,7 +12,6 @@ import * as reindex from './reindex.js';
 import * as serve from './serve.js';
 import * as sources from './sources.js';
 import * as stats from './stats.js';
-import * as trainReranker from './train-reranker.js';
 import type { CliContext } from '../context.js';
 
 export function registerCommands(program: Command, ctx: CliContext): void {
@@ -23,7 +22,6 @@ export function registerCommands(program: Command, ctx: CliContext): void {
     stats,
     evaluate,
     calibrate,
-    trainReranker,
     reindex,
     migrate,
     bench,
