@@ -182,6 +182,24 @@ export class Retriever {
     return { terms: kept.sort((a, b) => a.i - b.i).map((x) => x.t), match: 'any' };
   }
 
+  /** Dense: windows from HNSW, grouped into chunks by their best window. */
+  private async denseChunks(
+    qv: Float32Array,
+    opts: RetrieveOptions,
+    exclude: ReadonlySet<number>,
+  ): Promise<Map<number, number>> {
+    const dense = new Map<number, number>();
+    // HNSW filters while it searches: windows of documents the asker may not see are never candidates
+    const hits = await this.store.index.search(qv, opts.denseWindows ?? 100, opts.access?.allowedDocs ?? null);
+    const chunkOf = await this.store.vectors.windowChunks(hits.map((h) => h.windowId));
+    for (const h of hits) {
+      const c = chunkOf.get(h.windowId);
+      if (c === undefined || exclude.has(c)) continue;
+      if ((dense.get(c) ?? -Infinity) < h.score) dense.set(c, h.score);
+    }
+    return dense;
+  }
+
   async retrieve(query: string, opts: RetrieveOptions): Promise<RetrieveResult> {
     const t0 = performance.now();
     const mode = opts.mode ?? 'hybrid';
@@ -192,17 +210,7 @@ export class Retriever {
 
     // Dense: windows from HNSW, grouped into chunks by their best window.
     const allowedDocs = opts.access?.allowedDocs ?? null;
-    const dense = new Map<number, number>();
-    if (mode !== 'bm25') {
-      // HNSW filters while it searches: windows of documents the asker may not see are never candidates
-      const hits = await this.store.index.search(qv, opts.denseWindows ?? 100, allowedDocs);
-      const chunkOf = await this.store.vectors.windowChunks(hits.map((h) => h.windowId));
-      for (const h of hits) {
-        const c = chunkOf.get(h.windowId);
-        if (c === undefined || exclude.has(c)) continue;
-        if ((dense.get(c) ?? -Infinity) < h.score) dense.set(c, h.score);
-      }
-    }
+    const dense = mode === 'bm25' ? new Map<number, number>() : await this.denseChunks(qv, opts, exclude);
     const t2 = performance.now();
 
     const bm25 = new Map<number, number>();
@@ -228,15 +236,7 @@ export class Retriever {
     }
     const t3 = performance.now();
 
-    const denseRanked = [...dense.entries()].sort((a, b) => b[1] - a[1]);
-    const bm25Ranked = [...bm25.entries()].sort((a, b) => b[1] - a[1]);
-    const denseRank = new Map(denseRanked.map(([id], i) => [id, i + 1]));
-    const bm25Rank = new Map(bm25Ranked.map(([id], i) => [id, i + 1]));
-    const fused = new Map<number, number>();
-    for (const [id, r] of denseRank) fused.set(id, (fused.get(id) ?? 0) + 1 / (RRF_K + r));
-    for (const [id, r] of bm25Rank) fused.set(id, (fused.get(id) ?? 0) + 1 / (RRF_K + r));
-    for (const [i, [id]] of [...focus.entries()].sort((a, b) => b[1] - a[1]).entries())
-      fused.set(id, (fused.get(id) ?? 0) + 1 / (RRF_K + i + 1));
+    const { fused, denseRank, bm25Rank } = fuse(dense, bm25, focus);
 
     const pool = [...fused.entries()]
       .sort((a, b) => b[1] - a[1])
@@ -289,4 +289,20 @@ export class Retriever {
       timings: { encodeMs: t1 - t0, denseMs: t2 - t1, bm25Ms: t3 - t2, rerankMs: t4 - t3, totalMs: t4 - t0 },
     };
   }
+}
+
+/** Reciprocal-rank fusion of the dense and BM25 rankings, with the focus ranking added. */
+function fuse(
+  dense: ReadonlyMap<number, number>,
+  bm25: ReadonlyMap<number, number>,
+  focus: ReadonlyMap<number, number>,
+): { fused: Map<number, number>; denseRank: Map<number, number>; bm25Rank: Map<number, number> } {
+  const rankOf = (scores: ReadonlyMap<number, number>) =>
+    new Map([...scores.entries()].sort((a, b) => b[1] - a[1]).map(([id], i) => [id, i + 1]));
+  const denseRank = rankOf(dense);
+  const bm25Rank = rankOf(bm25);
+  const fused = new Map<number, number>();
+  for (const ranks of [denseRank, bm25Rank, rankOf(focus)])
+    for (const [id, r] of ranks) fused.set(id, (fused.get(id) ?? 0) + 1 / (RRF_K + r));
+  return { fused, denseRank, bm25Rank };
 }

@@ -15,11 +15,15 @@ const UNBOUNDED_MS = 60_000;
  * The first question after start-up reads the models' weights, the vector index and the store's
  * pages from disk; on a cold disk that alone can take the whole time budget, and the first asker
  * would get a reply cut short. `parallel` is the number of engines behind `engine` (a pool's
- * workers): questions in flight together go to different workers.
+ * workers): questions in flight together go to different workers. `now`: the clock (tests set one).
  */
-export async function warmUp(engine: EngineApi, parallel = 1): Promise<number> {
-  const t0 = performance.now();
+export async function warmUp(
+  engine: EngineApi,
+  parallel = 1,
+  now: () => number = performance.now.bind(performance),
+): Promise<number> {
+  const t0 = now();
   const budget = { hopBudgetMs: UNBOUNDED_MS, totalBudgetMs: UNBOUNDED_MS };
   await Promise.all(Array.from({ length: Math.max(1, parallel) }, () => engine.run(WARM_UP_QUESTION, LOCAL, budget)));
-  return performance.now() - t0;
+  return now() - t0;
 }

@@ -77,17 +77,7 @@ export function analyze(original: string): Analysis {
   const pos = doc.tokens().out(its.pos) as string[];
   const spaces = doc.tokens().out(its.precedingSpaces) as string[];
   const stops = doc.tokens().out(its.stopWordFlag) as boolean[];
-  const tokens: TokenInfo[] = [];
-  // wink keeps the text losslessly (token + preceding spaces), which gives character offsets back.
-  let at = 0;
-  for (let i = 0; i < values.length; i++) {
-    at += spaces[i]!.length;
-    const v = values[i]!;
-    const found = text.indexOf(v, at);
-    const start = found >= 0 && found - at < 4 ? found : at;
-    tokens.push({ text: original.slice(start, start + v.length), pos: pos[i]!, start, end: start + v.length, stop: stops[i]! || isStopword(v) });
-    at = start + v.length;
-  }
+  const tokens = tokensOf(original, text, values, pos, spaces, stops);
 
   const mentions: Mention[] = [];
   const add = (kind: MentionKind, i: number, j: number) => {
@@ -101,47 +91,9 @@ export function analyze(original: string): Analysis {
     mentions.push({ text: s, kind, start, end });
   };
 
-  // Proper-noun spans ("Project Falcon", "University of Oxford") and part/model codes ("KX-220").
-  for (let i = 0; i < tokens.length; ) {
-    const t = tokens[i]!;
-    const isProper = (k: number) => {
-      const x = tokens[k];
-      return !!x && ((x.pos === 'PROPN' && !x.stop) || CODE.test(x.text) || (x.pos !== 'PUNCT' && /^[A-Z][a-z]+[A-Z]/.test(x.text)));
-    };
-    if (!isProper(i)) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (true) {
-      if (isProper(j + 1)) j++;
-      else if (tokens[j + 1] && CONNECTOR.has(tokens[j + 1]!.text.toLowerCase()) && isProper(j + 2) && tokens[j + 1]!.pos !== 'PUNCT') j += 2;
-      else if (tokens[j + 1]?.text === '-' && isProper(j + 2) && tokens[j + 1]!.start === tokens[j]!.end) j += 2;
-      else break;
-    }
-    // "Role: …", "Date: …": a capitalised key before a colon is a label, not an entity.
-    if (i === j && tokens[j + 1]?.text === ':' && !CODE.test(t.text)) {
-      i = j + 1;
-      continue;
-    }
-    const allCodes = tokens.slice(i, j + 1).every((x) => CODE.test(x.text));
-    add(allCodes && i === j ? 'code' : tokens.slice(i, j + 1).some((x) => CODE.test(x.text)) && !tokens.slice(i, j + 1).some((x) => x.pos === 'PROPN' && !CODE.test(x.text)) ? 'code' : 'proper', i, j);
-    i = j + 1;
-  }
+  properSpans(tokens, add);
 
-  // Noun phrases (ADJ* NOUN+): what a question asks about ("calibration offset", "director").
-  for (let i = 0; i < tokens.length; ) {
-    if (tokens[i]!.pos !== 'NOUN' && tokens[i]!.pos !== 'ADJ') {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (tokens[j + 1] && (tokens[j + 1]!.pos === 'NOUN' || tokens[j + 1]!.pos === 'ADJ')) j++;
-    let end = j;
-    while (end >= i && tokens[end]!.pos !== 'NOUN') end--;
-    if (end >= i) add('noun', i, end);
-    i = j + 1;
-  }
+  nounPhrases(tokens, add);
 
   let numbers = 0;
   let dates = 0;
@@ -264,4 +216,73 @@ function joinGlued(original: string, sentences: { text: string; start: number; e
     } else out.push({ ...s });
   }
   return out;
+}
+
+/** The tokens with their character offsets: wink keeps the text losslessly (token + preceding spaces). */
+function tokensOf(
+  original: string,
+  text: string,
+  values: readonly string[],
+  pos: readonly string[],
+  spaces: readonly string[],
+  stops: readonly boolean[],
+): TokenInfo[] {
+  const tokens: TokenInfo[] = [];
+  let at = 0;
+  for (let i = 0; i < values.length; i++) {
+    at += spaces[i]!.length;
+    const v = values[i]!;
+    const found = text.indexOf(v, at);
+    const start = found >= 0 && found - at < 4 ? found : at;
+    tokens.push({ text: original.slice(start, start + v.length), pos: pos[i]!, start, end: start + v.length, stop: stops[i]! || isStopword(v) });
+    at = start + v.length;
+  }
+
+  return tokens;
+}
+
+/** Proper-noun spans ("Project Falcon", "University of Oxford") and part/model codes ("KX-220"). */
+function properSpans(tokens: readonly TokenInfo[], add: (kind: MentionKind, i: number, j: number) => void): void {
+  for (let i = 0; i < tokens.length; ) {
+    const t = tokens[i]!;
+    const isProper = (k: number) => {
+      const x = tokens[k];
+      return !!x && ((x.pos === 'PROPN' && !x.stop) || CODE.test(x.text) || (x.pos !== 'PUNCT' && /^[A-Z][a-z]+[A-Z]/.test(x.text)));
+    };
+    if (!isProper(i)) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (true) {
+      if (isProper(j + 1)) j++;
+      else if (tokens[j + 1] && CONNECTOR.has(tokens[j + 1]!.text.toLowerCase()) && isProper(j + 2) && tokens[j + 1]!.pos !== 'PUNCT') j += 2;
+      else if (tokens[j + 1]?.text === '-' && isProper(j + 2) && tokens[j + 1]!.start === tokens[j]!.end) j += 2;
+      else break;
+    }
+    // "Role: …", "Date: …": a capitalised key before a colon is a label, not an entity.
+    if (i === j && tokens[j + 1]?.text === ':' && !CODE.test(t.text)) {
+      i = j + 1;
+      continue;
+    }
+    const allCodes = tokens.slice(i, j + 1).every((x) => CODE.test(x.text));
+    add(allCodes && i === j ? 'code' : tokens.slice(i, j + 1).some((x) => CODE.test(x.text)) && !tokens.slice(i, j + 1).some((x) => x.pos === 'PROPN' && !CODE.test(x.text)) ? 'code' : 'proper', i, j);
+    i = j + 1;
+  }
+}
+
+/** Noun phrases (ADJ* NOUN+): what a question asks about ("calibration offset", "director"). */
+function nounPhrases(tokens: readonly TokenInfo[], add: (kind: MentionKind, i: number, j: number) => void): void {
+  for (let i = 0; i < tokens.length; ) {
+    if (tokens[i]!.pos !== 'NOUN' && tokens[i]!.pos !== 'ADJ') {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (tokens[j + 1] && (tokens[j + 1]!.pos === 'NOUN' || tokens[j + 1]!.pos === 'ADJ')) j++;
+    let end = j;
+    while (end >= i && tokens[end]!.pos !== 'NOUN') end--;
+    if (end >= i) add('noun', i, end);
+    i = j + 1;
+  }
 }

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Config } from '../../config.js';
-import { openCore } from '../../core.js';
+import { openCore, type Core } from '../../core.js';
 import { loadDataset, type EvalDataset } from '../../eval/dataset.js';
 import { percentile } from '../../eval/metrics.js';
 import { singleHopRanker } from '../../eval/rankers.js';
@@ -51,65 +51,14 @@ async function benchVariant(
     const seconds = (performance.now() - t0) / 1000;
     const questions = dataset.questions.map((q) => q.question);
     await core.encoder.encodeOne('warm up');
-    const enc: number[] = [];
     const vectors: Float32Array[] = [];
-    for (const q of questions) {
-      const a = performance.now();
+    const enc = await timeEach(questions, async (q) => {
       vectors.push(await core.encoder.encodeOne(q));
-      enc.push(performance.now() - a);
-    }
-    const search: number[] = [];
-    for (const v of vectors) {
-      const a = performance.now();
-      await core.store.index.search(v, 100);
-      search.push(performance.now() - a);
-    }
-    const retrieval: number[] = [];
-    for (const q of questions) {
-      const a = performance.now();
-      await core.retriever.retrieve(q, { k: 20 });
-      retrieval.push(performance.now() - a);
-    }
-    const engine: number[] = [];
-    for (const q of questions) {
-      const a = performance.now();
-      await core.engine.run(q, LOCAL);
-      engine.push(performance.now() - a);
-    }
-    // HNSW against exact (brute-force) search over every window vector, per efSearch.
-    const all = await core.store.vectors.allWindowVectors();
-    const exact = vectors.map((v) =>
-      all
-        .map((w) => {
-          const x = w.vector;
-          let d = 0;
-          for (let i = 0; i < x.length; i++) d += x[i]! * v[i]!;
-          return { id: w.id, d };
-        })
-        .sort((a, b) => b.d - a.d)
-        .slice(0, 10)
-        .map((w) => w.id),
-    );
-    const hnsw: VariantResult['hnsw'] = [];
-    // the search effort swept on the store's own index (either backend), then set back
-    const index = core.store.index;
-    const configured = index.efSearch;
-    try {
-      for (const efSearch of EF_SEARCH_SWEEP) {
-        index.setEfSearch(efSearch);
-        const times: number[] = [];
-        let hit = 0;
-        for (const [i, v] of vectors.entries()) {
-          const a = performance.now();
-          const got = (await index.search(v, 10)).map((h) => h.windowId);
-          times.push(performance.now() - a);
-          hit += got.filter((id) => exact[i]!.includes(id)).length;
-        }
-        hnsw.push({ efSearch, recallAt10: +(hit / (10 * vectors.length)).toFixed(4), ms: ms(times) });
-      }
-    } finally {
-      index.setEfSearch(configured);
-    }
+    });
+    const search = await timeEach(vectors, (v) => core.store.index.search(v, 100));
+    const retrieval = await timeEach(questions, (q) => core.retriever.retrieve(q, { k: 20 }));
+    const engine = await timeEach(questions, (q) => core.engine.run(q, LOCAL));
+    const hnsw = await hnswSweep(core, vectors);
     const ev = await runEval(
       dataset,
       {
@@ -140,6 +89,53 @@ async function benchVariant(
   } finally {
     await core.close();
   }
+}
+
+/** Each item's time through `work`, in order, in ms. */
+async function timeEach<T>(items: readonly T[], work: (item: T) => Promise<unknown>): Promise<number[]> {
+  const times: number[] = [];
+  for (const item of items) {
+    const a = performance.now();
+    await work(item);
+    times.push(performance.now() - a);
+  }
+  return times;
+}
+
+/** HNSW against exact (brute-force) search over every window vector, per efSearch, on the store's own index. */
+async function hnswSweep(core: Core, vectors: readonly Float32Array[]): Promise<VariantResult['hnsw']> {
+  const all = await core.store.vectors.allWindowVectors();
+  const exact = vectors.map((v) =>
+    all
+      .map((w) => {
+        const x = w.vector;
+        let d = 0;
+        for (let i = 0; i < x.length; i++) d += x[i]! * v[i]!;
+        return { id: w.id, d };
+      })
+      .sort((a, b) => b.d - a.d)
+      .slice(0, 10)
+      .map((w) => w.id),
+  );
+  const hnsw: VariantResult['hnsw'] = [];
+  // the search effort swept on the store's own index (either backend), then set back
+  const index = core.store.index;
+  const configured = index.efSearch;
+  try {
+    for (const efSearch of EF_SEARCH_SWEEP) {
+      index.setEfSearch(efSearch);
+      let hit = 0;
+      let i = 0;
+      const times = await timeEach(vectors, async (v) => {
+        const got = (await index.search(v, 10)).map((h) => h.windowId);
+        hit += got.filter((id) => exact[i++]!.includes(id)).length;
+      });
+      hnsw.push({ efSearch, recallAt10: +(hit / (10 * vectors.length)).toFixed(4), ms: ms(times) });
+    }
+  } finally {
+    index.setEfSearch(configured);
+  }
+  return hnsw;
 }
 
 const machineLine = (config: Config) =>
@@ -224,46 +220,53 @@ export function register(program: Command, ctx: CliContext): void {
             );
           return;
         }
-        const results: VariantResult[] = [];
-        for (const variant of ['int8', 'fp32'] as const) {
-          // a fresh store each time: ingest speed is measured from scratch
-          const dir = fs.mkdtempSync(path.join(os.tmpdir(), `ragask-bench-${variant}-`));
-          try {
-            results.push(await benchVariant(base, variant, dataset, dir));
-          } finally {
-            fs.rmSync(dir, { recursive: true, force: true });
-          }
-        }
-        const machine = machineLine(base);
-        const peakRssMb = +(process.resourceUsage().maxRSS / 1024).toFixed(0);
-        const report = { dataset: dataset.name, questions: dataset.questions.length, machine, peakRssMb, results };
-        const row = (label: string, f: (r: VariantResult) => string) => `| ${label} | ${results.map(f).join(' | ')} |`;
-        ctx.out(
-          [
-            `dataset ${dataset.name} (${dataset.questions.length} questions); ${machine}`,
-            '',
-            `| figure | ${results.map((r) => r.variant).join(' | ')} |`,
-            `| --- | ${results.map(() => '---').join(' | ')} |`,
-            row(
-              'ingest (documents, windows, s)',
-              (r) => `${r.ingest.documents}, ${r.ingest.windows}, ${r.ingest.seconds}`,
-            ),
-            row('ingest windows/s', (r) => `${r.ingest.windowsPerSecond}`),
-            row('query encode ms p50 / p95', (r) => `${r.queryEncodeMs.p50} / ${r.queryEncodeMs.p95}`),
-            row('HNSW search (k=100) ms p50 / p95', (r) => `${r.hnswSearchMs.p50} / ${r.hnswSearchMs.p95}`),
-            row('hybrid retrieval ms p50 / p95', (r) => `${r.retrievalMs.p50} / ${r.retrievalMs.p95}`),
-            row('multi-hop engine ms p50 / p95', (r) => `${r.engineMs.p50} / ${r.engineMs.p95}`),
-            ...Object.keys(results[0]!.recall).map((k) => row(k, (r) => `${r.recall[k]}`)),
-            `| peak RSS (whole run) | ${peakRssMb} MB |`,
-            '',
-            `HNSW (M=${base.hnsw.m}, efConstruction=${base.hnsw.efConstruction}) recall@10 against exact search, int8 store:`,
-            '',
-            '| efSearch | recall@10 | search ms p50 / p95 |',
-            '| --- | --- | --- |',
-            ...results[0]!.hnsw.map((h) => `| ${h.efSearch} | ${h.recallAt10} | ${h.ms.p50} / ${h.ms.p95} |`),
-          ].join('\n'),
-        );
-        if (opts.json) fs.writeFileSync(opts.json, `${JSON.stringify(report, null, 2)}\n`);
+        await variantsBench(ctx, base, dataset, opts.json);
       },
     );
+}
+
+/** int8 against fp32, each on a fresh store: ingest, encode, search, retrieval, engine, recall, HNSW. */
+async function variantsBench(
+  ctx: CliContext,
+  base: Config,
+  dataset: EvalDataset,
+  json: string | undefined,
+): Promise<void> {
+  const results: VariantResult[] = [];
+  for (const variant of ['int8', 'fp32'] as const) {
+    // a fresh store each time: ingest speed is measured from scratch
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `ragask-bench-${variant}-`));
+    try {
+      results.push(await benchVariant(base, variant, dataset, dir));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const machine = machineLine(base);
+  const peakRssMb = +(process.resourceUsage().maxRSS / 1024).toFixed(0);
+  const report = { dataset: dataset.name, questions: dataset.questions.length, machine, peakRssMb, results };
+  const row = (label: string, f: (r: VariantResult) => string) => `| ${label} | ${results.map(f).join(' | ')} |`;
+  ctx.out(
+    [
+      `dataset ${dataset.name} (${dataset.questions.length} questions); ${machine}`,
+      '',
+      `| figure | ${results.map((r) => r.variant).join(' | ')} |`,
+      `| --- | ${results.map(() => '---').join(' | ')} |`,
+      row('ingest (documents, windows, s)', (r) => `${r.ingest.documents}, ${r.ingest.windows}, ${r.ingest.seconds}`),
+      row('ingest windows/s', (r) => `${r.ingest.windowsPerSecond}`),
+      row('query encode ms p50 / p95', (r) => `${r.queryEncodeMs.p50} / ${r.queryEncodeMs.p95}`),
+      row('HNSW search (k=100) ms p50 / p95', (r) => `${r.hnswSearchMs.p50} / ${r.hnswSearchMs.p95}`),
+      row('hybrid retrieval ms p50 / p95', (r) => `${r.retrievalMs.p50} / ${r.retrievalMs.p95}`),
+      row('multi-hop engine ms p50 / p95', (r) => `${r.engineMs.p50} / ${r.engineMs.p95}`),
+      ...Object.keys(results[0]!.recall).map((k) => row(k, (r) => `${r.recall[k]}`)),
+      `| peak RSS (whole run) | ${peakRssMb} MB |`,
+      '',
+      `HNSW (M=${base.hnsw.m}, efConstruction=${base.hnsw.efConstruction}) recall@10 against exact search, int8 store:`,
+      '',
+      '| efSearch | recall@10 | search ms p50 / p95 |',
+      '| --- | --- | --- |',
+      ...results[0]!.hnsw.map((h) => `| ${h.efSearch} | ${h.recallAt10} | ${h.ms.p50} / ${h.ms.p95} |`),
+    ].join('\n'),
+  );
+  if (json) fs.writeFileSync(json, `${JSON.stringify(report, null, 2)}\n`);
 }

@@ -8,78 +8,35 @@ import type { DocumentRow, SourceAction } from '../../store/types.js';
 import { displaySource } from '../format.js';
 import { configFrom, withCore } from './shared.js';
 import type { CliContext } from '../context.js';
+import type { Core } from '../../core.js';
 
 export function register(program: Command, ctx: CliContext): void {
   const sources = program.command('sources').description('list ingested sources with their access scope, or change it');
+  registerList(sources, ctx);
+  registerSet(sources, ctx);
+  registerAdminActions(sources, ctx);
+}
+
+interface ListOptions {
+  json?: boolean;
+  channel?: string;
+  user?: string;
+}
+
+function registerList(sources: Command, ctx: CliContext): void {
   sources
     .command('list', { isDefault: true })
     .description('every source with its scope (who may see it)')
     .option('--json', 'machine-readable output')
     .option('--channel <id>', 'only what this Slack channel can see')
     .option('--user <id>', 'only what this user can see in a direct message')
-    .action(async (opts: { json?: boolean; channel?: string; user?: string }, cmd: Command) => {
+    .action(async (opts: ListOptions, cmd: Command) => {
       const config = configFrom(ctx, cmd);
-      await withCore(ctx, config, async (core) => {
-        const access =
-          opts.channel || opts.user
-            ? await core.access.resolve({
-                kind: 'slack',
-                channel: opts.channel ?? `D-${opts.user}`,
-                user: opts.user ?? 'U-cli',
-                isDM: !opts.channel,
-              })
-            : null;
-        const docs = (await core.store.documents.listDocuments()).filter((d) => !access || access.allowDoc(d.id));
-        const flags = new Map((await core.store.access.sourceFlags()).map((f) => [f.source, f]));
-        const flagOf = (source: string) => {
-          const f = flags.get(source);
-          return f ? `${ACTION_DONE[f.action]} by ${f.by} ${new Date(f.at).toISOString().slice(0, 16)}Z` : '';
-        };
-        if (opts.json) {
-          ctx.out(
-            JSON.stringify(
-              docs.map((d) => ({
-                id: d.id,
-                source: d.source,
-                title: d.title,
-                scope: d.scope ? formatScope(d.scope) : 'unreadable',
-                flag: flags.get(d.source) ?? null,
-              })),
-              null,
-              2,
-            ),
-          );
-          return;
-        }
-        const width = Math.min(60, Math.max(6, ...docs.map((d) => displaySource(d.source).length)));
-        const actions = await core.store.access.sourceActions(RECENT_ACTIONS);
-        ctx.out(
-          [
-            `${'source'.padEnd(width)}  scope`,
-            ...docs.map((d) =>
-              [
-                `${displaySource(d.source).padEnd(width)}  ${d.scope ? formatScope(d.scope) : 'unreadable (shown nowhere)'}`,
-                flagOf(d.source),
-              ]
-                .filter(Boolean)
-                .join('  '),
-            ),
-            '',
-            `${docs.length} source(s)`,
-            ...(actions.length
-              ? [
-                  '',
-                  'recent admin actions:',
-                  ...actions.map(
-                    (a) =>
-                      `  ${new Date(a.at).toISOString().slice(0, 16)}Z  ${a.action.padEnd(7)}  ${displaySource(a.source)}  by ${a.by}`,
-                  ),
-                ]
-              : []),
-          ].join('\n'),
-        );
-      });
+      await withCore(ctx, config, (core) => listSources(ctx, core, opts));
     });
+}
+
+function registerSet(sources: Command, ctx: CliContext): void {
   sources
     .command('set')
     .description('change the scope of stored sources: paths, folders (everything under them) or glob patterns')
@@ -97,6 +54,10 @@ export function register(program: Command, ctx: CliContext): void {
         ctx.out(`${n} source(s) now ${formatScope(scope)}`);
       });
     });
+}
+
+/** hide, demote, restore. */
+function registerAdminActions(sources: Command, ctx: CliContext): void {
   for (const [action, what] of ADMIN_ACTIONS) {
     sources
       .command(action)
@@ -113,6 +74,68 @@ export function register(program: Command, ctx: CliContext): void {
         });
       });
   }
+}
+
+/** `sources list`: every source with its scope and flag, and the latest admin actions. */
+async function listSources(ctx: CliContext, core: Core, opts: ListOptions): Promise<void> {
+  const access =
+    opts.channel || opts.user
+      ? await core.access.resolve({
+          kind: 'slack',
+          channel: opts.channel ?? `D-${opts.user}`,
+          user: opts.user ?? 'U-cli',
+          isDM: !opts.channel,
+        })
+      : null;
+  const docs = (await core.store.documents.listDocuments()).filter((d) => !access || access.allowDoc(d.id));
+  const flags = new Map((await core.store.access.sourceFlags()).map((f) => [f.source, f]));
+  const flagOf = (source: string) => {
+    const f = flags.get(source);
+    return f ? `${ACTION_DONE[f.action]} by ${f.by} ${new Date(f.at).toISOString().slice(0, 16)}Z` : '';
+  };
+  if (opts.json) {
+    ctx.out(
+      JSON.stringify(
+        docs.map((d) => ({
+          id: d.id,
+          source: d.source,
+          title: d.title,
+          scope: d.scope ? formatScope(d.scope) : 'unreadable',
+          flag: flags.get(d.source) ?? null,
+        })),
+        null,
+        2,
+      ),
+    );
+    return;
+  }
+  const width = Math.min(60, Math.max(6, ...docs.map((d) => displaySource(d.source).length)));
+  const actions = await core.store.access.sourceActions(RECENT_ACTIONS);
+  ctx.out(
+    [
+      `${'source'.padEnd(width)}  scope`,
+      ...docs.map((d) =>
+        [
+          `${displaySource(d.source).padEnd(width)}  ${d.scope ? formatScope(d.scope) : 'unreadable (shown nowhere)'}`,
+          flagOf(d.source),
+        ]
+          .filter(Boolean)
+          .join('  '),
+      ),
+      '',
+      `${docs.length} source(s)`,
+      ...(actions.length
+        ? [
+            '',
+            'recent admin actions:',
+            ...actions.map(
+              (a) =>
+                `  ${new Date(a.at).toISOString().slice(0, 16)}Z  ${a.action.padEnd(7)}  ${displaySource(a.source)}  by ${a.by}`,
+            ),
+          ]
+        : []),
+    ].join('\n'),
+  );
 }
 
 /** Admin actions `sources list` shows, newest first. */

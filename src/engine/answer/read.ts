@@ -6,7 +6,7 @@ import { readerInput, type EvidencePassage } from './passages.js';
 import { wholeValue } from './whole-value.js';
 import { expectedType, typedRanges } from './answer-type.js';
 import type { ReadKind, ComparisonPath } from './features.js';
-import { scoreSpans, valueAsked, unlabelled, saidElsewhere } from './span-scores.js';
+import { scoreSpans, valueAsked, unlabelled, saidElsewhere, type ScoredSpan } from './span-scores.js';
 import { readComparison, askedPart } from './read-comparison.js';
 import {
   type AnswerReader,
@@ -154,22 +154,7 @@ function fromResult(
   const agreement = result.windows.filter(
     (x, i) => i !== chosen.window && x.spans[0] && sameValue(valueAsked(expected, x.spans[0].text), chosen.text),
   ).length;
-  const rivals: Rival[] = [];
-  for (const x of others) {
-    const p = passages[x.passage]!;
-    // a rival is a reading of the same kind from another document, close behind, where the reader believes it answers
-    // (the cell label's bonus picks the answer among readings; it does not make another source's reading less of a rival)
-    if (
-      p.snippet.docId === passage.snippet.docId ||
-      x.pAnswer < READER_ANSWERS ||
-      unlabelled(x) < unlabelled(chosen) - CONFLICT_MARGIN ||
-      x.fit < chosen.fit
-    )
-      continue;
-    // one reading per other source: its best (a source reads one value; its runners-up are not other sources)
-    if (rivals.some((r) => sameValue(r.value, x.text) || r.passage.snippet.docId === p.snippet.docId)) continue;
-    rivals.push({ value: x.text, passage: p, start: x.start, end: x.end, score: x.score });
-  }
+  const rivals = rivalsOf(chosen, others, passages);
   const pAnswer = 1 - win.probs.none;
   // the value a person reads keeps its unit and bound ("at least 2 reviewers"); it competed as read
   const whole = wholeValue(passage.text, chosen.start, chosen.end);
@@ -200,4 +185,28 @@ function fromResult(
       corroborated: saidElsewhere(chosen.text, passage, passages),
     },
   };
+}
+
+/**
+ * Readings of the same kind from other documents, close behind, where the reader believes they
+ * answer: one per other source, its best (a source reads one value; its runners-up are not other
+ * sources). The cell label's bonus picks the answer among readings; it does not make another
+ * source's reading less of a rival.
+ */
+function rivalsOf(chosen: ScoredSpan, others: readonly ScoredSpan[], passages: readonly EvidencePassage[]): Rival[] {
+  const passage = passages[chosen.passage]!;
+  const rivals: Rival[] = [];
+  for (const x of others) {
+    const p = passages[x.passage]!;
+    if (
+      p.snippet.docId === passage.snippet.docId ||
+      x.pAnswer < READER_ANSWERS ||
+      unlabelled(x) < unlabelled(chosen) - CONFLICT_MARGIN ||
+      x.fit < chosen.fit
+    )
+      continue;
+    if (rivals.some((r) => sameValue(r.value, x.text) || r.passage.snippet.docId === p.snippet.docId)) continue;
+    rivals.push({ value: x.text, passage: p, start: x.start, end: x.end, score: x.score });
+  }
+  return rivals;
 }

@@ -30,7 +30,7 @@ const STATED_DEFAULT_WEIGHT = LABEL_WEIGHT;
 /** Logits per unit of log-odds that the span's window answers at all. */
 const WINDOW_WEIGHT = 3;
 
-interface ScoredSpan extends Located {
+export interface ScoredSpan extends Located {
   /** The reader's score moved by the type, the cell's label and the window's belief. */
   adjusted: number;
   fit: -1 | 0 | 1;

@@ -125,16 +125,19 @@ function groupLines(runs: Run[], page: number, pageHeight: number): Line[] {
 const normalizeMarginal = (s: string) => s.toLowerCase().replace(/\d+/g, '#');
 const PAGE_NUMBER = /^(?:page\s*)?#(?:\s*(?:of|\/)\s*#)?$/;
 
-function toBlocks(lines: Line[]): Block[] {
+/**
+ * Running headers and footers (lines in the top or bottom margin that repeat, or page numbers) as
+ * footer blocks, once each; the other lines are the body.
+ */
+function splitMargins(lines: readonly Line[]): { footers: Block[]; body: Line[] } {
   const pages = new Set(lines.map((l) => l.page)).size;
-  // Running headers/footers: lines in the top or bottom margin.
   const isMarginal = (l: Line) => l.y < l.pageHeight * 0.07 || l.y > l.pageHeight * 0.95;
   const marginalCount = new Map<string, number>();
   for (const l of lines)
     if (isMarginal(l))
       marginalCount.set(normalizeMarginal(l.text), (marginalCount.get(normalizeMarginal(l.text)) ?? 0) + 1);
 
-  const blocks: Block[] = [];
+  const footers: Block[] = [];
   const seenFooters = new Set<string>();
   const body: Line[] = [];
   for (const l of lines) {
@@ -147,11 +150,16 @@ function toBlocks(lines: Line[]): Block[] {
       const key = normalizeMarginal(l.text);
       if (PAGE_NUMBER.test(key) || seenFooters.has(key)) continue;
       seenFooters.add(key);
-      blocks.push({ kind: 'footer', text: l.text, page: l.page });
+      footers.push({ kind: 'footer', text: l.text, page: l.page });
     } else {
       body.push(l);
     }
   }
+  return { footers, body };
+}
+
+function toBlocks(lines: Line[]): Block[] {
+  const { footers: blocks, body } = splitMargins(lines);
 
   // Body type size: the size carrying the most characters.
   const bySize = new Map<number, number>();

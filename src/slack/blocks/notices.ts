@@ -1,7 +1,7 @@
 /** Short messages around an answer: working, busy, usage, notices, errors, and the not-helpful follow-up. */
 import type { ActionsBlock } from '@slack/types';
 import { FEEDBACK_REASONS, type FeedbackReason } from '../state/interfaces.js';
-import { LIMITS, escapeMrkdwn, safeText, truncate } from './text.js';
+import { LIMITS, safeText, truncate } from './text.js';
 import { type Message, echo, context, section, button, REASON_LABELS, ACTIONS } from './answer.js';
 
 export function workingMessage(question: string): Message {
@@ -76,4 +76,3 @@ export function errorMessage(): Message {
   return noticeMessage('Something went wrong while answering; the error was logged. Please try again in a moment.');
 }
 
-export { escapeMrkdwn };

@@ -15,7 +15,6 @@ import type {
 export {
   EVENT_LEASE_MS,
   FEEDBACK_REASONS,
-  QUESTION_RETENTION_MS,
   type AskedQuestion,
   type EventClaim,
   type FeedbackContext,

@@ -108,7 +108,7 @@ export function sqliteHealth(dataDir: string, hnsw: HnswParams, wantModel: strin
  * for writing): SQLite's integrity check and schema version, rows without their parent, documents without chunks, chunks missing from the
  * full-text index, and the counts.
  */
-export function storeHealth(db: DB): {
+function storeHealth(db: DB): {
   schemaVersion: number;
   integrity: string[];
   orphanChunks: number;
