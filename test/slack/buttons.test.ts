@@ -1,15 +1,18 @@
-import type { SqliteConversations } from '../../src/store/sqlite/conversations.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actionBody, deliver, eventBody, type ApiCall } from '../support/slack-stand-in.js';
-import { SECRET, blocksText, headlineOf, startHarness, type Harness } from './harness.js';
+import { SECRET, blocksText, startHarness, type Harness } from './harness.js';
 import { FakeEngine, stopped } from './fake-engine.js';
 
 let h: Harness;
 const engine = new FakeEngine();
+/** How far the Slack state's clock runs ahead of the wall clock (a test moves it past a button's TTL). */
+let ahead = 0;
+/** Past the longest TTL RAGASK_STATE_TTL_H allows (90 days): any state has expired. */
+const PAST_ANY_TTL_MS = 91 * 86400_000;
 beforeAll(async () => {
   // every answer stops with suggested next hops
   engine.reply = stopped;
-  h = await startHarness({ engine });
+  h = await startHarness({ engine, clock: () => Date.now() + ahead });
 });
 afterAll(() => h.close());
 
@@ -66,16 +69,17 @@ async function click(user: string, messageTs: string, threadTs: string, b: Butto
 const ephemeralTo = (user: string, pattern: RegExp) => () =>
   h.fake.callsOf('chat.postEphemeral').find((c) => c.args.user === user && pattern.test(blocksText(c.args.blocks)));
 
-describe('suggested-hop buttons', () => {
-  let messageTs: string;
-  let buttons: Button[];
-  beforeAll(async () => {
-    const r = await ask('Who leads the project whose drone lost telemetry on 2024-03-14?', '2000.0001');
-    messageTs = r.messageTs;
-    buttons = buttonsOf(r.update);
-  });
+const QUESTION = 'Who leads the project whose drone lost telemetry on 2024-03-14?';
 
-  it('offers "Continue with" buttons for the suggested next hops, and "Stop here"', () => {
+/** The question asked by U1 in a thread of its own (each test its own, so none depends on another). */
+async function askFresh(threadTs: string): Promise<{ messageTs: string; buttons: Button[] }> {
+  const r = await ask(QUESTION, threadTs);
+  return { messageTs: r.messageTs, buttons: buttonsOf(r.update) };
+}
+
+describe('suggested-hop buttons', () => {
+  it('offers "Continue with" buttons for the suggested next hops, and "Stop here"', async () => {
+    const { buttons } = await askFresh('2000.0001');
     const labels = buttons.map((b) => b.text.text);
     // the entity as the document writes it, and where it leads
     expect(labels).toContain('Continue with: Vantor TS-40 → Vantor TS-40 Datasheet');
@@ -86,8 +90,9 @@ describe('suggested-hop buttons', () => {
   });
 
   it('answers someone outside the thread privately, and changes nothing', async () => {
+    const { messageTs, buttons } = await askFresh('2000.0004');
     const updates = h.fake.callsOf('chat.update').length;
-    const r = await click('U9', messageTs, '2000.0001', buttons[0]!);
+    const r = await click('U9', messageTs, '2000.0004', buttons[0]!);
     expect(r.status).toBe(200);
     const note = await h.fake.waitFor(ephemeralTo('U9', /Only the people who asked in this thread/));
     expect(note.args.channel).toBe('C1');
@@ -95,8 +100,10 @@ describe('suggested-hop buttons', () => {
   });
 
   it('resumes the chain from the stored state when a participant clicks, and updates the message', async () => {
+    const { messageTs, buttons } = await askFresh('2000.0005');
     const kestrel = buttons.find((b) => b.text.text.startsWith('Continue with: Kestrel Labs'))!;
-    await click('U1', messageTs, '2000.0001', kestrel);
+    const before = engine.calls.filter((c) => c.kind === 'resume').length;
+    await click('U1', messageTs, '2000.0005', kestrel);
     const final = await h.fake.waitFor(() =>
       h.fake
         .callsOf('chat.update')
@@ -108,22 +115,27 @@ describe('suggested-hop buttons', () => {
         ),
     );
     // the engine resumed the stored result with the clicked suggestion, and the message shows its answer
-    const resumed = engine.calls.filter((c) => c.kind === 'resume');
+    const resumed = engine.calls.filter((c) => c.kind === 'resume').slice(before);
     expect(resumed).toHaveLength(1);
     expect(resumed[0]).toMatchObject({
       question: 'Who leads the project whose drone lost telemetry on 2024-03-14?',
       choice: 1,
     });
-    const stored = stopped(resumed[0]!.question);
-    expect(final.args.text).toBe(headlineOf(await new FakeEngine().resume(stored, 1, resumed[0]!.access)));
+    expect(final.args.text).toBe('+0.35 °C');
     expect(blocksText(final.args.blocks)).toContain('via _Kestrel Labs_');
   });
 
   it('says so politely when a button was already used', async () => {
+    const { messageTs, buttons } = await askFresh('2000.0006');
+    const kestrel = buttons.find((b) => b.text.text.startsWith('Continue with: Kestrel Labs'))!;
+    await click('U1', messageTs, '2000.0006', kestrel);
+    await h.fake.waitFor(() =>
+      h.fake.callsOf('chat.update').find((c) => c.args.ts === messageTs && blocksText(c.args.blocks).includes('Hop 2')),
+    );
     await click(
       'U1',
       messageTs,
-      '2000.0001',
+      '2000.0006',
       buttons.find((b) => b.text.text.startsWith('Continue with: Kestrel Labs'))!,
     );
     await h.fake.waitFor(ephemeralTo('U1', /already continued/));
@@ -132,12 +144,14 @@ describe('suggested-hop buttons', () => {
   it('says so politely when a button has expired', async () => {
     const r = await ask('Who leads the project whose drone lost telemetry on 2024-03-14?', '2000.0002');
     const b = buttonsOf(r.update)[0]!;
-    // the state expires (through the SQLite backend, the one the harness runs)
-    (h.slack.store as SqliteConversations<unknown>).db
-      .prepare('UPDATE slack_states SET expires_at = 0 WHERE key = ?')
-      .run((JSON.parse(b.value) as { k: string }).k);
-    await click('U1', r.messageTs, '2000.0002', b);
-    await h.fake.waitFor(ephemeralTo('U1', /expired/));
+    // the state's clock moves past its TTL: the button has expired
+    ahead = PAST_ANY_TTL_MS;
+    try {
+      await click('U1', r.messageTs, '2000.0002', b);
+      await h.fake.waitFor(ephemeralTo('U1', /expired/));
+    } finally {
+      ahead = 0;
+    }
   });
 
   it('"Stop here" keeps the answer without suggestions', async () => {
@@ -153,8 +167,9 @@ describe('suggested-hop buttons', () => {
   });
 
   it('shows the trace of every hop to whoever asks for it', async () => {
+    const { messageTs, buttons } = await askFresh('2000.0007');
     const trace = buttons.find((b) => b.text.text === 'Show trace')!;
-    await click('U4', messageTs, '2000.0001', trace);
+    await click('U4', messageTs, '2000.0007', trace);
     const t = await h.fake.waitFor(ephemeralTo('U4', /Trace/));
     const text = blocksText(t.args.blocks);
     expect(text).toContain('*Hop 1*');
@@ -163,8 +178,9 @@ describe('suggested-hop buttons', () => {
   });
 
   it('stores feedback with the question, the answer and the evidence ids', async () => {
+    const { messageTs, buttons } = await askFresh('2000.0008');
     const helpful = buttons.find((b) => b.action_id === 'ragask_feedback_helpful')!;
-    await click('U5', messageTs, '2000.0001', helpful);
+    await click('U5', messageTs, '2000.0008', helpful);
     await h.fake.waitFor(ephemeralTo('U5', /Thanks/));
     const f = (await h.slack.store.listFeedback()).find((x) => x.user === 'U5')!;
     expect(f).toMatchObject({
@@ -176,8 +192,9 @@ describe('suggested-hop buttons', () => {
   });
 
   it('asks why an answer was not helpful, in one click, and keeps the reason with the feedback', async () => {
+    const { messageTs, buttons } = await askFresh('2000.0009');
     const notHelpful = buttons.find((b) => b.action_id === 'ragask_feedback_not_helpful')!;
-    await click('U6', messageTs, '2000.0001', notHelpful);
+    await click('U6', messageTs, '2000.0009', notHelpful);
     const asked = await h.fake.waitFor(ephemeralTo('U6', /What was wrong with it/));
     const reasons = buttonsOf(asked);
     expect(reasons.map((b) => b.text.text)).toEqual(['It is wrong', 'It is out of date', 'Not what I asked']);
@@ -186,13 +203,13 @@ describe('suggested-hop buttons', () => {
     await click(
       'U6',
       messageTs,
-      '2000.0001',
+      '2000.0009',
       reasons.find((b) => b.action_id === 'ragask_feedback_reason_outdated')!,
     );
     await h.fake.waitFor(ephemeralTo('U6', /what to fix/));
     expect(await entry()).toMatchObject({ value: 'not_helpful', reason: 'outdated' });
     // someone who gave no "not helpful" cannot attach a reason to another person's feedback
-    await click('U7', messageTs, '2000.0001', reasons[0]!);
+    await click('U7', messageTs, '2000.0009', reasons[0]!);
     await h.fake.waitFor(ephemeralTo('U7', /not helpful first/));
     expect((await h.slack.store.listFeedback()).some((x) => x.user === 'U7')).toBe(false);
   });

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { questionDelivery } from '../../src/slack/delivery.js';
 import { deliver, eventBody } from '../support/slack-stand-in.js';
 import { tempDir } from '../helpers.js';
-import { SECRET, blocksText, expectedHeadline, startHarness, type Harness } from './harness.js';
+import { SECRET, blocksText, startHarness, type Harness } from './harness.js';
 import { FakeEngine } from './fake-engine.js';
 
 const body = (event: Record<string, unknown>) => JSON.parse(eventBody(event, 'EvX').body) as unknown;
@@ -103,7 +103,7 @@ describe('nothing acknowledged is lost (real Bolt over loopback)', () => {
       30_000,
       'answer after restart',
     );
-    expect(answer.args.text).toBe(await expectedHeadline(second, q));
+    expect(answer.args.text).toBe('+0.35 °C');
     // marked answered once its answer is published
     await second.slack.idle();
     expect(await second.slack.store.eventStatus(eventId)).toBe('answered');

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliver, eventBody } from '../support/slack-stand-in.js';
-import { SECRET, answerIn, blocksText, expectedHeadline, mention, startHarness, type Harness } from './harness.js';
+import { SECRET, answerIn, blocksText, mention, startHarness, type Harness } from './harness.js';
 
 // The real engine behind the real Bolt app: what the sample's questions are answered with, cited,
 // and how a follow-up is read in the context of its thread. The flows around it run on a fake
@@ -22,9 +22,7 @@ describe('answers of the real engine in Slack (sample corpus, real Bolt over loo
     expect(String(placeholder.args.text)).toMatch(/Looking through the documents/);
     const update = await answerIn(h, '1000.0001');
     const text = blocksText(update.args.blocks);
-    expect(update.args.text).toBe(
-      await expectedHeadline(h, 'Who leads the project whose drone lost telemetry on 2024-03-14?'),
-    );
+    expect(update.args.text).toBe('Mirela Ostrowski');
     expect(text).toContain('Chain of evidence');
     expect(text).toContain('<https://wiki.kestrel.example/projects/falcon|Project Falcon › Team>');
     expect(text).toContain('INC-2024-031');

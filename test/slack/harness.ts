@@ -13,7 +13,6 @@ import { eventBody, FakeSlack } from '../support/slack-stand-in.js';
 import type { Config } from '../../src/config.js';
 import { answerMessage } from '../../src/slack/blocks/answer.js';
 import type { EngineResult } from '../../src/engine/types.js';
-import { LOCAL } from '../../src/store/access.js';
 import { richTextOf } from './text-objects.js';
 import type { SettingName } from '../../src/settings.js';
 import type { EngineApi } from '../../src/engine/api.js';
@@ -65,6 +64,8 @@ export async function startHarness(
     ingestSample?: boolean;
     orphanSweep?: { everyMs: number; idleMs: number };
     tiers?: TierLimits;
+    /** The Slack state's clock (button states expire by it). */
+    clock?: () => number;
   } = {},
 ): Promise<Harness> {
   const fake = new FakeSlack();
@@ -94,7 +95,7 @@ export async function startHarness(
   // Real Slack tiers would make each test wait a second per message; one test checks the real spacing.
   const fastTiers =
     opts.fast !== false ? { tiers: { postMessagePerChannelMs: 20, tier3PerMinute: 1000, tier4PerMinute: 1000 } } : {};
-  const state = await openSlackState(storeSettingsOf(config), config.slack.stateTtlMs);
+  const state = await openSlackState(storeSettingsOf(config), config.slack.stateTtlMs, opts.clock);
   const slack = createSlackApp(core, state, config, log, {
     ...(opts.engine ? { engine: opts.engine } : {}),
     ...fastTiers,
@@ -159,11 +160,6 @@ export function blocksText(blocks: unknown): string {
  */
 export function headlineOf(r: EngineResult): string {
   return answerMessage(r, { stateKey: null }).text;
-}
-
-/** The headline of the answer this harness's engine gives to `question` (the sample corpus is public). */
-export async function expectedHeadline(h: Harness, question: string): Promise<string> {
-  return headlineOf(await h.core.engine.run(question, LOCAL));
 }
 
 /** The Redis the shared-limits tests use: RAGASK_TEST_REDIS_URL, by default the local one. */

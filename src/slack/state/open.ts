@@ -13,11 +13,13 @@ export const RESULT_CODEC: ResultCodec<EngineResult> = {
 
 /**
  * The Slack app's state, opened from the store's database settings (the same database, a
- * connection of its own). `ttlMs`: how long button states and threads last.
+ * connection of its own). `ttlMs`: how long button states and threads last; `now`: its clock
+ * (tests move it on).
  */
 export async function openSlackState(
   settings: Pick<OpenStoreOptions, 'dataDir' | 'databaseUrl' | 'pgSchema'>,
   ttlMs: number,
+  now?: () => number,
 ): Promise<SlackStateStore> {
-  return openConversations(settings, { codec: RESULT_CODEC, ttlMs });
+  return openConversations(settings, { codec: RESULT_CODEC, ttlMs, ...(now ? { now } : {}) });
 }
