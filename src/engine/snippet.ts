@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+import { sentencesOf } from '../models/nlp.js';
 import type { ChunkRow } from '../store/types.js';
 import type { Candidate } from './retrieve.js';
 import type { Citation, RetrievedRef, Snippet } from './types.js';
@@ -13,21 +15,30 @@ export function citationOf(chunk: ChunkRow): Citation {
   };
 }
 
+/** Chunks whose sentence bounds are kept: a chunk is cited again and again across hops and questions. */
+const SENTENCE_BOUNDS_KEPT = 5000;
+const sentenceBounds = new LRUCache<string, { start: number; end: number }[]>({ max: SENTENCE_BOUNDS_KEPT });
+
+/** A chunk's sentences by wink-nlp (the splitter the chunker uses), kept per text. */
+function sentencesIn(text: string): { start: number; end: number }[] {
+  let bounds = sentenceBounds.get(text);
+  if (!bounds) {
+    bounds = sentencesOf(text).map(({ start, end }) => ({ start, end }));
+    sentenceBounds.set(text, bounds);
+  }
+  return bounds;
+}
+
 /**
  * The text of a window widened to the sentences it cuts (up to `slack` characters each way), so a
  * cited snippet reads as whole sentences; an ellipsis marks where it still cuts the chunk.
  */
 function widenToSentences(text: string, start: number, end: number, slack = 160): string {
-  let a = start;
-  const floor = Math.max(0, start - slack);
-  while (a > floor && !/[.!?;]\s$/.test(text.slice(Math.max(0, a - 2), a))) a--;
-  if (a === floor && floor > 0) a = start;
-  let b = end;
-  const ceil = Math.min(text.length, end + slack);
-  // a sentence ends at . ! ? ; followed by a space or the end ("2.4 GHz" does not end one)
-  const endsSentence = (i: number) => /[.!?;]/.test(text[i - 1] ?? '') && (i >= text.length || /\s/.test(text[i]!));
-  while (b < ceil && !endsSentence(b)) b++;
-  if (b === ceil && ceil < text.length) b = end;
+  const sentences = sentencesIn(text);
+  const first = sentences.find((x) => x.end > start);
+  const last = sentences.findLast((x) => x.start < end);
+  const a = first && first.start <= start && start - first.start <= slack ? first.start : start;
+  const b = last && last.end >= end && last.end - end <= slack ? last.end : end;
   const body = text.slice(a, b).trim();
   return `${a > 0 ? '…' : ''}${body}${b < text.length ? '…' : ''}`;
 }
