@@ -1,15 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { Piscina } from 'piscina';
 import type { Config } from '../config.js';
+import type { EngineApi } from '../engine/api.js';
+import type { EngineSettings } from '../engine/settings.js';
+import type { EngineResult } from '../engine/types.js';
 import { UserError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { AccessContext } from '../store/access.js';
-import type { EngineResult } from '../engine/types.js';
-import type { EngineRequest, EngineWorkerMessage, SerializedError } from './worker-protocol.js';
-import type { EngineSettings } from '../engine/settings.js';
-import type { EngineApi } from '../engine/api.js';
+import type { EngineAnswer, EngineRequest, SerializedError, WorkerLoad } from './worker-protocol.js';
 
 /** How long a stopping worker may take to close its models and store before it is terminated. */
 const CLOSE_MS = 5000;
@@ -46,10 +46,8 @@ export class WorkerStopped extends Error {
   }
 }
 
-interface Slot {
-  worker: Worker;
-  pending: Map<number, { resolve: (v: EngineResult) => void; reject: (e: Error) => void }>;
-}
+/** piscina's error for a task whose worker exited under it. */
+const WORKER_EXITED = /^worker exited with code: (-?\d+)/;
 
 export interface EnginePoolOptions {
   config: Config;
@@ -63,26 +61,42 @@ export interface EnginePoolOptions {
 /**
  * The engine in worker threads, so the thread that serves Slack only acknowledges, records and
  * talks to Slack while questions are answered (onnxruntime, better-sqlite3 and wink-nlp all run
- * synchronously in the thread that calls them). Each worker has its own models and store handles;
- * a request goes to the worker with the fewest in flight. A worker that dies fails only the
- * requests it held (the Slack flows report and recover those) and is replaced.
+ * synchronously in the thread that calls them). piscina (a well-kept worker pool: a queue, the
+ * least busy worker, dead workers replaced) runs them, one question per worker at a time, each
+ * worker with its own models and store handles. A worker that dies fails only the question it held,
+ * and that question is asked once more; the Slack flows report and recover the rest.
  */
 export class EnginePool implements EngineApi {
-  private readonly slots: Slot[] = [];
-  private readonly file = workerFile();
-  private nextId = 1;
   private closing = false;
-  /** Replacements being started: a request that finds no worker waits for one. */
-  private replacing: Promise<void> = Promise.resolve();
+  /** Questions each worker is answering now, by thread id (what the workers report). */
+  private readonly answering = new Map<number, number>();
 
-  private constructor(private readonly opts: EnginePoolOptions) {}
+  private constructor(
+    private readonly piscina: Piscina<EngineRequest, EngineAnswer>,
+    private readonly opts: EnginePoolOptions,
+  ) {
+    piscina.on('message', (m: WorkerLoad) => this.answering.set(m.threadId, m.answering));
+    piscina.on('error', (e: unknown) => opts.log.error({ err: e }, 'an engine worker failed'));
+  }
 
   /** Starts `size` workers and resolves once every one has loaded its models and opened the store. */
   static async start(opts: EnginePoolOptions): Promise<EnginePool> {
-    const pool = new EnginePool(opts);
-    const started = await Promise.allSettled(Array.from({ length: opts.size }, () => pool.spawn()));
-    for (const s of started) if (s.status === 'fulfilled') pool.slots.push(s.value);
-    const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    const { config, size } = opts;
+    const threads = Math.max(1, Math.floor(config.threads / size));
+    const piscina = new Piscina<EngineRequest, EngineAnswer>({
+      filename: workerFile(),
+      minThreads: size,
+      maxThreads: size,
+      // one question per worker: its engine is busy until it answers; the rest wait in the queue
+      concurrentTasksPerWorker: 1,
+      idleTimeout: Number.POSITIVE_INFINITY,
+      closeTimeout: CLOSE_MS,
+      workerData: { config: { ...config, threads }, secrets: opts.secrets ?? [] },
+    });
+    const pool = new EnginePool(piscina, opts);
+    // one readiness question per worker, all at once: each idle worker takes one
+    const ready = await Promise.allSettled(Array.from({ length: size }, () => pool.ask({ method: 'ready', args: [] })));
+    const failed = ready.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) {
       await pool.close();
       throw failed.reason;
@@ -91,90 +105,49 @@ export class EnginePool implements EngineApi {
   }
 
   get size(): number {
-    return this.slots.length;
+    return this.piscina.threads.length;
   }
 
-  private spawn(): Promise<Slot> {
-    const { config, size } = this.opts;
-    const threads = Math.max(1, Math.floor(config.threads / size));
-    const worker = new Worker(this.file, {
-      workerData: { config: { ...config, threads }, secrets: this.opts.secrets ?? [] },
-    });
-    const slot: Slot = { worker, pending: new Map() };
-    return new Promise<Slot>((resolve, reject) => {
-      let ready = false;
-      worker.on('message', (m: EngineWorkerMessage) => {
-        if (m.type === 'ready') {
-          ready = true;
-          resolve(slot);
-        } else if (m.type === 'failed') reject(revive(m.error));
-        else {
-          const p = slot.pending.get(m.id);
-          if (!p) return;
-          slot.pending.delete(m.id);
-          if ('error' in m) p.reject(revive(m.error));
-          else p.resolve(m.value as EngineResult);
-        }
-      });
-      worker.on('error', (e) => {
-        this.opts.log.error({ err: e }, 'engine worker failed');
-        if (!ready) reject(e);
-      });
-      worker.on('exit', (code) => {
-        if (!ready) return reject(new Error(`an engine worker exited (code ${code}) while starting`));
-        for (const p of slot.pending.values()) p.reject(new WorkerStopped(code));
-        slot.pending.clear();
-        const i = this.slots.indexOf(slot);
-        if (i >= 0) this.slots.splice(i, 1);
-        if (this.closing || i < 0) return;
-        this.opts.log.error({ code }, 'an engine worker stopped; starting another');
-        this.replacing = this.replacing.then(() =>
-          this.spawn().then(
-            (s) => {
-              if (this.closing) void s.worker.terminate();
-              else this.slots.push(s);
-            },
-            (e: unknown) => this.opts.log.error({ err: e }, 'could not start a replacement engine worker'),
-          ),
-        );
-      });
-    });
+  /** Questions each worker is answering now (one at most), by thread id, and how many wait for a worker. */
+  get load(): { answering: { threadId: number; questions: number }[]; queued: number } {
+    // a worker that died is gone from piscina's threads (its own report may say it was answering)
+    const live = new Set(this.piscina.threads.map((t) => t.threadId));
+    const answering = [...this.answering]
+      .filter(([threadId]) => live.has(threadId))
+      .map(([threadId, questions]) => ({ threadId, questions }));
+    return { answering, queued: this.piscina.queueSize };
+  }
+
+  /** One request to whichever worker is free, its answer or the error the engine threw. */
+  private async ask(req: EngineRequest): Promise<unknown> {
+    if (this.closing) throw new Error('the engine is stopping');
+    let answer: EngineAnswer;
+    try {
+      answer = await this.piscina.run(req);
+    } catch (e) {
+      const exited = WORKER_EXITED.exec((e as Error).message ?? '');
+      throw exited ? new WorkerStopped(Number(exited[1])) : e;
+    }
+    if ('error' in answer) throw revive(answer.error);
+    return answer.value;
   }
 
   /**
-   * Sends a request to the worker with the fewest in flight. When that worker dies while holding
-   * it, the request is sent once more (to another worker, or its replacement): a question is not
-   * lost to one crash; one that ends two workers is failed, not passed on.
+   * A question whose worker dies while answering it is asked once more (of another worker, or its
+   * replacement): a question is not lost to one crash; one that ends two workers is failed, not
+   * passed on.
    */
-  private async call(req: Omit<EngineRequest, 'id'>): Promise<EngineResult> {
+  private async call(req: EngineRequest): Promise<EngineResult> {
     try {
-      return await this.send(req);
+      return (await this.ask(req)) as EngineResult;
     } catch (e) {
       if (!(e instanceof WorkerStopped) || this.closing) throw e;
       this.opts.log.warn(
         { method: req.method, code: e.code },
         'an engine worker stopped while answering; asking another',
       );
-      return this.send(req);
+      return (await this.ask(req)) as EngineResult;
     }
-  }
-
-  private async send(req: Omit<EngineRequest, 'id'>): Promise<EngineResult> {
-    if (this.slots.length === 0 && !this.closing) await this.replacing;
-    if (this.slots.length === 0)
-      throw new Error(this.closing ? 'the engine is stopping' : 'no engine worker is running');
-    let slot = this.slots[0]!;
-    for (const s of this.slots) if (s.pending.size < slot.pending.size) slot = s;
-    const id = this.nextId++;
-    return new Promise<EngineResult>((resolve, reject) => {
-      slot.pending.set(id, { resolve, reject });
-      slot.worker.postMessage({ ...req, id });
-    });
-  }
-
-  /** How many requests each worker holds right now (the pool sends each to the least loaded). */
-  get load(): number[] {
-    return this.slots.map((s) => s.pending.size);
   }
 
   run(question: string, access: AccessContext, overrides?: Partial<EngineSettings>): Promise<EngineResult> {
@@ -199,21 +172,17 @@ export class EnginePool implements EngineApi {
     return this.call({ method: 'followUp', args: [previous, question, access, overrides] });
   }
 
-  /** Asks every worker to close its models and store; one that does not within CLOSE_MS is terminated. */
+  /**
+   * Each worker closes its models and store (one close task per worker, all at once: each idle
+   * worker takes one), then piscina stops the threads (terminating any that take over CLOSE_MS).
+   */
   async close(): Promise<void> {
+    if (this.closing) return;
     this.closing = true;
-    await Promise.all(
-      this.slots.splice(0).map(
-        (s) =>
-          new Promise<void>((resolve) => {
-            const timer = setTimeout(() => void s.worker.terminate(), CLOSE_MS);
-            s.worker.once('exit', () => {
-              clearTimeout(timer);
-              resolve();
-            });
-            s.worker.postMessage({ method: 'stop' });
-          }),
-      ),
+    const workers = this.piscina.threads.length;
+    await Promise.allSettled(
+      Array.from({ length: workers }, () => this.piscina.run({ method: 'ready', args: [] }, { name: 'close' })),
     );
+    await this.piscina.close();
   }
 }

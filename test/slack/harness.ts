@@ -11,8 +11,6 @@ import type { TierLimits } from '../../src/slack/api.js';
 import { SAMPLE_DIR, tempDir, testConfig } from '../helpers.js';
 import { eventBody, FakeSlack } from '../support/slack-stand-in.js';
 import type { Config } from '../../src/config.js';
-import { answerMessage } from '../../src/slack/blocks/answer.js';
-import type { EngineResult } from '../../src/engine/types.js';
 import { richTextOf } from './text-objects.js';
 import type { SettingName } from '../../src/settings.js';
 import type { EngineApi } from '../../src/engine/api.js';
@@ -152,14 +150,6 @@ export function blocksText(blocks: unknown): string {
   const list = Array.isArray(blocks) ? (blocks as { type: string; elements?: unknown[] }[]) : [];
   const rich = list.filter((b) => b.type === 'rich_text').map(richTextOf);
   return [JSON.stringify(blocks ?? []), ...rich].join('\n');
-}
-
-/**
- * The top line of ragask's answer message for an engine result (its plain-text fallback): what a
- * delivered answer must say, whatever the reader reads for the sample questions.
- */
-export function headlineOf(r: EngineResult): string {
-  return answerMessage(r, { stateKey: null }).text;
 }
 
 /** The Redis the shared-limits tests use: RAGASK_TEST_REDIS_URL, by default the local one. */

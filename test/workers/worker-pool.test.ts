@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Core } from '../../src/core.js';
 import { UserError } from '../../src/errors.js';
 import type { EngineResult } from '../../src/engine/types.js';
+import { BroadcastChannel } from 'node:worker_threads';
 import { EnginePool, WorkerStopped } from '../../src/workers/worker-pool.js';
+import { CRASH_CHANNEL } from '../../src/workers/worker-protocol.js';
 import { silentLogger } from '../../src/log.js';
 import { LOCAL } from '../../src/store/access.js';
 import { sampleCore, tempDir } from '../helpers.js';
@@ -77,10 +79,14 @@ describe('EnginePool', () => {
       'Who leads the project whose drone lost telemetry on 2024-03-14?',
       'Which frequency band does the telemetry radio of Project Heron use?',
     ].map((q) => pool.run(q, LOCAL));
-    // three at once on two workers: both hold some, none all (sent before any answer comes back)
-    expect(pool.load.sort()).toEqual([1, 2]);
+    // three at once on two workers: each answers one, the third waits for the first free
+    expect(pool.load.queued).toBe(1);
+    await expect
+      .poll(() => pool.load.answering.map((a) => a.questions), { timeout: 60_000, interval: 5 })
+      .toEqual([1, 1]);
     const results = await Promise.all(asked);
-    expect(pool.load).toEqual([0, 0]);
+    expect(pool.load.queued).toBe(0);
+    await expect.poll(() => pool.load.answering.map((a) => a.questions), { timeout: 10_000 }).toEqual([0, 0]);
     expect(results.map((r) => r.question)).toEqual([
       QUESTION,
       'Who leads the project whose drone lost telemetry on 2024-03-14?',
@@ -94,27 +100,28 @@ describe('EnginePool', () => {
   }, 120_000);
 
   it('answers a question whose worker dies mid-answer on another, once, and replaces the worker', async () => {
-    const slots = (
-      pool as unknown as { slots: { worker: { postMessage(m: unknown): void }; pending: Map<number, unknown> }[] }
-    ).slots;
-    const busy = (besides?: unknown) => slots.find((s) => s !== besides && s.pending.size > 0);
-    const crash = (besides?: unknown) => {
-      const slot = busy(besides);
-      slot?.worker.postMessage({ method: 'exit' });
-      return slot;
+    const crashChannel = new BroadcastChannel(CRASH_CHANNEL);
+    const busy = () => pool.load.answering.filter((a) => a.questions > 0);
+    /** Once a worker other than `besides` is answering, that worker dies; returns its thread id. */
+    const crash = async (besides?: number) => {
+      const other = () => busy().find((a) => a.threadId !== besides);
+      await expect.poll(() => other() !== undefined, { timeout: 60_000, interval: 1 }).toBe(true);
+      const { threadId } = other()!;
+      crashChannel.postMessage(threadId);
+      return threadId;
     };
     // one crash: the question is asked again and answered
     const asked = pool.run(QUESTION, LOCAL);
-    crash();
+    await crash();
     expect((await asked).question).toBe(QUESTION);
     await expect.poll(() => pool.size, { timeout: 60_000 }).toBe(2);
     // a question that ends the worker it is sent to, twice, is failed rather than passed on
     const poison = pool.run(QUESTION, LOCAL);
-    const first = crash();
+    const first = await crash();
     // its second try, on another worker
-    await expect.poll(() => busy(first) !== undefined, { timeout: 60_000, interval: 1 }).toBe(true);
-    crash(first);
+    await crash(first);
     await expect(poison).rejects.toThrow(WorkerStopped);
+    crashChannel.close();
     await expect.poll(() => pool.size, { timeout: 60_000 }).toBe(2);
     expect((await pool.run(QUESTION, LOCAL)).question).toBe(QUESTION);
   }, 180_000);
