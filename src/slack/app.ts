@@ -154,7 +154,7 @@ function recordFirst(store: SlackStateStore, log: Logger): (event: ReceiverEvent
       return true;
     }
     const d = questionDelivery(event.body);
-    if (d) await store.recordDelivery(d.eventId, d.channel, event.body);
+    if (d) await store.events.recordDelivery(d.eventId, d.channel, event.body);
     return false;
   };
 }
@@ -196,7 +196,7 @@ function backgroundWork(
       every(
         EVENT_LEASE_MS / 3,
         () =>
-          void store
+          void store.events
             .renewClaims()
             .catch((e: unknown) =>
               log.warn({ err: e }, 'slack: renewing event claims failed; retried at the next period'),

@@ -51,7 +51,7 @@ export class ButtonFlow {
   /** The state behind a button, or a polite reason why it is gone. */
   private async stateFor(input: ActionInput): Promise<{ state: StoredState; index: number | undefined } | null> {
     const v = this.parseValue(input.value);
-    const state = v ? await this.deps.store.getState(v.k) : null;
+    const state = v ? await this.deps.store.states.getState(v.k) : null;
     if (!v || !state || state.channel !== input.channel) {
       await this.tell(input, 'This button no longer works (its answer was not found). Please ask again.');
       return null;
@@ -70,7 +70,7 @@ export class ButtonFlow {
   /** Whether `user` took part in the thread of `state` (asked in it). */
   private async isParticipant(state: StoredState, user: string): Promise<boolean> {
     const thread =
-      state.threadTs === EPHEMERAL_TS ? null : await this.deps.store.getThread(state.channel, state.threadTs);
+      state.threadTs === EPHEMERAL_TS ? null : await this.deps.store.threads.getThread(state.channel, state.threadTs);
     const people = new Set([state.owner, ...(thread?.participants ?? [])]);
     return people.has(user);
   }
@@ -101,8 +101,8 @@ export class ButtonFlow {
       await this.tell(input, 'That suggestion is not part of this answer any more.', state.threadTs);
       return;
     }
-    if (!(await this.deps.store.useState(state.key, input.user))) {
-      const again = await this.deps.store.getState(state.key);
+    if (!(await this.deps.store.states.useState(state.key, input.user))) {
+      const again = await this.deps.store.states.getState(state.key);
       await this.tell(
         input,
         `This answer was already continued${again?.usedBy ? ` by <@${escapeMrkdwn(again.usedBy)}>` : ''}; see the updated message.`,
@@ -122,7 +122,7 @@ export class ButtonFlow {
     const header = state.threadTs === state.messageTs ? { echoQuestion: true, askedBy: state.owner } : {};
     try {
       const result = await this.queue.run(() => this.deps.engine.resume(state.result, index!, accessOf(origin)));
-      const key = await this.deps.store.saveState({
+      const key = await this.deps.store.states.saveState({
         channel: state.channel,
         threadTs: state.threadTs,
         messageTs: state.messageTs,
@@ -131,7 +131,7 @@ export class ButtonFlow {
       });
       await this.replace(input, state, answerMessage(result, { stateKey: key, ...header }));
       if (state.threadTs !== EPHEMERAL_TS)
-        await this.deps.store.addTurn(state.channel, state.threadTs, {
+        await this.deps.store.threads.addTurn(state.channel, state.threadTs, {
           user: input.user,
           question: result.question,
           messageTs: state.messageTs,
@@ -140,7 +140,7 @@ export class ButtonFlow {
     } catch (e) {
       this.deps.log.error({ err: e }, 'slack: resuming failed');
       // the answer stays as it was, buttons and all, so someone can try again
-      await this.deps.store.unuseState(state.key);
+      await this.deps.store.states.unuseState(state.key);
       await this.replace(
         input,
         state,
@@ -162,11 +162,11 @@ export class ButtonFlow {
       await this.tell(input, 'Only the people who asked in this thread can stop it.', state.threadTs);
       return;
     }
-    if (!(await this.deps.store.useState(state.key, input.user))) {
+    if (!(await this.deps.store.states.useState(state.key, input.user))) {
       await this.tell(input, 'This answer was already continued or stopped.', state.threadTs);
       return;
     }
-    const key = await this.deps.store.saveState({
+    const key = await this.deps.store.states.saveState({
       channel: state.channel,
       threadTs: state.threadTs,
       messageTs: state.messageTs,
@@ -219,7 +219,7 @@ export class ButtonFlow {
     const found = await this.stateFor(input);
     if (!found) return;
     const r = found.state.result;
-    await this.deps.store.addFeedback({
+    await this.deps.store.feedback.addFeedback({
       stateKey: found.state.key,
       channel: found.state.channel,
       threadTs: found.state.threadTs,
@@ -237,12 +237,12 @@ export class ButtonFlow {
   /** Why an answer was not helpful: kept on the clicker's feedback on it (the sources it cited are stored with it). */
   async feedbackReason(input: ActionInput): Promise<void> {
     const v = reasonOf(input.value);
-    const state = v ? await this.deps.store.getState(v.stateKey) : null;
+    const state = v ? await this.deps.store.states.getState(v.stateKey) : null;
     if (!v || !state || state.channel !== input.channel) {
       await this.tell(input, 'This button no longer works (its answer was not found). Please ask again.');
       return;
     }
-    const kept = await this.deps.store.setFeedbackReason(v.stateKey, input.user, v.reason);
+    const kept = await this.deps.store.feedback.setFeedbackReason(v.stateKey, input.user, v.reason);
     await this.tell(
       input,
       kept ? 'Thanks — that tells us what to fix.' : 'Mark the answer as not helpful first, then say why.',

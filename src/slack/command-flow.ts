@@ -87,9 +87,9 @@ export class CommandFlow {
         () => this.hooks.tellBusy(origin),
       );
       const where = { channel: input.channel, threadTs: ts, messageTs: ts };
-      const key = await store.saveState({ ...where, owner: input.user, result });
+      const key = await store.states.saveState({ ...where, owner: input.user, result });
       const msg = answerMessage(result, { stateKey: key, echoQuestion: true, askedBy: input.user, notes });
-      await store.addTurn(input.channel, ts, { user: input.user, question, messageTs: ts, result });
+      await store.threads.addTurn(input.channel, ts, { user: input.user, question, messageTs: ts, result });
       await api.update({ channel: input.channel, ts, text: msg.text, blocks: msg.blocks });
     } catch (e) {
       log.error({ err: e }, 'slack: /ragask failed');
@@ -106,7 +106,7 @@ export class CommandFlow {
     try {
       const result = await this.queue.run(() => this.deps.engine.run(question, accessOf(origin)));
       const where = { channel: input.channel, threadTs: EPHEMERAL_TS, messageTs: EPHEMERAL_TS };
-      const key = await store.saveState({ ...where, owner: input.user, result });
+      const key = await store.states.saveState({ ...where, owner: input.user, result });
       const msg = answerMessage(result, { stateKey: key, echoQuestion: true, notes });
       await api.respond(input.responseUrl, { response_type: 'ephemeral', replace_original: true, ...msg });
     } catch (e) {

@@ -48,7 +48,7 @@ export class HomeTab {
     const docs = await store.documents.listDocuments();
     const dm = await access.resolve({ kind: 'slack', channel: 'DM', user, isDM: true });
     const visible = docs.filter((d) => dm.allowDoc(d.id));
-    const asked = await this.deps.store.recentQuestions(user, MEMBERSHIP_QUESTIONS);
+    const asked = await this.deps.store.threads.recentQuestions(user, MEMBERSHIP_QUESTIONS);
     // membership as the events show it: a channel this person asked ragask in (never one they are not in)
     const theirChannels = new Set(asked.filter((q) => !q.channel.startsWith('D')).map((q) => q.channel));
     // what this person may see anywhere: their DM's sources and those of the channels they are in
@@ -85,7 +85,7 @@ export class HomeTab {
     const [counts, flags, feedback] = await Promise.all([
       store.documents.counts(),
       store.access.flaggedDocuments(),
-      this.deps.store.listFeedback(FEEDBACK_SCAN),
+      this.deps.store.feedback.listFeedback(FEEDBACK_SCAN),
     ]);
     const notHelpful = feedback.filter((f) => f.value === 'not_helpful');
     const chunks = await store.documents.getChunks([...new Set(notHelpful.flatMap((f) => f.evidence))]);

@@ -83,7 +83,7 @@ export class SlackService {
    */
   async recoverOrphans(replay: (raw: unknown) => Promise<void>, minIdleMs = 0): Promise<number> {
     try {
-      const orphans = await this.deps.store.orphanedEvents(undefined, minIdleMs);
+      const orphans = await this.deps.store.events.orphanedEvents(undefined, minIdleMs);
       for (const o of orphans) {
         this.deps.log.info({ eventId: o.eventId }, 'slack: answering an event left unanswered');
         if (isRawDelivery(o.payload)) await replay(o.payload.raw);
@@ -100,7 +100,7 @@ export class SlackService {
 
   /** A delivery recorded before its ack that the listeners leave alone (not a question for ragask). */
   async ignoreEvent(eventId: string | undefined): Promise<void> {
-    if (eventId) await this.deps.store.ignoreEvent(eventId);
+    if (eventId) await this.deps.store.events.ignoreEvent(eventId);
   }
 
   setBotUserId(id: string | undefined): void {
@@ -126,11 +126,11 @@ export class SlackService {
 
   /** A plain reply in a thread ragask answered that is addressed to it (see follow-up.ts). */
   async isFollowUp(channel: string, threadTs: string, user: string, text: string): Promise<boolean> {
-    return isFollowUp(await this.deps.store.getThread(channel, threadTs), user, text);
+    return isFollowUp(await this.deps.store.threads.getThread(channel, threadTs), user, text);
   }
 
   async hasThread(channel: string, threadTs: string): Promise<boolean> {
-    return (await this.deps.store.getThread(channel, threadTs)) !== null;
+    return (await this.deps.store.threads.getThread(channel, threadTs)) !== null;
   }
 
   /** An @-mention, a DM, or a follow-up in a thread ragask answered. */
@@ -147,7 +147,7 @@ export class SlackService {
     let attempts = 1;
     if (input.eventId) {
       const { eventId: _e, ...payload } = input;
-      const claim = await store.claimEvent(input.eventId, input.channel, payload);
+      const claim = await store.events.claimEvent(input.eventId, input.channel, payload);
       if (claim.status === 'duplicate') {
         log.info({ eventId: input.eventId }, 'slack: duplicate delivery ignored');
         return;
@@ -164,17 +164,17 @@ export class SlackService {
             'Ask me a question after the mention, for example: _@ragask which sensor does Project Falcon use?_',
           ),
         );
-        if (input.eventId) await store.finishEvent(input.eventId, 'answered', ts);
+        if (input.eventId) await store.events.finishEvent(input.eventId, 'answered', ts);
         return;
       }
-      const thread = await store.getThread(input.channel, input.threadTs);
+      const thread = await store.threads.getThread(input.channel, input.threadTs);
       const previous = thread?.turns.at(-1)?.result ?? null;
       // Working: the assistant-thread status in DMs where Slack offers it, else a placeholder
       // message that the answer replaces.
       status = !answerTs && input.isDM && (await this.trySetStatus(input));
       if (answerTs) await api.update({ channel: input.channel, ts: answerTs, ...workingMessage(question) });
       else if (!status) answerTs = await this.post(input, workingMessage(question));
-      if (input.eventId && answerTs) await store.setEventMessage(input.eventId, answerTs);
+      if (input.eventId && answerTs) await store.events.setEventMessage(input.eventId, answerTs);
       const t0 = performance.now();
       const ctx = this.access(input);
       const result = await this.queue.run(
@@ -183,7 +183,7 @@ export class SlackService {
       );
       this.logHops(log, result, performance.now() - t0);
       answerTs = await this.publish(input, answerTs, result, cut);
-      if (input.eventId) await store.finishEvent(input.eventId, 'answered', answerTs);
+      if (input.eventId) await store.events.finishEvent(input.eventId, 'answered', answerTs);
     } catch (e) {
       log.error({ err: e }, 'slack: answering failed');
       if (answerTs || status) {
@@ -191,11 +191,11 @@ export class SlackService {
         if (answerTs)
           await api.update({ channel: input.channel, ts: answerTs, ...errorMessage() }).catch(() => undefined);
         else answerTs = await this.post(input, errorMessage()).catch(() => null);
-        if (input.eventId) await store.finishEvent(input.eventId, 'answered', answerTs);
+        if (input.eventId) await store.events.finishEvent(input.eventId, 'answered', answerTs);
       } else if (input.eventId && attempts >= MAX_ATTEMPTS) {
         // nothing could be posted, time after time: tell the asker plainly, and stop trying
         log.warn({ eventId: input.eventId, attempts }, 'slack: giving up on a question nothing could be posted for');
-        await store.finishEvent(input.eventId, 'answered', null);
+        await store.events.finishEvent(input.eventId, 'answered', null);
         await api
           .postEphemeral({
             channel: input.channel,
@@ -206,7 +206,7 @@ export class SlackService {
           .catch(() => undefined);
       } else if (input.eventId) {
         // nothing was posted: the recovery sweep (with backoff), a redelivery or a restart answers it
-        await store.releaseEvent(input.eventId);
+        await store.events.releaseEvent(input.eventId);
       }
     }
   }
@@ -222,7 +222,7 @@ export class SlackService {
     cut: boolean,
   ): Promise<string> {
     const { store, api } = this.deps;
-    const key = await store.saveState({
+    const key = await store.states.saveState({
       channel: origin.channel,
       threadTs: origin.threadTs,
       messageTs: placeholderTs ?? 'pending',
@@ -235,8 +235,8 @@ export class SlackService {
       // Slack's update tier is spent (a sustained burst): the answer goes out now as a new message
       // in the thread, and the placeholder points to it once updates are free again
       const messageTs = await this.post(origin, msg);
-      await store.setStateMessage(key, messageTs);
-      await store.addTurn(origin.channel, origin.threadTs, { ...turn, messageTs });
+      await store.states.setStateMessage(key, messageTs);
+      await store.threads.addTurn(origin.channel, origin.threadTs, { ...turn, messageTs });
       api.updateWhenIdle({
         channel: origin.channel,
         ts: placeholderTs,
@@ -246,13 +246,13 @@ export class SlackService {
     }
     if (placeholderTs) {
       // the thread knows the turn before the answer shows, so a reply to it is already a follow-up
-      await store.addTurn(origin.channel, origin.threadTs, { ...turn, messageTs: placeholderTs });
+      await store.threads.addTurn(origin.channel, origin.threadTs, { ...turn, messageTs: placeholderTs });
       await api.update({ channel: origin.channel, ts: placeholderTs, text: msg.text, blocks: msg.blocks });
       return placeholderTs;
     }
     const messageTs = await this.post(origin, msg);
-    await store.setStateMessage(key, messageTs);
-    await store.addTurn(origin.channel, origin.threadTs, { ...turn, messageTs });
+    await store.states.setStateMessage(key, messageTs);
+    await store.threads.addTurn(origin.channel, origin.threadTs, { ...turn, messageTs });
     return messageTs;
   }
 

@@ -39,8 +39,8 @@ export const EVENT_LEASE_MS = 60_000;
  * recovered when its process died), threads (follow-ups), button states (used once, with a TTL)
  * and feedback.
  */
-export interface ConversationStore<R> {
-  // events ledger
+/** The events ledger: each delivery answered once, recovered when the process answering it died. */
+export interface EventLedger {
   recordDelivery(eventId: string, channel: string | null, raw: unknown): Promise<void>;
   claimEvent(eventId: string, channel: string | null, payload?: unknown, staleMs?: number): Promise<EventClaim>;
   ignoreEvent(eventId: string): Promise<void>;
@@ -51,23 +51,39 @@ export interface ConversationStore<R> {
   renewClaims(): Promise<void>;
   orphanedEvents(maxAgeMs?: number, minIdleMs?: number): Promise<{ eventId: string; payload: unknown }[]>;
   eventStatus(eventId: string): Promise<string | null>;
-  // threads
+}
+
+/** Threads (their turns, for follow-ups) and each person's questions (their App Home). */
+export interface ThreadStore<R> {
   getThread(channel: string, threadTs: string): Promise<ThreadState<R> | null>;
   addTurn(channel: string, threadTs: string, turn: Omit<Turn<R>, 'at'>): Promise<ThreadState<R>>;
-  // button states
+  /** The questions this person asked, newest first, each with its short answer and their feedback on it. */
+  recentQuestions(user: string, limit: number): Promise<AskedQuestion[]>;
+}
+
+/** The answer behind a message's buttons: used once, with a TTL. */
+export interface ButtonStates<R> {
   saveState(s: { channel: string; threadTs: string; messageTs: string; owner: string; result: R }): Promise<string>;
   setStateMessage(key: string, messageTs: string): Promise<void>;
   getState(key: string): Promise<StateRead<R> | null>;
   useState(key: string, user: string): Promise<boolean>;
   unuseState(key: string): Promise<void>;
-  // feedback
+}
+
+/** Helpful or not, and why not, per answer and person. */
+export interface FeedbackStore {
   addFeedback(f: Omit<FeedbackRow, 'id' | 'createdAt' | 'reason'>): Promise<boolean>;
   /** Says why an answer was not helpful, on that person's feedback on it; false when they gave none. */
   setFeedbackReason(stateKey: string, user: string, reason: FeedbackReason): Promise<boolean>;
   listFeedback(limit?: number, givenIn?: FeedbackContext | null): Promise<FeedbackRow[]>;
-  // questions asked (App Home: a person's recent questions, and the channels they asked in)
-  /** The questions this person asked, newest first, each with its short answer and their feedback on it. */
-  recentQuestions(user: string, limit: number): Promise<AskedQuestion[]>;
+}
+
+/** A front end's state: four rooms of one concern each over one connection. */
+export interface ConversationStore<R> {
+  readonly events: EventLedger;
+  readonly threads: ThreadStore<R>;
+  readonly states: ButtonStates<R>;
+  readonly feedback: FeedbackStore;
   /** Drops expired threads and states, and events older than the retention; returns how many. */
   prune(eventRetentionMs?: number): Promise<number>;
   /** Closes the connection it opened (openConversations); a state handed a connection leaves it open. */

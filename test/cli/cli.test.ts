@@ -220,7 +220,7 @@ describe('ragask CLI', () => {
   it('feedback lists what was given in a context, to that context only; everything only with --all', async () => {
     const db = openDatabase(path.join(dir, 'data', 'ragask.db'));
     const store = new SqliteConversations(db, { codec: RESULT_CODEC, ttlMs: 3600_000 });
-    await store.addFeedback({
+    await store.feedback.addFeedback({
       stateKey: 'C1:1.1:1.2:x',
       channel: 'C1',
       threadTs: '1.1',
@@ -231,7 +231,7 @@ describe('ragask CLI', () => {
       answer: 'Mirela Ostrowski',
       evidence: [3, 4],
     });
-    await store.addFeedback({
+    await store.feedback.addFeedback({
       stateKey: 'D9:2.1:2.2:y',
       channel: 'D9',
       threadTs: '2.1',

@@ -43,7 +43,7 @@ describe('per-channel access to sources, through Slack', () => {
     expect(
       leaks(
         JSON.stringify(
-          (await h.slack.store.getState(
+          (await h.slack.store.states.getState(
             (
               JSON.parse(
                 (inB.args.blocks as { type: string; elements?: { value: string }[] }[]).find(

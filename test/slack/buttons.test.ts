@@ -182,7 +182,7 @@ describe('suggested-hop buttons', () => {
     const helpful = buttons.find((b) => b.action_id === 'ragask_feedback_helpful')!;
     await click('U5', messageTs, '2000.0008', helpful);
     await h.fake.waitFor(ephemeralTo('U5', /Thanks/));
-    const f = (await h.slack.store.listFeedback()).find((x) => x.user === 'U5')!;
+    const f = (await h.slack.store.feedback.listFeedback()).find((x) => x.user === 'U5')!;
     expect(f).toMatchObject({
       value: 'helpful',
       channel: 'C1',
@@ -198,7 +198,7 @@ describe('suggested-hop buttons', () => {
     const asked = await h.fake.waitFor(ephemeralTo('U6', /What was wrong with it/));
     const reasons = buttonsOf(asked);
     expect(reasons.map((b) => b.text.text)).toEqual(['It is wrong', 'It is out of date', 'Not what I asked']);
-    const entry = async () => (await h.slack.store.listFeedback()).find((x) => x.user === 'U6')!;
+    const entry = async () => (await h.slack.store.feedback.listFeedback()).find((x) => x.user === 'U6')!;
     expect(await entry()).toMatchObject({ value: 'not_helpful', reason: null });
     await click(
       'U6',
@@ -211,6 +211,6 @@ describe('suggested-hop buttons', () => {
     // someone who gave no "not helpful" cannot attach a reason to another person's feedback
     await click('U7', messageTs, '2000.0009', reasons[0]!);
     await h.fake.waitFor(ephemeralTo('U7', /not helpful first/));
-    expect((await h.slack.store.listFeedback()).some((x) => x.user === 'U7')).toBe(false);
+    expect((await h.slack.store.feedback.listFeedback()).some((x) => x.user === 'U7')).toBe(false);
   });
 });

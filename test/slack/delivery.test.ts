@@ -82,7 +82,7 @@ describe('nothing acknowledged is lost (real Bolt over loopback)', () => {
     });
     const res = await deliver(first.port, SECRET, b, 'application/json');
     expect(res.status).toBe(200);
-    expect(await first.slack.store.eventStatus(eventId)).toBe('received');
+    expect(await first.slack.store.events.eventStatus(eventId)).toBe('received');
     expect(first.fake.callsOf('chat.postMessage')).toHaveLength(0);
     await first.close();
     open.pop();
@@ -106,7 +106,7 @@ describe('nothing acknowledged is lost (real Bolt over loopback)', () => {
     expect(answer.args.text).toBe('+0.35 °C');
     // marked answered once its answer is published
     await second.slack.idle();
-    expect(await second.slack.store.eventStatus(eventId)).toBe('answered');
+    expect(await second.slack.store.events.eventStatus(eventId)).toBe('answered');
   }, 90_000);
 
   it('answers, while the process lives, a question whose first post failed', async () => {
@@ -132,7 +132,7 @@ describe('nothing acknowledged is lost (real Bolt over loopback)', () => {
     );
     expect(posts.filter((c) => c.result)).toHaveLength(1);
     await h.fake.waitFor(
-      async () => ((await h.slack.store.eventStatus(eventId)) === 'answered' ? true : null),
+      async () => ((await h.slack.store.events.eventStatus(eventId)) === 'answered' ? true : null),
       30_000,
       'answered',
     );
@@ -160,7 +160,7 @@ describe('nothing acknowledged is lost (real Bolt over loopback)', () => {
       'the asker told',
     );
     expect(told.args.channel).toBe('C3');
-    expect(await h.slack.store.eventStatus(eventId)).toBe('answered');
+    expect(await h.slack.store.events.eventStatus(eventId)).toBe('answered');
     // five tries in all, spaced out (20, 40, 80, 160 ms idle at least), and none after giving up
     const tries = () => h.fake.callsOf('chat.postMessage').filter((c) => c.args.channel === 'C3').length;
     expect(tries()).toBe(5);
@@ -189,7 +189,7 @@ describe('nothing acknowledged is lost (real Bolt over loopback)', () => {
     });
     await deliver(h.port, SECRET, b, 'application/json');
     await h.fake.waitFor(
-      async () => ((await h.slack.store.eventStatus(eventId)) === 'ignored' ? true : null),
+      async () => ((await h.slack.store.events.eventStatus(eventId)) === 'ignored' ? true : null),
       10_000,
       'ignored',
     );

@@ -100,7 +100,7 @@ describe('the App Home tab', () => {
       }),
       'application/x-www-form-urlencoded',
     );
-    await h.fake.waitFor(async () => (await h.slack.store.listFeedback()).find((f) => f.user === 'UALICE'));
+    await h.fake.waitFor(async () => (await h.slack.store.feedback.listFeedback()).find((f) => f.user === 'UALICE'));
 
     const alice = await openHome('UALICE');
     expect(alice.text).toContain('How to ask');

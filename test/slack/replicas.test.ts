@@ -189,7 +189,7 @@ describe.each(BACKENDS)('several replicas on one store (%s)', (backend) => {
       // every event answered in the shared ledger: no replica's sweep can take one up again
       const ledger = await openSlackState({ dataDir: dir, databaseUrl: storeEnv.RAGASK_DATABASE_URL ?? null }, 60_000);
       try {
-        const statuses = () => Promise.all(threads.map((_, i) => ledger.eventStatus(`EvReplica${i}`)));
+        const statuses = () => Promise.all(threads.map((_, i) => ledger.events.eventStatus(`EvReplica${i}`)));
         await fake.waitFor(
           async () => ((await statuses()).every((s) => s === 'answered') ? true : null),
           30_000,

@@ -39,12 +39,12 @@ const feedback = (stateKey: string, user: string, value: 'helpful' | 'not_helpfu
 describe('SqliteConversations', () => {
   it('keeps one feedback entry per answer and person: clicking again changes it', async () => {
     const store = new SqliteConversations(freshDb(), { codec: RESULT_CODEC, ttlMs: 3600_000 });
-    await store.addFeedback(feedback('C1:1.1:1.2:a', 'U1', 'helpful'));
-    await store.addFeedback(feedback('C1:1.1:1.2:a', 'U1', 'not_helpful'));
-    await store.addFeedback(feedback('C1:1.1:1.2:a', 'U2', 'helpful'));
+    await store.feedback.addFeedback(feedback('C1:1.1:1.2:a', 'U1', 'helpful'));
+    await store.feedback.addFeedback(feedback('C1:1.1:1.2:a', 'U1', 'not_helpful'));
+    await store.feedback.addFeedback(feedback('C1:1.1:1.2:a', 'U2', 'helpful'));
     // the same message after "Continue with…" is a new answer, so it gets its own entry
-    await store.addFeedback(feedback('C1:1.1:1.2:b', 'U1', 'helpful'));
-    const rows = await store.listFeedback();
+    await store.feedback.addFeedback(feedback('C1:1.1:1.2:b', 'U1', 'helpful'));
+    const rows = await store.feedback.listFeedback();
     expect(rows).toHaveLength(3);
     expect(rows.filter((r) => r.stateKey === 'C1:1.1:1.2:a' && r.user === 'U1').map((r) => r.value)).toEqual([
       'not_helpful',
@@ -55,18 +55,23 @@ describe('SqliteConversations', () => {
   it('reads back the results it stored, and treats one stored by code of another result version as expired, never cast', async () => {
     const store = new SqliteConversations(freshDb(), { codec: RESULT_CODEC, ttlMs: 3600_000 });
     const stored = result();
-    const key = await store.saveState({
+    const key = await store.states.saveState({
       channel: 'C1',
       threadTs: '1.1',
       messageTs: '1.2',
       owner: 'U1',
       result: stored,
     });
-    const back = await store.getState(key);
+    const back = await store.states.getState(key);
     expect(back?.expired).toBe(false);
     expect(back?.result).toEqual(stored);
-    await store.addTurn('C1', '1.1', { user: 'U1', question: stored.question, messageTs: '1.2', result: stored });
-    expect((await store.getThread('C1', '1.1'))?.turns.map((t) => t.result)).toEqual([stored]);
+    await store.threads.addTurn('C1', '1.1', {
+      user: 'U1',
+      question: stored.question,
+      messageTs: '1.2',
+      result: stored,
+    });
+    expect((await store.threads.getThread('C1', '1.1'))?.turns.map((t) => t.result)).toEqual([stored]);
     // a replica on other code wrote these: a bare result (the old form), a newer version, a result missing its answer
     const foreign = [
       JSON.stringify(stored),
@@ -75,12 +80,12 @@ describe('SqliteConversations', () => {
     ];
     for (const text of foreign) {
       store.db.prepare('UPDATE slack_states SET result = ? WHERE key = ?').run(text, key);
-      const read = await store.getState(key);
+      const read = await store.states.getState(key);
       expect(read).toMatchObject({ key, channel: 'C1', expired: true, result: null });
       store.db
         .prepare('UPDATE slack_threads SET turns = ?')
         .run(JSON.stringify([{ user: 'U2', question: 'q', messageTs: '1.3', at: 1, result: text }]));
-      expect((await store.getThread('C1', '1.1'))?.turns).toEqual([]);
+      expect((await store.threads.getThread('C1', '1.1'))?.turns).toEqual([]);
     }
   });
 
@@ -95,14 +100,14 @@ describe('SqliteConversations', () => {
       "INSERT INTO slack_events (event_id, status, channel, owner, created_at, updated_at) VALUES ('EvOld', 'answered', 'C9', NULL, 1, 1)",
     ).run();
     const store = new SqliteConversations(db, { codec: RESULT_CODEC, ttlMs: 3600_000 });
-    expect(await store.listFeedback()).toMatchObject([
+    expect(await store.feedback.listFeedback()).toMatchObject([
       { channel: 'C9', messageTs: '9.2', user: 'U9', value: 'helpful', evidence: [7] },
     ]);
-    expect(await store.eventStatus('EvOld')).toBe('answered');
+    expect(await store.events.eventStatus('EvOld')).toBe('answered');
     // and the upgraded tables take the new kinds of rows
-    await store.addFeedback(feedback('C1:1.1:1.2:a', 'U9', 'helpful'));
-    expect(await store.listFeedback()).toHaveLength(2);
-    expect(await store.claimEvent('EvNew', 'C1', { text: 'hi' })).toEqual({
+    await store.feedback.addFeedback(feedback('C1:1.1:1.2:a', 'U9', 'helpful'));
+    expect(await store.feedback.listFeedback()).toHaveLength(2);
+    expect(await store.events.claimEvent('EvNew', 'C1', { text: 'hi' })).toEqual({
       status: 'new',
       messageTs: null,
       attempts: 1,
@@ -113,24 +118,24 @@ describe('SqliteConversations', () => {
     const db = freshDb();
     const store = new SqliteConversations(db, { codec: RESULT_CODEC, ttlMs: 3600_000 });
     const payload = (id: string) => ({ channel: 'C1', user: 'U1', text: `question ${id}` });
-    for (const id of ['EvDead', 'EvAlive', 'EvMine', 'EvDone']) await store.claimEvent(id, 'C1', payload(id));
-    await store.finishEvent('EvDone', 'answered', '3.3');
+    for (const id of ['EvDead', 'EvAlive', 'EvMine', 'EvDone']) await store.events.claimEvent(id, 'C1', payload(id));
+    await store.events.finishEvent('EvDone', 'answered', '3.3');
     const owner = db.prepare('UPDATE slack_events SET owner = ? WHERE event_id = ?');
     owner.run(`${deadPid()}:gone`, 'EvDead');
     owner.run(`${process.ppid}:parent`, 'EvAlive');
     // the store that claimed them is answering them all
-    expect(await store.orphanedEvents()).toEqual([]);
+    expect(await store.events.orphanedEvents()).toEqual([]);
     // a store started afresh sees the dead process's event only: EvAlive's owner runs, EvMine is
     // this (live) process's, EvDone was answered
-    expect(await new SqliteConversations(db, { codec: RESULT_CODEC, ttlMs: 3600_000 }).orphanedEvents()).toEqual([
-      { eventId: 'EvDead', payload: payload('EvDead') },
-    ]);
+    expect(await new SqliteConversations(db, { codec: RESULT_CODEC, ttlMs: 3600_000 }).events.orphanedEvents()).toEqual(
+      [{ eventId: 'EvDead', payload: payload('EvDead') }],
+    );
     // hours later it is no longer answered, and a week later it is pruned
     const later = (ms: number) =>
       new SqliteConversations(db, { codec: RESULT_CODEC, ttlMs: 3600_000, now: () => Date.now() + ms });
-    expect(await later(2 * 3600_000).orphanedEvents()).toEqual([]);
+    expect(await later(2 * 3600_000).events.orphanedEvents()).toEqual([]);
     await later(8 * 86400_000).prune();
-    expect(await store.eventStatus('EvDead')).toBeNull();
+    expect(await store.events.eventStatus('EvDead')).toBeNull();
   });
 });
 
@@ -174,37 +179,37 @@ describe.each(BACKENDS)('event claims shared by replicas (leases, %s)', (backend
 
   it_('answers an event once while its owner renews, whatever its pid looks like here', async () => {
     const { a, b, clock } = await replicas();
-    expect((await a.claimEvent('Ev1', 'C1', payload)).status).toBe('new');
+    expect((await a.events.claimEvent('Ev1', 'C1', payload)).status).toBe('new');
     // the owner's pid is dead on this machine, but it runs on another: only its lease counts
-    expect((await b.claimEvent('Ev1', 'C1', payload)).status).toBe('duplicate');
-    expect(await b.orphanedEvents()).toEqual([]);
+    expect((await b.events.claimEvent('Ev1', 'C1', payload)).status).toBe('duplicate');
+    expect(await b.events.orphanedEvents()).toEqual([]);
     for (let i = 0; i < 5; i++) {
       clock.advance(20_000);
-      await a.renewClaims();
-      expect((await b.claimEvent('Ev1', 'C1', payload)).status).toBe('duplicate');
+      await a.events.renewClaims();
+      expect((await b.events.claimEvent('Ev1', 'C1', payload)).status).toBe('duplicate');
     }
-    await a.finishEvent('Ev1', 'answered', '1.2');
+    await a.events.finishEvent('Ev1', 'answered', '1.2');
     clock.advance(120_000);
-    expect((await b.claimEvent('Ev1', 'C1', payload)).status).toBe('duplicate');
-    expect(await b.orphanedEvents()).toEqual([]);
+    expect((await b.events.claimEvent('Ev1', 'C1', payload)).status).toBe('duplicate');
+    expect(await b.events.orphanedEvents()).toEqual([]);
   });
 
   it_('lets another replica take over an event whose owner stopped renewing, once, reusing its message', async () => {
     const { a, b, clock, aAgain } = await replicas();
-    await a.claimEvent('Ev2', 'C1', payload);
-    await a.setEventMessage('Ev2', '2.5');
+    await a.events.claimEvent('Ev2', 'C1', payload);
+    await a.events.setEventMessage('Ev2', '2.5');
     clock.advance(59_000);
-    expect(await b.orphanedEvents()).toEqual([]);
+    expect(await b.events.orphanedEvents()).toEqual([]);
     clock.advance(2_000);
     // the lease lapsed: the sweep of the other replica finds it, and it claims it with the placeholder
-    expect(await b.orphanedEvents()).toEqual([{ eventId: 'Ev2', payload }]);
-    expect(await b.claimEvent('Ev2', 'C1', payload)).toEqual({ status: 'new', messageTs: '2.5', attempts: 2 });
+    expect(await b.events.orphanedEvents()).toEqual([{ eventId: 'Ev2', payload }]);
+    expect(await b.events.claimEvent('Ev2', 'C1', payload)).toEqual({ status: 'new', messageTs: '2.5', attempts: 2 });
     // the first owner's renewal no longer holds anything, and it cannot claim it back while b renews
-    await a.renewClaims();
+    await a.events.renewClaims();
     clock.advance(30_000);
-    await b.renewClaims();
-    expect((await aAgain().claimEvent('Ev2', 'C1', payload)).status).toBe('duplicate');
-    expect(await aAgain().orphanedEvents()).toEqual([]);
+    await b.events.renewClaims();
+    expect((await aAgain().events.claimEvent('Ev2', 'C1', payload)).status).toBe('duplicate');
+    expect(await aAgain().events.orphanedEvents()).toEqual([]);
   });
 });
 
@@ -225,7 +230,7 @@ describe.each(BACKENDS)('event claims across processes (%s)', (backend) => {
     schemas.push(drop);
     // the tables exist before the race starts (their migration is tested on its own)
     const pool = await openPool(url);
-    await new PgConversations(pool, { codec: RESULT_CODEC, ttlMs: 3600_000 }).eventStatus('none');
+    await new PgConversations(pool, { codec: RESULT_CODEC, ttlMs: 3600_000 }).events.eventStatus('none');
     await pool.end();
     return `
       import { openPool } from ${JSON.stringify(path.join(ROOT, 'dist', 'store', 'pg', 'db.js'))};
@@ -240,7 +245,7 @@ describe.each(BACKENDS)('event claims across processes (%s)', (backend) => {
       const ids = Array.from({ length: 300 }, (_, i) => `EvRace${i}`);
       const script = `${await opener()}
       const won = [];
-      for (const id of ${JSON.stringify(ids)}) if ((await state.claimEvent(id, 'C1', { id })).status === 'new') won.push(id);
+      for (const id of ${JSON.stringify(ids)}) if ((await state.events.claimEvent(id, 'C1', { id })).status === 'new') won.push(id);
       process.stdout.write(JSON.stringify(won) + '\\n');
       // alive until told: a process that is gone leaves its claims to be taken over
       process.stdin.on('data', () => process.exit(0));`;
@@ -277,15 +282,16 @@ describe.each(BACKENDS)('feedback reasons (%s)', (backend) => {
     'keeps why an answer was not helpful on that feedback only, and forgets it when the person changes their mind',
     async () => {
       const store = (await sharedLedger(backend))(Date.now, 'host-a:1:a');
-      await store.addFeedback(feedback('C1:1.1:1.2:a', 'U1', 'not_helpful'));
-      await store.addFeedback(feedback('C1:1.1:1.2:a', 'U2', 'helpful'));
-      expect(await store.setFeedbackReason('C1:1.1:1.2:a', 'U1', 'wrong')).toBe(true);
+      await store.feedback.addFeedback(feedback('C1:1.1:1.2:a', 'U1', 'not_helpful'));
+      await store.feedback.addFeedback(feedback('C1:1.1:1.2:a', 'U2', 'helpful'));
+      expect(await store.feedback.setFeedbackReason('C1:1.1:1.2:a', 'U1', 'wrong')).toBe(true);
       // a helpful entry, or none at all, takes no reason
-      expect(await store.setFeedbackReason('C1:1.1:1.2:a', 'U2', 'wrong')).toBe(false);
-      expect(await store.setFeedbackReason('C1:1.1:1.2:a', 'U3', 'wrong')).toBe(false);
-      const byUser = async () => Object.fromEntries((await store.listFeedback()).map((r) => [r.user, r.reason]));
+      expect(await store.feedback.setFeedbackReason('C1:1.1:1.2:a', 'U2', 'wrong')).toBe(false);
+      expect(await store.feedback.setFeedbackReason('C1:1.1:1.2:a', 'U3', 'wrong')).toBe(false);
+      const byUser = async () =>
+        Object.fromEntries((await store.feedback.listFeedback()).map((r) => [r.user, r.reason]));
       expect(await byUser()).toEqual({ U1: 'wrong', U2: null });
-      await store.addFeedback(feedback('C1:1.1:1.2:a', 'U1', 'helpful'));
+      await store.feedback.addFeedback(feedback('C1:1.1:1.2:a', 'U1', 'helpful'));
       expect(await byUser()).toEqual({ U1: null, U2: null });
     },
   );
@@ -298,18 +304,38 @@ describe.each(BACKENDS)("each person's questions, for their Home tab (%s)", (bac
     const store = (await sharedLedger(backend))(() => ++t, 'host-a:1:a');
     const answered = result({ question: 'Which offset?' });
     const declined = { ...answered, answer: { ...answered.answer, value: null } };
-    await store.addTurn('C1', '5.1', { user: 'U1', question: 'Which offset?', messageTs: '5.2', result: answered });
-    await store.addTurn('C1', '5.1', { user: 'U2', question: 'And at −40 °C?', messageTs: '5.3', result: declined });
-    await store.addTurn('D1', '6.1', { user: 'U1', question: 'Who leads Falcon?', messageTs: '6.2', result: declined });
+    await store.threads.addTurn('C1', '5.1', {
+      user: 'U1',
+      question: 'Which offset?',
+      messageTs: '5.2',
+      result: answered,
+    });
+    await store.threads.addTurn('C1', '5.1', {
+      user: 'U2',
+      question: 'And at −40 °C?',
+      messageTs: '5.3',
+      result: declined,
+    });
+    await store.threads.addTurn('D1', '6.1', {
+      user: 'U1',
+      question: 'Who leads Falcon?',
+      messageTs: '6.2',
+      result: declined,
+    });
     // a continued answer in the same message replaces the answer, not the question
-    await store.addTurn('D1', '6.1', { user: 'U1', question: 'Who leads Falcon?', messageTs: '6.2', result: answered });
-    await store.addFeedback({ ...feedback('k:5.2', 'U1', 'not_helpful'), channel: 'C1', messageTs: '5.2' });
-    const mine = await store.recentQuestions('U1', 10);
+    await store.threads.addTurn('D1', '6.1', {
+      user: 'U1',
+      question: 'Who leads Falcon?',
+      messageTs: '6.2',
+      result: answered,
+    });
+    await store.feedback.addFeedback({ ...feedback('k:5.2', 'U1', 'not_helpful'), channel: 'C1', messageTs: '5.2' });
+    const mine = await store.threads.recentQuestions('U1', 10);
     expect(mine.map((q) => [q.channel, q.question, q.answer, q.feedback?.value ?? null])).toEqual([
       ['D1', 'Who leads Falcon?', answered.answer.value, null],
       ['C1', 'Which offset?', answered.answer.value, 'not_helpful'],
     ]);
-    expect((await store.recentQuestions('U2', 10)).map((q) => q.answer)).toEqual([null]);
-    expect(await store.recentQuestions('U3', 10)).toEqual([]);
+    expect((await store.threads.recentQuestions('U2', 10)).map((q) => q.answer)).toEqual([null]);
+    expect(await store.threads.recentQuestions('U3', 10)).toEqual([]);
   });
 });

@@ -189,29 +189,29 @@ describe.each(BACKENDS)('conversation contract (%s)', (backend) => {
 
   it_('claims an event once, keeps threads, states used once, feedback and questions', async () => {
     const conv = await openConversations(backend);
-    expect((await conv.claimEvent('Ev1', 'C1')).status).toBe('new');
-    expect((await conv.claimEvent('Ev1', 'C1')).status).toBe('duplicate');
-    await conv.finishEvent('Ev1', 'answered', '111.1');
-    expect(await conv.eventStatus('Ev1')).toBe('answered');
+    expect((await conv.events.claimEvent('Ev1', 'C1')).status).toBe('new');
+    expect((await conv.events.claimEvent('Ev1', 'C1')).status).toBe('duplicate');
+    await conv.events.finishEvent('Ev1', 'answered', '111.1');
+    expect(await conv.events.eventStatus('Ev1')).toBe('answered');
     const turn = { user: 'U1', question: 'How long does the battery last?', messageTs: '111.1', result: '90 days' };
-    const thread = await conv.addTurn('C1', '100.0', turn);
+    const thread = await conv.threads.addTurn('C1', '100.0', turn);
     expect([thread.participants, thread.turns.map((t) => t.result)]).toEqual([['U1'], ['90 days']]);
-    const key = await conv.saveState({
+    const key = await conv.states.saveState({
       channel: 'C1',
       threadTs: '100.0',
       messageTs: '111.1',
       owner: 'U1',
       result: 'x',
     });
-    expect((await conv.getState(key))?.result).toBe('x');
-    expect(await conv.useState(key, 'U1')).toBe(true);
-    expect(await conv.useState(key, 'U1')).toBe(false);
+    expect((await conv.states.getState(key))?.result).toBe('x');
+    expect(await conv.states.useState(key, 'U1')).toBe(true);
+    expect(await conv.states.useState(key, 'U1')).toBe(false);
     const feedback = { stateKey: key, channel: 'C1', threadTs: '100.0', messageTs: '111.1', user: 'U1' };
-    expect(await conv.addFeedback({ ...feedback, value: 'helpful', question: 'q', answer: 'a', evidence: [3] })).toBe(
-      true,
-    );
-    expect((await conv.listFeedback()).map((f) => [f.value, f.evidence])).toEqual([['helpful', [3]]]);
-    const [asked] = await conv.recentQuestions('U1', 5);
+    expect(
+      await conv.feedback.addFeedback({ ...feedback, value: 'helpful', question: 'q', answer: 'a', evidence: [3] }),
+    ).toBe(true);
+    expect((await conv.feedback.listFeedback()).map((f) => [f.value, f.evidence])).toEqual([['helpful', [3]]]);
+    const [asked] = await conv.threads.recentQuestions('U1', 5);
     expect([asked?.question, asked?.answer, asked?.feedback?.value]).toEqual([
       'How long does the battery last?',
       '90 days',

@@ -40,7 +40,7 @@ export function register(program: Command, ctx: CliContext): void {
               ? { dmOf: opts.user }
               : null;
           const state = await openSlackState(storeSettingsOf(config), config.slack.stateTtlMs);
-          let rows = await state.listFeedback(opts.limit, givenIn).finally(() => state.close());
+          let rows = await state.feedback.listFeedback(opts.limit, givenIn).finally(() => state.close());
           if (givenIn) {
             // and, listed for a context, only entries whose evidence is all visible there (a chunk no longer stored is not)
             const context: AccessContext = {

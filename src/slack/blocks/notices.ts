@@ -75,4 +75,3 @@ export function reasonOf(value: string): { stateKey: string; reason: FeedbackRea
 export function errorMessage(): Message {
   return noticeMessage('Something went wrong while answering; the error was logged. Please try again in a moment.');
 }
-
