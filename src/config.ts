@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { UserError } from './errors.js';
 import { parseScope, type Scope } from './store/access.js';
 import { type Settings, type SettingName, SETTINGS, type Setting, SECRET_SETTINGS } from './settings.js';
+import type { WriterSettings } from './engine/writer/types.js';
 
 export interface Config {
   dataDir: string;
@@ -38,6 +39,8 @@ export interface Config {
   queueLimit: number;
   logLevel: string;
   slack: SlackConfig;
+  /** The optional answer writer (RAGASK_WRITER_URL), or null. */
+  writer: WriterSettings | null;
   settings: Settings;
 }
 
@@ -130,6 +133,8 @@ function crossChecks(s: Settings): string[] {
     lines.push(
       `RAGASK_TOTAL_BUDGET_MS: must be at least RAGASK_HOP_BUDGET_MS (${s.RAGASK_HOP_BUDGET_MS}) (got ${s.RAGASK_TOTAL_BUDGET_MS})`,
     );
+  if (s.RAGASK_WRITER_URL && !s.RAGASK_WRITER_MODEL)
+    lines.push('RAGASK_WRITER_MODEL: must be set when RAGASK_WRITER_URL is (the model name the endpoint serves)');
   return lines;
 }
 
@@ -194,6 +199,15 @@ function configOf(s: Settings): Config {
       admins: idList(s.RAGASK_ADMINS),
       sources: idList(s.RAGASK_SLACK_SOURCES),
     },
+    writer: s.RAGASK_WRITER_URL
+      ? {
+          url: s.RAGASK_WRITER_URL,
+          model: s.RAGASK_WRITER_MODEL!,
+          apiKey: s.RAGASK_WRITER_API_KEY ?? null,
+          timeoutMs: s.RAGASK_WRITER_TIMEOUT_MS,
+          maxTokens: s.RAGASK_WRITER_MAX_TOKENS,
+        }
+      : null,
     settings: s,
   };
 }
@@ -232,7 +246,13 @@ export function checkSlackConfig(config: Config): void {
 
 /** Secret values of a config, to scrub from logs. */
 export function secretsOf(config: Config): string[] {
-  return [config.slack.botToken, config.slack.appToken, config.slack.signingSecret, config.slack.redisUrl].filter(
+  return [
+    config.slack.botToken,
+    config.slack.appToken,
+    config.slack.signingSecret,
+    config.slack.redisUrl,
+    config.writer?.apiKey,
+  ].filter(
     (x): x is string => !!x,
   );
 }

@@ -8,6 +8,9 @@ import { SUGGESTION_FLOOR } from './engine/offer.js';
 import { HopEngine } from './engine/hops.js';
 import { QueryCache } from './engine/query-cache.js';
 import { Retriever } from './engine/retrieve.js';
+import { answerWriter, type AnswerWriter } from './engine/writer/index.js';
+import { openAIChat } from './engine/writer/client.js';
+import { encoderJudge } from './engine/writer/support.js';
 import { cosineScorer } from './engine/rerank.js';
 import { Encoder } from './models/encoder.js';
 import { MaskedLM } from './models/masked-lm.js';
@@ -33,6 +36,8 @@ export interface Core {
   engine: HopEngine;
   access: AccessResolver;
   queryCache: QueryCache;
+  /** The optional answer writer (RAGASK_WRITER_URL): checked prose from the evidence, or null. */
+  writer: AnswerWriter | null;
   close(): Promise<void>;
 }
 
@@ -157,9 +162,21 @@ export async function openCore(config: Config, log: Logger = silentLogger, opts:
     engine,
     access,
     queryCache,
+    writer: writerOf(config, encoder, log),
     async close() {
       await store.close();
       await releaseModels();
     },
   };
+}
+
+/** The writer when one is configured: an OpenAI-compatible endpoint, checked by this encoder. */
+function writerOf(config: Config, encoder: Encoder, log: Logger): AnswerWriter | null {
+  if (!config.writer) return null;
+  return answerWriter({
+    client: openAIChat(config.writer),
+    judge: encoderJudge(encoder),
+    settings: config.writer,
+    log,
+  });
 }

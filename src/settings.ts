@@ -269,6 +269,34 @@ export const SETTINGS = {
     "How often `ragask serve` looks for questions whose answering process died (its own or another replica's) and answers them; one left unclaimed is taken after half this long.",
     'slack',
   ),
+  RAGASK_WRITER_URL: setting(
+    z
+      .string()
+      .regex(/^https?:\/\/[^\s]+$/)
+      .optional(),
+    'an http:// or https:// URL',
+    'The optional answer writer: the base URL of an OpenAI-compatible chat endpoint (llama.cpp server, Ollama, vLLM, a hosted API), e.g. http://127.0.0.1:8080/v1. Every sentence it writes is checked against the evidence it cites before anyone sees it. Empty: no writer, the reply is extractive.',
+  ),
+  RAGASK_WRITER_MODEL: setting(
+    z.string().min(1).max(200).optional(),
+    'a model name the endpoint serves',
+    'The writer\'s model (required with RAGASK_WRITER_URL).',
+  ),
+  RAGASK_WRITER_API_KEY: setting(
+    z.string().min(1).max(500).optional(),
+    'an API key',
+    'Sent to the writer endpoint as a bearer token; never logged. Empty: none (local servers).',
+  ),
+  RAGASK_WRITER_TIMEOUT_MS: setting(
+    int(1000, 600_000).default(20_000),
+    'an integer from 1000 to 600000',
+    'The writer\'s whole time budget per answer (a 429 is waited out within it); past it the reply stays extractive.',
+  ),
+  RAGASK_WRITER_MAX_TOKENS: setting(
+    int(16, 4096).default(300),
+    'an integer from 16 to 4096',
+    'The most tokens the writer may write per answer.',
+  ),
   RAGASK_REDIS_URL: setting(
     z
       .string()
@@ -318,6 +346,7 @@ export const SECRET_SETTINGS = new Set<string>([
   'SLACK_SIGNING_SECRET',
   'RAGASK_REDIS_URL',
   'RAGASK_DATABASE_URL',
+  'RAGASK_WRITER_API_KEY',
 ]);
 
 type SettingValue<K extends SettingName> = z.output<(typeof SETTINGS)[K]['schema']>;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig, secretsOf } from '../src/config.js';
 import { ROOT } from './helpers.js';
 import { SETTINGS } from '../src/settings.js';
 
@@ -80,6 +80,11 @@ describe('configuration', () => {
       RAGASK_LOG_LEVEL: 'loud',
       RAGASK_STOP_FOR_PERSON: 'sometimes',
       RAGASK_ANSWER_EARLY: 'maybe',
+      RAGASK_WRITER_URL: 'localhost:8080/v1',
+      RAGASK_WRITER_MODEL: 'm'.repeat(201),
+      RAGASK_WRITER_API_KEY: 'k'.repeat(501),
+      RAGASK_WRITER_TIMEOUT_MS: '5',
+      RAGASK_WRITER_MAX_TOKENS: 'lots',
     };
     // free-form settings: any path or host name is a valid value
     expect(
@@ -113,6 +118,32 @@ describe('configuration', () => {
     expect(() => loadConfig({ RAGASK_HOP_BUDGET_MS: '500', RAGASK_TOTAL_BUDGET_MS: '400' })).toThrow(
       /RAGASK_TOTAL_BUDGET_MS/,
     );
+  });
+
+  it("wants the writer's model with its URL, and counts its key among the secrets", () => {
+    let lines: string[] = [];
+    try {
+      loadConfig({ RAGASK_WRITER_URL: 'http://127.0.0.1:8080/v1', RAGASK_WRITER_API_KEY: 'sk-secret-123' });
+    } catch (e) {
+      lines = (e as ConfigError).lines;
+    }
+    expect(lines).toEqual([
+      'RAGASK_WRITER_MODEL: must be set when RAGASK_WRITER_URL is (the model name the endpoint serves)',
+    ]);
+    const config = loadConfig({
+      RAGASK_WRITER_URL: 'http://127.0.0.1:8080/v1',
+      RAGASK_WRITER_MODEL: 'smollm2',
+      RAGASK_WRITER_API_KEY: 'sk-secret-123',
+    });
+    expect(config.writer).toEqual({
+      url: 'http://127.0.0.1:8080/v1',
+      model: 'smollm2',
+      apiKey: 'sk-secret-123',
+      timeoutMs: 20000,
+      maxTokens: 300,
+    });
+    expect(secretsOf(config)).toContain('sk-secret-123');
+    expect(loadConfig({}).writer).toBeNull();
   });
 
   it('documents every setting in .env.example, and nothing else', () => {

@@ -8,6 +8,7 @@ import { SqliteConversations } from '../../src/store/sqlite/conversations.js';
 import { RESULT_CODEC } from '../../src/slack/state/open.js';
 import { ROOT, SAMPLE_DIR, tempDir } from '../helpers.js';
 import { runCli } from './run-cli.js';
+import { FakeLlm } from '../support/llm-stand-in.js';
 
 let dir: string;
 
@@ -47,7 +48,10 @@ describe('ragask CLI', () => {
       'suggestions',
       'hops',
       'timings_ms',
+      'writer',
     ]);
+    // no writer is configured: the reply is the extractive one
+    expect(j.writer).toBeNull();
     expect(Object.keys(j.answer)).toEqual([
       'status',
       'kind',
@@ -111,6 +115,45 @@ describe('ragask CLI', () => {
     ]);
     expect(JSON.parse(resumed.out).hops[1].formedBy).toBe('suggestion');
   });
+
+  it('ask --json with a writer: the written sentences, each checked against the evidence it cites', async () => {
+    // a model that copies the line naming the lead from the excerpt holding it, and adds a wrong one
+    const llm = new FakeLlm([
+      {
+        reply: (prompt) => {
+          const n = /\[(\d)\][^[]*Project lead: Mirela Ostrowski/.exec(prompt)?.[1] ?? '1';
+          return `Project lead: Mirela Ostrowski [${n}]. The project lead is Tomasz Brenner [${n}].`;
+        },
+      },
+    ]);
+    await llm.start();
+    try {
+      const r = await ragask(['ask', 'Who leads the project whose drone lost telemetry on 2024-03-14?', '--json'], {
+        RAGASK_WRITER_URL: llm.url,
+        RAGASK_WRITER_MODEL: llm.model,
+      });
+      expect(r.code).toBe(0);
+      const w = JSON.parse(r.out).writer;
+      const evidence = JSON.parse(r.out).evidence as { snippet: string }[];
+      expect(w.model).toBe('stand-in-model');
+      expect(w.text).toMatch(/^Project lead: Mirela Ostrowski \[\d\]\.$/);
+      expect(w.sentences.map((s: { kept: boolean; reason: string | null }) => [s.kept, s.reason])).toEqual([
+        [true, null],
+        [false, 'value_not_in_source'],
+      ]);
+      // each citation number indexes the reply's evidence list
+      expect(evidence[w.sentences[0].citations[0] - 1]!.snippet).toContain('Mirela Ostrowski');
+      expect(llm.requests).toHaveLength(1);
+      const plain = await ragask(['ask', 'Who leads the project whose drone lost telemetry on 2024-03-14?'], {
+        RAGASK_WRITER_URL: llm.url,
+        RAGASK_WRITER_MODEL: llm.model,
+      });
+      expect(plain.out.split('\n')[0]).toBe('Written by stand-in-model, checked against the evidence [n] below:');
+      expect(plain.out).toContain('(1 written sentence dropped: not supported by what it cited)');
+    } finally {
+      await llm.stop();
+    }
+  }, 120_000);
 
   it('ask --single-hop --json lists scored snippets with citations', async () => {
     const r = await ragask(['ask', 'PM-5 warm-up time', '--single-hop', '--json', '--k', '2']);

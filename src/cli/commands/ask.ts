@@ -5,6 +5,7 @@ import { LOCAL, type AccessContext } from '../../store/access.js';
 import { citationOf, snippetFrom } from '../../engine/snippet.js';
 import { citationLabel, displaySource } from '../format.js';
 import { answerJson, renderAnswer, renderTrace } from '../render.js';
+import { renderWritten, writerJson } from '../render-writer.js';
 import { configFrom, parsePositiveInt, withCore } from './shared.js';
 import type { CliContext } from '../context.js';
 
@@ -124,8 +125,21 @@ export function register(program: Command, ctx: CliContext): void {
           }
           result = await core.engine.resume(result, opts.continue - 1, context);
         }
-        if (opts.json) return ctx.out(JSON.stringify(answerJson(result, opts.k), null, 2));
-        ctx.out(renderAnswer(result, opts.k) + (opts.trace ? `\n${renderTrace(result)}` : ''));
+        // the writer reads the reply's evidence list: the k snippets shown, numbered as shown
+        const written = core.writer
+          ? await core.writer.write({
+              question: result.question,
+              evidence: result.evidence.slice(0, opts.k),
+              previous: null,
+            })
+          : null;
+        if (opts.json)
+          return ctx.out(JSON.stringify({ ...answerJson(result, opts.k), writer: writerJson(written) }, null, 2));
+        ctx.out(
+          (written ? renderWritten(written) : '') +
+            renderAnswer(result, opts.k) +
+            (opts.trace ? `\n${renderTrace(result)}` : ''),
+        );
       });
     });
 }

@@ -1,0 +1,85 @@
+import { type Logger, silentLogger } from '../../log.js';
+import { checkWritten, type SupportJudge } from './check.js';
+import { failureOf } from './client.js';
+import { writerMessages, type WriterInput } from './prompt.js';
+import { SUPPORT_THRESHOLD } from './support.js';
+import type { ChatClient, WriterFailure, WriterSettings, WrittenAnswer } from './types.js';
+
+export interface WriterDeps {
+  client: ChatClient;
+  judge: SupportJudge;
+  settings: WriterSettings;
+  log?: Logger;
+  now?: () => number;
+  /** The support a kept sentence needs (measured: BENCHMARKS.md, "The answer writer's checker"). */
+  threshold?: number;
+}
+
+/** Writes answers from a result's evidence and checks them; a failed write is an ordinary outcome. */
+export interface AnswerWriter {
+  readonly model: string;
+  /** `onDraft`: the text so far, as it streams (unchecked: a draft, replaced by the checked text). */
+  write(input: WriterInput, onDraft?: (text: string) => void): Promise<WrittenAnswer | WriterFailure>;
+}
+
+export function isWritten(w: WrittenAnswer | WriterFailure): w is WrittenAnswer {
+  return !('failed' in w);
+}
+
+/** The write outlasted its time budget. */
+class WriterTimeout extends Error {}
+
+/** Streams the model's reply within the time budget, calling `onDraft` as it grows. */
+async function streamReply(deps: WriterDeps, input: WriterInput, onDraft?: (text: string) => void): Promise<string> {
+  const signal = AbortSignal.timeout(deps.settings.timeoutMs);
+  let text = '';
+  const messages = writerMessages(input);
+  for await (const piece of deps.client.stream(messages, { maxTokens: deps.settings.maxTokens, signal })) {
+    text += piece;
+    onDraft?.(text);
+  }
+  // the SDK ends a stream quietly when its signal aborts: a cut reply is a time-out, not an answer
+  if (signal.aborted) throw new WriterTimeout();
+  return text;
+}
+
+/**
+ * The writer over a chat endpoint: the prompt is the result's evidence, numbered as the reply lists
+ * it; every sentence of the reply is checked against what it cites (check.ts), and only kept ones
+ * are shown. A time-out, a 429 that outlasts the budget, a 5xx, a malformed stream, a refusal or
+ * nothing kept each gives a failure (the reply stays the extractive one) and one log line, which
+ * holds neither the prompt nor the key.
+ */
+export function answerWriter(deps: WriterDeps): AnswerWriter {
+  const now = deps.now ?? Date.now;
+  const log = deps.log ?? silentLogger;
+  const model = deps.settings.model;
+  return {
+    model,
+    async write(input, onDraft) {
+      const t0 = now();
+      const failure = (f: Pick<WriterFailure, 'failed' | 'message'>): WriterFailure => {
+        log.warn(
+          { writer: model, failed: f.failed, ms: now() - t0 },
+          `writer: ${f.message}; the reply is the extractive one`,
+        );
+        return { model, ms: now() - t0, ...f };
+      };
+      if (input.evidence.length === 0) return failure({ failed: 'nothing_kept', message: 'no evidence to write from' });
+      let text: string;
+      try {
+        text = await streamReply(deps, input, onDraft);
+      } catch (e) {
+        return failure(failureOf(e, e instanceof WriterTimeout || now() - t0 >= deps.settings.timeoutMs));
+      }
+      const sentences = await checkWritten(text, input.evidence, deps.judge, deps.threshold ?? SUPPORT_THRESHOLD);
+      const kept = sentences.filter((s) => s.kept);
+      if (kept.length === 0)
+        return failure({
+          failed: 'nothing_kept',
+          message: `none of ${sentences.length} written sentences passed the check`,
+        });
+      return { model, ms: now() - t0, text: kept.map((s) => s.text).join(' '), sentences };
+    },
+  };
+}

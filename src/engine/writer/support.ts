@@ -1,0 +1,30 @@
+import type { Encoder } from '../../models/encoder.js';
+import { sentencesOf } from '../../models/nlp.js';
+import type { SupportJudge } from './check.js';
+
+const dot = (a: Float32Array, b: Float32Array) => {
+  let d = 0;
+  for (let i = 0; i < a.length; i++) d += a[i]! * b[i]!;
+  return d;
+};
+
+/**
+ * Support judged by ragask's own encoder: the cosine between a written sentence and the closest
+ * sentence of what it cites (the vectors are L2-normalised, so the dot product is the cosine).
+ */
+export function encoderJudge(encoder: Pick<Encoder, 'encode'>): SupportJudge {
+  return {
+    async similarity(sentence: string, passages: readonly string[]): Promise<number> {
+      const candidates = passages.flatMap((p) => sentencesOf(p).map((s) => s.text));
+      if (candidates.length === 0) return 0;
+      const [v, ...vs] = await encoder.encode([sentence, ...candidates]);
+      return Math.max(...vs.map((x) => dot(v!, x)));
+    },
+  };
+}
+
+/**
+ * The cosine a written sentence needs with a sentence it cites to count as supported: placeholder
+ * until measured on planted sentences (BENCHMARKS.md, "The answer writer's checker").
+ */
+export const SUPPORT_THRESHOLD = 0.6;
