@@ -38,13 +38,12 @@ const NOT_NAMES = new Set([
   'But',
 ]);
 
-/** Text as values are compared: one kind of dash and space, no space between a number and its unit, lowercase. */
+/** Text as values are compared: one kind of dash, no thousands separator, single spaces, lowercase. */
 function normalized(text: string): string {
   return text
     .normalize('NFKC')
     .replace(/[\u2010-\u2015\u2212]/g, '-')
     .replace(/(\d),(?=\d{3}\b)/g, '$1')
-    .replace(/(\d)\s+(?=[A-Za-z%°µ])/g, '$1')
     .replace(/\s+/g, ' ')
     .toLowerCase();
 }
@@ -76,10 +75,23 @@ export function valuesOf(sentence: string): string[] {
   return [...new Set([...numbers, ...code, ...names])];
 }
 
+const escaped = (v: string) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Whether `text` holds `value` as a whole token: "11" is not in "2011", nor "2.4" in "12.45", nor
+ * "max" in "maxclients"; a number may stand next to its unit ("30s").
+ */
+function holds(text: string, value: string): boolean {
+  const around = /^[\d.,:]+$/.test(value)
+    ? ['(?<!\\d|\\d[.,])', '(?!\\d|[.,]\\d)']
+    : ['(?<![\\p{L}\\p{N}_])', '(?![\\p{L}\\p{N}_])'];
+  return new RegExp(`${around[0]}${escaped(value)}${around[1]}`, 'u').test(text);
+}
+
 /** The first value of `values` that none of `sources` holds (text or title), or null. */
 function missingValue(values: readonly string[], sources: readonly string[]): string | null {
   const held = sources.map(normalized);
-  for (const v of values) if (!held.some((h) => h.includes(normalized(v)))) return v;
+  for (const v of values) if (!held.some((h) => holds(h, normalized(v)))) return v;
   return null;
 }
 
