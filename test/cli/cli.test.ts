@@ -456,6 +456,33 @@ describe('ragask CLI', () => {
     expect(stats.err).toMatch(/restore it from a backup, or move it away and run `ragask ingest/);
   });
 
+  it('doctor checks the writer: its endpoint, its model and a round trip, each in one line, with the fix', async () => {
+    expect((await ragask(['doctor'])).out).toMatch(/✓ writer: not configured \(RAGASK_WRITER_URL empty\)/);
+    const llm = new FakeLlm([{ reply: 'OK' }]);
+    await llm.start();
+    try {
+      const env = {
+        RAGASK_WRITER_URL: llm.url,
+        RAGASK_WRITER_MODEL: 'stand-in-model',
+        RAGASK_WRITER_API_KEY: 'sk-doc-9',
+      };
+      const ok = (await ragask(['doctor'], env)).out;
+      expect(ok).toMatch(/✓ writer endpoint: http:\/\/127\.0\.0\.1:\d+\/v1 answers \(1 model\(s\)\)/);
+      expect(ok).toMatch(/✓ writer model: stand-in-model is served/);
+      expect(ok).toMatch(/✓ writer round trip: answered in \d+ ms/);
+      expect(ok).not.toContain('sk-doc-9');
+      const wrong = await ragask(['doctor'], { ...env, RAGASK_WRITER_MODEL: 'gpt-none' });
+      expect(wrong.out).toMatch(
+        /✗ writer model: gpt-none is not among the endpoint's models \(stand-in-model\)\n\s+fix: set RAGASK_WRITER_MODEL/,
+      );
+      expect(wrong.code).toBe(1);
+    } finally {
+      await llm.stop();
+    }
+    const down = await ragask(['doctor'], { RAGASK_WRITER_URL: 'http://127.0.0.1:9/v1', RAGASK_WRITER_MODEL: 'm' });
+    expect(down.out).toMatch(/✗ writer endpoint: http:\/\/127\.0\.0\.1:9\/v1: .*\n\s+fix: check RAGASK_WRITER_URL/);
+  }, 60_000);
+
   it('runs as the installed binary', () => {
     const out = execFileSync(process.execPath, [path.join(ROOT, 'bin', 'ragask.js'), '--help'], { encoding: 'utf8' });
     expect(out).toMatch(/Usage: ragask/);

@@ -10,6 +10,7 @@ import { inspectStore } from '../../store/health.js';
 import { storeSettingsOf } from '../../core.js';
 import type { HealthCheck } from '../../store/types.js';
 import type { CliContext } from '../context.js';
+import { writerChecks } from './doctor-writer.js';
 import type { SettingName } from '../../settings.js';
 
 type Check = HealthCheck;
@@ -102,7 +103,9 @@ async function checkSlack(config: Config, online: boolean, checks: Check[]): Pro
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('doctor')
-    .description('check config, model files and hashes, store integrity, index/store agreement, and Slack settings')
+    .description(
+      'check config, model files and hashes, store integrity, index/store agreement, Slack settings and the optional writer',
+    )
     .option('--online', 'also call Slack (auth.test) with the bot token')
     .action(async (opts: { online?: boolean }, cmd: Command) => {
       const checks: Check[] = [];
@@ -135,6 +138,7 @@ export function register(program: Command, ctx: CliContext): void {
         );
         checks.push(...(await inspectStore(storeSettingsOf(config), `${config.model}/${config.modelVariant}`)));
         await checkSlack(config, !!opts.online, checks);
+        checks.push(...(await writerChecks(config)));
       }
       for (const c of checks)
         ctx.out(`${c.ok ? '✓' : '✗'} ${c.name}: ${c.detail}${!c.ok && c.fix ? `\n    fix: ${c.fix}` : ''}`);

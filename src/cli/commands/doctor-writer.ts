@@ -1,0 +1,80 @@
+import { APIError } from 'openai';
+import type { Config } from '../../config.js';
+import { openAIChat } from '../../engine/writer/client.js';
+import type { WriterSettings } from '../../engine/writer/types.js';
+import { errorMessage } from '../../errors.js';
+import type { HealthCheck } from '../../store/types.js';
+
+/** How long each of doctor's calls to the writer may take. */
+const CHECK_MS = 10_000;
+/** A round trip's question and the most it may write: any short reply proves the model answers. */
+const ROUND_TRIP = 'Reply with the single word OK.';
+const ROUND_TRIP_TOKENS = 8;
+
+/** What to do about a failed call to the endpoint: the key for a 401/403, else the URL. */
+function fixFor(e: unknown): string {
+  if (e instanceof APIError && (e.status === 401 || e.status === 403))
+    return 'check RAGASK_WRITER_API_KEY (the endpoint refused it)';
+  return 'check RAGASK_WRITER_URL (the base URL, e.g. http://127.0.0.1:8080/v1) and that the server runs';
+}
+
+/** The endpoint answers and serves the model: one check each, or the first that fails. */
+async function endpointChecks(w: WriterSettings): Promise<HealthCheck[]> {
+  const client = openAIChat({ ...w, timeoutMs: CHECK_MS });
+  let models: string[];
+  try {
+    models = await client.models(AbortSignal.timeout(CHECK_MS));
+  } catch (e) {
+    return [{ name: 'writer endpoint', ok: false, detail: `${w.url}: ${errorMessage(e)}`, fix: fixFor(e) }];
+  }
+  const endpoint = { name: 'writer endpoint', ok: true, detail: `${w.url} answers (${models.length} model(s))` };
+  if (!models.includes(w.model))
+    return [
+      endpoint,
+      {
+        name: 'writer model',
+        ok: false,
+        detail: `${w.model} is not among the endpoint's models (${models.slice(0, 5).join(', ') || 'none'})`,
+        fix: 'set RAGASK_WRITER_MODEL to a model the endpoint serves',
+      },
+    ];
+  return [endpoint, { name: 'writer model', ok: true, detail: `${w.model} is served` }];
+}
+
+/** One short chat, streamed, and how long it took. */
+async function roundTrip(w: WriterSettings): Promise<HealthCheck> {
+  const client = openAIChat({ ...w, timeoutMs: CHECK_MS });
+  const t0 = Date.now();
+  try {
+    let reply = '';
+    const signal = AbortSignal.timeout(CHECK_MS);
+    for await (const piece of client.stream([{ role: 'user', content: ROUND_TRIP }], {
+      maxTokens: ROUND_TRIP_TOKENS,
+      signal,
+    }))
+      reply += piece;
+    if (!reply.trim())
+      return {
+        name: 'writer round trip',
+        ok: false,
+        detail: 'the model wrote nothing',
+        fix: 'check the model on the server',
+      };
+    return { name: 'writer round trip', ok: true, detail: `answered in ${Date.now() - t0} ms` };
+  } catch (e) {
+    return { name: 'writer round trip', ok: false, detail: errorMessage(e), fix: fixFor(e) };
+  }
+}
+
+/**
+ * `ragask doctor`'s lines on the optional answer writer: not configured, or its endpoint, its model
+ * and a round trip, each in one line (no key or prompt in any).
+ */
+export async function writerChecks(config: Config): Promise<HealthCheck[]> {
+  const w = config.writer;
+  if (!w)
+    return [{ name: 'writer', ok: true, detail: 'not configured (RAGASK_WRITER_URL empty): replies are extractive' }];
+  const checks = await endpointChecks(w);
+  if (checks.every((c) => c.ok)) checks.push(await roundTrip(w));
+  return checks;
+}
