@@ -171,7 +171,7 @@ export async function openCore(config: Config, log: Logger = silentLogger, opts:
 }
 
 /** The writer when one is configured: an OpenAI-compatible endpoint, checked by this encoder. */
-function writerOf(config: Config, encoder: Encoder, log: Logger): AnswerWriter | null {
+export function writerOf(config: Config, encoder: Encoder, log: Logger): AnswerWriter | null {
   if (!config.writer) return null;
   return answerWriter({
     client: openAIChat(config.writer),

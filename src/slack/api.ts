@@ -3,18 +3,20 @@ import Bottleneck from 'bottleneck';
 import { Redis } from 'ioredis';
 import { UserError } from '../errors.js';
 import {
-  ErrorCode,
   WebClient,
   type ChatPostMessageArguments,
   type ChatUpdateArguments,
   type ChatPostEphemeralArguments,
+  type ChatStartStreamArguments,
+  type ChatAppendStreamArguments,
+  type ChatStopStreamArguments,
 } from '@slack/web-api';
 import type { HomeView } from '@slack/types';
 import type { SlackMessage } from './source/message.js';
-import type { Logger } from '../log.js';
+import { type Logger, silentLogger } from '../log.js';
 import { boltLogger } from './bolt-logger.js';
-import { silentLogger } from '../log.js';
 import { postToResponseUrl } from './response-url.js';
+import { isRateLimited, isTransient } from './api-errors.js';
 
 /** The limiter's job name of a response_url post. */
 const RESPONSE_URL_JOB = 'response_url';
@@ -63,26 +65,6 @@ const REDIS_READY_MS = 5000;
 const SHARED_JOB_EXPIRATION_MS = 15_000;
 /** Shared limiter state idle this long is dropped from Redis: every tier's bucket refills within a minute. */
 const SHARED_STATE_TTL_MS = 10 * 60_000;
-
-interface RateLimitedError {
-  code: string;
-  retryAfter: number;
-}
-
-function isRateLimited(e: unknown): e is RateLimitedError {
-  return !!e && typeof e === 'object' && (e as { code?: string }).code === ErrorCode.RateLimitedError;
-}
-
-/**
- * A failure worth retrying. A request error (no answer: timeout, connection reset) may have been
- * carried out anyway, so it is retried only for calls that can safely run twice.
- */
-function isTransient(e: unknown, idempotent: boolean): boolean {
-  const code = (e as { code?: string } | null)?.code;
-  const status = (e as { statusCode?: number } | null)?.statusCode ?? 0;
-  if (code === ErrorCode.HTTPError) return status >= 500;
-  return idempotent && code === ErrorCode.RequestError;
-}
 
 /** Messages per page of history: Slack's recommended page size. */
 const HISTORY_PAGE = 200;
@@ -237,6 +219,30 @@ export class SlackApi {
   update(args: ChatUpdateArguments): Promise<void> {
     return this.tier3
       .schedule(this.job(`chat.update:${args.channel}:${args.ts}`), () => this.client.chat.update(args))
+      .then(() => undefined);
+  }
+
+  /**
+   * A written answer streamed into a thread (chat.startStream / appendStream / stopStream): the
+   * start is paced as a post to its channel, the appends and the stop by tier 4 (callers append at
+   * most about once a second).
+   */
+  startStream(args: ChatStartStreamArguments): Promise<string> {
+    return this.postByChannel
+      .key(args.channel)
+      .schedule(this.job(`chat.startStream:${args.channel}`), () => this.client.chat.startStream(args))
+      .then((r) => r.ts as string);
+  }
+
+  appendStream(args: ChatAppendStreamArguments): Promise<void> {
+    return this.tier4
+      .schedule(this.job(`chat.appendStream:${args.channel}`), () => this.client.chat.appendStream(args))
+      .then(() => undefined);
+  }
+
+  stopStream(args: ChatStopStreamArguments): Promise<void> {
+    return this.tier4
+      .schedule(this.job(`chat.stopStream:${args.channel}`), () => this.client.chat.stopStream(args))
       .then(() => undefined);
   }
 

@@ -14,6 +14,7 @@ import { registerListeners } from './listeners/index.js';
 import { SlackService } from './service.js';
 import { EVENT_LEASE_MS, type SlackStateStore } from './state/interfaces.js';
 import { SourceSync } from './source/live.js';
+import type { AnswerWriter } from '../engine/writer/index.js';
 import type { Encoder } from '../models/encoder.js';
 import type { EngineApi } from '../engine/api.js';
 
@@ -100,6 +101,8 @@ export interface SlackAppOptions {
   sourceEncoder?: Encoder;
   /** Questions answered at the same time (default RAGASK_ENGINE_CONCURRENCY). */
   concurrency?: number;
+  /** The optional answer writer (RAGASK_WRITER_URL): a checked written answer streams after the extractive one. */
+  writer?: AnswerWriter | null;
 }
 
 export interface SlackAppHandle {
@@ -274,7 +277,11 @@ export function createSlackApp(
   const engine = opts.engine ?? core.engine;
   if (!engine) throw new Error("createSlackApp needs an engine: the core's, or opts.engine");
   const sources = sourceSync(core, config, api, log, opts.sourceEncoder);
-  const service = new SlackService({ core, engine, config, api, store, log, queue, ...(sources ? { sources } : {}) });
+  const service = new SlackService({
+    ...{ core, engine, config, api, store, log, queue },
+    ...(sources ? { sources } : {}),
+    ...(opts.writer ? { writer: opts.writer } : {}),
+  });
   registerListeners(app, service);
   app.error(async (e) => {
     log.error({ err: e }, 'slack: unhandled error in a listener');

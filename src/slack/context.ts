@@ -1,3 +1,4 @@
+import type { AnswerWriter } from '../engine/writer/index.js';
 import type { Config } from '../config.js';
 import type { Core } from '../core.js';
 import type { EngineQueue } from '../engine/queue.js';
@@ -54,4 +55,6 @@ export interface ServiceDeps {
   queue?: EngineQueue;
   /** Keeps the threads of RAGASK_SLACK_SOURCES channels up to date, when any are set. */
   sources?: SourceSync;
+  /** The optional answer writer: a checked written answer streams into the thread after the extractive one. */
+  writer?: AnswerWriter;
 }

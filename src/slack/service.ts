@@ -5,6 +5,7 @@ import type { Logger } from '../log.js';
 import type { AccessContext } from '../store/access.js';
 import { answerMessage, type Message } from './blocks/answer.js';
 import { ButtonFlow } from './button-flow.js';
+import { WrittenReply } from './written-reply.js';
 import { CommandFlow, type CommandInput } from './command-flow.js';
 import { HomeTab } from './home.js';
 import type { SourceEvent } from './source/live.js';
@@ -44,12 +45,14 @@ export class SlackService {
   private readonly buttons: ButtonFlow;
   private readonly home: HomeTab;
   private readonly commands: CommandFlow;
+  private readonly written: WrittenReply | null;
 
   constructor(private readonly deps: ServiceDeps) {
     this.queue =
       deps.queue ?? new EngineQueue({ concurrency: deps.config.engineConcurrency, limit: deps.config.queueLimit });
     this.buttons = new ButtonFlow(deps, this.queue);
     this.home = new HomeTab(deps);
+    this.written = deps.writer ? new WrittenReply({ api: deps.api, writer: deps.writer, log: deps.log }) : null;
     this.commands = new CommandFlow(deps, this.queue, {
       cleanQuestion: (text) => this.cleanQuestion(text),
       tellBusy: (origin) => this.tellBusy(origin),
@@ -184,6 +187,8 @@ export class SlackService {
       this.logHops(log, result, performance.now() - t0);
       answerTs = await this.publish(input, answerTs, result, cut);
       if (input.eventId) await store.events.finishEvent(input.eventId, 'answered', answerTs);
+      // the written answer comes after the extractive one, on its own time: it never holds this up
+      if (this.written) void this.track(this.written.stream(input, result));
     } catch (e) {
       log.error({ err: e }, 'slack: answering failed');
       if (answerTs || status) {

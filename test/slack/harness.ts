@@ -14,6 +14,7 @@ import type { Config } from '../../src/config.js';
 import { richTextOf } from './text-objects.js';
 import type { SettingName } from '../../src/settings.js';
 import type { EngineApi } from '../../src/engine/api.js';
+import type { AnswerWriter } from '../../src/engine/writer/index.js';
 
 export const SECRET = '0123456789abcdef0123456789abcdef';
 const BOT = 'xoxb-1-test-bot-token';
@@ -64,6 +65,8 @@ export async function startHarness(
     tiers?: TierLimits;
     /** The Slack state's clock (button states expire by it). */
     clock?: () => number;
+    /** The optional answer writer. */
+    writer?: AnswerWriter;
   } = {},
 ): Promise<Harness> {
   const fake = new FakeSlack();
@@ -99,6 +102,7 @@ export async function startHarness(
     ...fastTiers,
     ...(opts.tiers ? { tiers: opts.tiers } : {}),
     ...(opts.orphanSweep ? { orphanSweep: opts.orphanSweep } : {}),
+    ...(opts.writer ? { writer: opts.writer } : {}),
   });
   const { port } = await slack.start();
   return {

@@ -188,6 +188,10 @@ export class FakeSlack {
         return { ok: true, channel: args.channel, ts: args.ts, text: args.text };
       case 'chat.postEphemeral':
         return { ok: true, message_ts: this.nextTs() };
+      case 'chat.startStream': {
+        const ts = this.nextTs();
+        return { ok: true, channel: args.channel, ts };
+      }
       case 'chat.getPermalink':
         return {
           ok: true,

@@ -2,7 +2,7 @@ import { APIError } from 'openai';
 import type { Config } from '../../config.js';
 import { openAIChat } from '../../engine/writer/client.js';
 import type { WriterSettings } from '../../engine/writer/types.js';
-import { errorMessage } from '../../errors.js';
+import { errorMessage, UserError } from '../../errors.js';
 import type { HealthCheck } from '../../store/types.js';
 
 /** How long each of doctor's calls to the writer may take. */
@@ -77,4 +77,10 @@ export async function writerChecks(config: Config): Promise<HealthCheck[]> {
   const checks = await endpointChecks(w);
   if (checks.every((c) => c.ok)) checks.push(await roundTrip(w));
   return checks;
+}
+
+/** `ragask serve` with a writer: one clear line, and no start, when its endpoint, model or key is wrong. */
+export async function assertWriterReady(config: Config): Promise<void> {
+  const failed = (await writerChecks(config)).find((c) => !c.ok);
+  if (failed) throw new UserError(`${failed.name}: ${failed.detail}; ${failed.fix ?? 'see `ragask doctor`'}`);
 }

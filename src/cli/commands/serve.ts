@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { checkSlackConfig, secretsOf } from '../../config.js';
-import { openCore, openStoreCore, storeSettingsOf, type StoreCore } from '../../core.js';
+import { openCore, openStoreCore, storeSettingsOf, writerOf, type Core, type StoreCore } from '../../core.js';
 import { Encoder } from '../../models/encoder.js';
 import { openSlackState } from '../../slack/state/open.js';
 import { storeLocation } from '../../store/open.js';
@@ -10,6 +10,7 @@ import { createSlackApp } from '../../slack/app.js';
 import { configFrom } from './shared.js';
 import { warmUp } from '../../engine/warm-up.js';
 import type { CliContext } from '../context.js';
+import { assertWriterReady } from './doctor-writer.js';
 import type { EngineApi } from '../../engine/api.js';
 
 /** How long a stop waits for answers in flight before the process ends anyway. */
@@ -24,6 +25,7 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (_opts: unknown, cmd: Command) => {
       const config = configFrom(ctx, cmd, {}, ['slack']);
       checkSlackConfig(config);
+      if (config.writer) await assertWriterReady(config);
       const log = createLogger({ level: config.logLevel, secrets: secretsOf(config) });
       // A stop signal is obeyed in every state, loading and starting included (a Slack API that
       // does not answer must not hold the process): what is in flight gets DRAIN_MS, then it ends.
@@ -66,20 +68,24 @@ export function register(program: Command, ctx: CliContext): void {
         if (signalled) return;
         const state = await openSlackState(storeSettingsOf(config), config.slack.stateTtlMs);
         closeState = () => state.close();
-        // live Slack sources embed in this thread: with workers, it loads the encoder for them alone
-        const sourceEncoder =
-          config.slack.sources.length && !('encoder' in core)
-            ? await Encoder.load({
-                modelsDir: config.modelsDir,
-                model: config.model,
-                variant: config.modelVariant,
-                threads: 1,
-              })
-            : undefined;
+        // live Slack sources embed in this thread, and the writer's check reads with the encoder: with
+        // workers, this thread loads an encoder for them alone
+        const needEncoder = (config.slack.sources.length > 0 || config.writer !== null) && !('encoder' in core);
+        const sourceEncoder = needEncoder
+          ? await Encoder.load({
+              modelsDir: config.modelsDir,
+              model: config.model,
+              variant: config.modelVariant,
+              threads: 1,
+            })
+          : undefined;
         releaseEncoder = () => sourceEncoder?.release() ?? Promise.resolve();
+        const encoder = 'encoder' in core ? (core as Core).encoder : sourceEncoder;
+        const writer = encoder ? writerOf(config, encoder, log) : null;
         const slack = createSlackApp(core, state, config, log, {
           ...(pool ? { engine: pool, concurrency: pool.size } : {}),
           ...(sourceEncoder ? { sourceEncoder } : {}),
+          writer,
         });
         const started = await Promise.race([
           slack.start().then((r) => ({ port: r.port })),

@@ -1,0 +1,65 @@
+import type { KnownBlock } from '@slack/types';
+import type { Snippet } from '../../engine/types.js';
+import type { WriterFailure, WrittenAnswer } from '../../engine/writer/types.js';
+import type { Message } from './answer.js';
+import { LIMITS, escapeMrkdwn, link, safeText, truncate } from './text.js';
+
+/** A citation as the model writes it, in escaped text. */
+const CITATION = /\[(\d+)\]/g;
+
+/** The written text in mrkdwn: escaped (it is a model's text), each [n] a link to its source where it has one. */
+function linkedText(text: string, evidence: readonly Snippet[]): string {
+  return escapeMrkdwn(text).replace(CITATION, (whole, n: string) => {
+    const s = evidence[Number(n) - 1];
+    return s ? link(s.citation.url, whole) : whole;
+  });
+}
+
+/** The sources the citations number, as a person finds them. */
+function sourceLines(evidence: readonly Snippet[], cited: ReadonlySet<number>): string {
+  return evidence
+    .map((s, i) => ({ s, n: i + 1 }))
+    .filter(({ n }) => cited.has(n))
+    .map(({ s, n }) => `[${n}] ${link(s.citation.url, truncate(s.citation.document, 120))}`)
+    .join('   ');
+}
+
+/** The checked written answer, replacing its streamed draft: the kept sentences, their sources, what was dropped. */
+export function writtenMessage(w: WrittenAnswer, evidence: readonly Snippet[]): Message {
+  const kept = w.sentences.filter((s) => s.kept);
+  const dropped = w.sentences.length - kept.length;
+  const cited = new Set(kept.flatMap((s) => s.citations));
+  const blocks: KnownBlock[] = [
+    {
+      type: 'context',
+      elements: [
+        {
+          type: 'mrkdwn',
+          text: `:memo: Written by ${safeText(w.model, 100)} from the evidence; every sentence checked against what it cites`,
+        },
+      ],
+    },
+    { type: 'section', text: { type: 'mrkdwn', text: truncate(linkedText(w.text, evidence), LIMITS.sectionText) } },
+    {
+      type: 'context',
+      elements: [{ type: 'mrkdwn', text: truncate(sourceLines(evidence, cited), LIMITS.contextText) }],
+    },
+  ];
+  if (dropped)
+    blocks.push({
+      type: 'context',
+      elements: [
+        {
+          type: 'mrkdwn',
+          text: `:scissors: ${dropped} written sentence${dropped === 1 ? ' was' : 's were'} dropped: not supported by what ${dropped === 1 ? 'it' : 'they'} cited.`,
+        },
+      ],
+    });
+  return { text: safeText(w.text, LIMITS.fallbackText), blocks };
+}
+
+/** A write that did not happen: the streamed draft gives way to a plain note (the answer above stands). */
+export function writerFailedMessage(f: WriterFailure): Message {
+  const text = `The written answer was withdrawn (${f.failed.replace(/_/g, ' ')}); the answer above is read from the evidence.`;
+  return { text, blocks: [{ type: 'context', elements: [{ type: 'mrkdwn', text: `:grey_exclamation: ${text}` }] }] };
+}
