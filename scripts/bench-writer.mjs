@@ -151,7 +151,8 @@ async function benchSet(dataset, served) {
     .split('\n')
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l))
-    .slice(0, limit);
+    // evenly spaced over the file, so every type of question is in the sample
+    .filter((_, i, all) => all.length <= limit || i % Math.ceil(all.length / limit) === 0);
   const env = { ...process.env, RAGASK_DATA_DIR: evalStore(dataset), RAGASK_WRITER_URL: served.url };
   const core = await openCore(
     loadConfig({ ...env, RAGASK_WRITER_MODEL: served.id, RAGASK_WRITER_TIMEOUT_MS: '120000' }),
@@ -166,6 +167,7 @@ async function benchSet(dataset, served) {
     wrongUnanswerable: 0,
     failed: 0,
     failures: {},
+    samples: [],
     declined: 0,
     ms: [],
   };
@@ -178,6 +180,13 @@ async function benchSet(dataset, served) {
       const unanswerable = (q.answers ?? []).length === 0;
       if (unanswerable) t.unanswerable++;
       else t.answerable++;
+      const all = isWritten(w) ? w.sentences : (w.sentences ?? []);
+      t.sentences += all.length;
+      t.samples.push({
+        question: q.question,
+        kept: all.filter((s) => s.kept).map((s) => s.text),
+        dropped: all.filter((s) => !s.kept).map((s) => `${s.reason}: ${s.text}`),
+      });
       if (!isWritten(w)) {
         t.failed++;
         t.failures[w.failed] = (t.failures[w.failed] ?? 0) + 1;
@@ -185,7 +194,6 @@ async function benchSet(dataset, served) {
         continue;
       }
       t.ms.push(w.ms);
-      t.sentences += w.sentences.length;
       const kept = w.sentences.filter((s) => s.kept);
       t.kept += kept.length;
       t.faithful += kept.filter((s) => faithful(s, evidence)).length;
@@ -205,6 +213,7 @@ async function benchSet(dataset, served) {
     wrong_on_unanswerable: t.unanswerable ? +(t.wrongUnanswerable / t.unanswerable).toFixed(3) : null,
     writes_failed_or_empty: t.failed,
     failures: t.failures,
+    samples: t.samples,
     ms_p50: pct(t.ms, 50),
     ms_p95: pct(t.ms, 95),
   };

@@ -58,7 +58,7 @@ export function answerWriter(deps: WriterDeps): AnswerWriter {
     model,
     async write(input, onDraft) {
       const t0 = now();
-      const failure = (f: Pick<WriterFailure, 'failed' | 'message'>): WriterFailure => {
+      const failure = (f: Pick<WriterFailure, 'failed' | 'message' | 'sentences'>): WriterFailure => {
         log.warn(
           { writer: model, failed: f.failed, ms: now() - t0 },
           `writer: ${f.message}; the reply is the extractive one`,
@@ -78,6 +78,7 @@ export function answerWriter(deps: WriterDeps): AnswerWriter {
         return failure({
           failed: 'nothing_kept',
           message: `none of ${sentences.length} written sentences passed the check`,
+          sentences,
         });
       return { model, ms: now() - t0, text: kept.map((s) => s.text).join(' '), sentences };
     },

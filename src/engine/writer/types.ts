@@ -54,4 +54,6 @@ export interface WriterFailure {
   ms: number;
   failed: 'timeout' | 'rate_limited' | 'server_error' | 'malformed' | 'refused' | 'nothing_kept' | 'unreachable';
   message: string;
+  /** For nothing_kept: every written sentence, each with why it was dropped (the trace shows them). */
+  sentences?: WrittenSentence[];
 }
