@@ -252,7 +252,5 @@ export function secretsOf(config: Config): string[] {
     config.slack.signingSecret,
     config.slack.redisUrl,
     config.writer?.apiKey,
-  ].filter(
-    (x): x is string => !!x,
-  );
+  ].filter((x): x is string => !!x);
 }

@@ -280,7 +280,7 @@ export const SETTINGS = {
   RAGASK_WRITER_MODEL: setting(
     z.string().min(1).max(200).optional(),
     'a model name the endpoint serves',
-    'The writer\'s model (required with RAGASK_WRITER_URL).',
+    "The writer's model (required with RAGASK_WRITER_URL).",
   ),
   RAGASK_WRITER_API_KEY: setting(
     z.string().min(1).max(500).optional(),
@@ -290,7 +290,7 @@ export const SETTINGS = {
   RAGASK_WRITER_TIMEOUT_MS: setting(
     int(1000, 600_000).default(20_000),
     'an integer from 1000 to 600000',
-    'The writer\'s whole time budget per answer (a 429 is waited out within it); past it the reply stays extractive.',
+    "The writer's whole time budget per answer (a 429 is waited out within it); past it the reply stays extractive.",
   ),
   RAGASK_WRITER_MAX_TOKENS: setting(
     int(16, 4096).default(300),
