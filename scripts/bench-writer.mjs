@@ -13,7 +13,8 @@
 //   wrong_on_unanswerable: share of unanswerable questions given a kept written answer;
 //   p50/p95 ms of the write (first token to the checked text).
 //
-//   npm run build && node scripts/bench-writer.mjs [--limit N] [--json F] DATASET_DIR [...]
+//   npm run build && node scripts/bench-writer.mjs [--limit N] [--json F] [--url U --model M] DATASET_DIR [...]
+// (RAGASK_WRITER_API_KEY is read from the environment for --url)
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -35,6 +36,9 @@ const option = (name, fallback) => {
   return at >= 0 ? args.splice(at, 2)[1] : fallback;
 };
 const limit = Number(option('--limit', '20'));
+// any OpenAI-compatible endpoint instead of the bundled small model: --url http://host:8080/v1 --model NAME
+const endpointUrl = option('--url', null);
+const endpointModel = option('--model', null);
 const jsonFile = option('--json', null);
 if (!args.length) {
   process.stderr.write('usage: node scripts/bench-writer.mjs [--limit N] [--json F] DATASET_DIR [...]\n');
@@ -219,8 +223,16 @@ async function benchSet(dataset, served) {
   };
 }
 
-fetchModel();
-const served = await serveModel();
+if (endpointUrl && !endpointModel) {
+  process.stderr.write('--url needs --model (the model name the endpoint serves)\n');
+  process.exit(2);
+}
+let served;
+if (endpointUrl) served = { url: endpointUrl, id: endpointModel, close: () => undefined };
+else {
+  fetchModel();
+  served = await serveModel();
+}
 const report = { model: served.id, machine: `${os.cpus()[0]?.model} × ${os.availableParallelism()}`, sets: {} };
 try {
   for (const dataset of args) report.sets[path.basename(path.resolve(dataset))] = await benchSet(dataset, served);
