@@ -2,18 +2,26 @@ import type { EngineResult } from '../engine/types.js';
 import { type AnswerWriter, isWritten } from '../engine/writer/index.js';
 import type { Logger } from '../log.js';
 import type { SlackApi } from './api.js';
-import { writerFailedMessage, writtenMessage } from './blocks/written.js';
+import type { Message } from './blocks/answer.js';
+import { writerBrokeMessage, writerFailedMessage, writtenMessage } from './blocks/written.js';
 import type { Origin } from './context.js';
 
 /** A streamed draft grows at most this often (chat.appendStream is paced by Slack's tiers). */
 const APPEND_EVERY_MS = 1000;
 /** The evidence a written reply may cite: the result's first snippets, as `ragask ask` lists them by default. */
 const WRITER_EVIDENCE = 5;
+/** The draft's place when the write itself threw (never expected: write() returns its failures). */
+const WRITER_BROKE = writerBrokeMessage();
+
 /** What a streamed draft shows before the model's first words. */
 const DRAFT_LEAD = '_Writing an answer from the evidence…_\n\n';
 
-/** A draft's text made inert: a model's `<!channel>` or `<https://…>` must neither ping nor link. */
-const inert = (text: string) => text.replace(/</g, '‹').replace(/>/g, '›');
+/**
+ * A draft's text made inert: it is the model's, unchecked, so it must neither ping (`<!channel>`)
+ * nor link (`<https://…>`, a Markdown `[text](url)` or a bare URL).
+ */
+const inert = (text: string) =>
+  text.replace(/</g, '‹').replace(/>/g, '›').replace(/\]\(/g, '] (').replace(/:\/\//g, ':/\u200b/');
 
 /**
  * The optional written answer in Slack, after the extractive one is posted (never before it, never
@@ -45,37 +53,60 @@ export class WrittenReply {
     }
     const drafts = this.appender(ts, origin.channel);
     const previous = result.followUpOf ? { question: result.followUpOf, answer: null } : null;
-    const written = await writer.write({ question: result.question, evidence, previous }, drafts.onDraft);
+    let msg: Message | null = null;
     try {
-      await drafts.flushed();
-      await api.stopStream({ ...where, ts });
-      const msg = isWritten(written) ? writtenMessage(written, evidence) : writerFailedMessage(written);
-      await api.update({ ...where, ts, text: msg.text, blocks: msg.blocks });
-    } catch (e) {
-      log.warn({ err: e, channel: origin.channel }, 'slack: could not finish the written answer; the answer stands');
+      const written = await writer.write({ question: result.question, evidence, previous }, drafts.onDraft);
+      msg = isWritten(written) ? writtenMessage(written, evidence) : writerFailedMessage(written);
+    } finally {
+      // whatever happened, the unchecked draft does not stay: the stream stops, and the checked text
+      // (or a note) replaces it
+      await this.finish(origin.channel, ts, drafts, msg ?? WRITER_BROKE);
     }
   }
 
-  /** Appends what the model wrote since the last append, at most every APPEND_EVERY_MS, in order. */
-  private appender(ts: string, channel: string): { onDraft: (text: string) => void; flushed: () => Promise<void> } {
+  /** Stops the stream, then puts the final message in the draft's place; each step on its own. */
+  private async finish(
+    channel: string,
+    ts: string,
+    drafts: { settled: () => Promise<void> },
+    msg: Message,
+  ): Promise<void> {
+    const { api, log } = this.deps;
+    await drafts.settled();
+    await api
+      .stopStream({ channel, ts })
+      .catch((e: unknown) => log.warn({ err: e, channel }, 'slack: could not stop the draft stream'));
+    await api
+      .update({ channel, ts, text: msg.text, blocks: msg.blocks })
+      .catch((e: unknown) =>
+        log.warn({ err: e, channel }, 'slack: could not replace the draft; the answer above stands'),
+      );
+  }
+
+  /**
+   * Appends what the model wrote since the last append, at most every APPEND_EVERY_MS and one at a
+   * time: while one is in flight, later text waits for the next (so appends never pile up behind
+   * Slack's tier); at the end only the one in flight is waited for.
+   */
+  private appender(ts: string, channel: string): { onDraft: (text: string) => void; settled: () => Promise<void> } {
     const now = this.deps.now ?? Date.now;
     let sent = 0;
     let last = 0;
-    let chain: Promise<void> = Promise.resolve();
-    const append = (text: string) => {
-      const delta = text.slice(sent);
-      if (!delta) return;
-      sent = text.length;
-      last = now();
-      chain = chain
-        .then(() => this.deps.api.appendStream({ channel, ts, markdown_text: inert(delta) }))
-        .catch((e: unknown) => this.deps.log.warn({ err: e, channel }, 'slack: a draft append failed'));
-    };
+    let inFlight: Promise<void> | null = null;
     return {
       onDraft: (text) => {
-        if (now() - last >= APPEND_EVERY_MS) append(text);
+        if (inFlight || now() - last < APPEND_EVERY_MS || text.length <= sent) return;
+        const delta = text.slice(sent);
+        sent = text.length;
+        last = now();
+        inFlight = this.deps.api
+          .appendStream({ channel, ts, markdown_text: inert(delta) })
+          .catch((e: unknown) => this.deps.log.warn({ err: e, channel }, 'slack: a draft append failed'))
+          .finally(() => {
+            inFlight = null;
+          });
       },
-      flushed: () => chain,
+      settled: () => inFlight ?? Promise.resolve(),
     };
   }
 }

@@ -31,7 +31,12 @@ describe('checking written sentences', () => {
   it('splits sentences with the citations that follow them, a citation alone joining the one before', () => {
     expect(splitWritten('The buffer is flushed every 30 s [1]. It lasts 90 days. [2]')).toEqual([
       { text: 'The buffer is flushed every 30 s [1].', citations: [1] },
-      { text: 'It lasts 90 days. [2]', citations: [2] },
+      { text: 'It lasts 90 days [2].', citations: [2] },
+    ]);
+    // citations after the full stop, on a new line: each still goes with its sentence
+    expect(splitWritten('The offset is +0.35 °C. [1] Maintenance ran at 10:30.\n[2]')).toEqual([
+      { text: 'The offset is +0.35 °C [1].', citations: [1] },
+      { text: 'Maintenance ran at 10:30 [2].', citations: [2] },
     ]);
   });
 
@@ -60,6 +65,36 @@ describe('checking written sentences', () => {
       [false, 'bad_citation', '[3]'],
       [false, 'value_not_in_source', '45'],
       [false, 'value_not_in_source', 'buffer_size'],
+      [true, null, null],
+    ]);
+  });
+
+  it('reads a sign, a whole date, a time and a whole token', async () => {
+    const evidence = [
+      snippet(
+        'Sensor',
+        'The offset at −20 °C is +0.35 °C. Maintenance ran on 2024-05-01 at 10:30. Send Cache-Control: no-cache.',
+      ),
+    ];
+    const checked = await checkWritten(
+      [
+        'The offset at −20 °C is -0.35 °C [1].',
+        'Maintenance ran on 2024-01-05 [1].',
+        'It ran at 10 [1].',
+        'Set `cache` [1].',
+        'The offset at −20 °C is +0.35 °C. [1]',
+        'Maintenance ran on 2024-05-01 at 10:30. [1]',
+      ].join(' '),
+      evidence,
+      judge(0.9),
+      0.6,
+    );
+    expect(checked.map((c) => [c.kept, c.reason, c.detail])).toEqual([
+      [false, 'value_not_in_source', '-0.35'],
+      [false, 'value_not_in_source', '2024-01-05'],
+      [false, 'value_not_in_source', '10'],
+      [false, 'value_not_in_source', 'cache'],
+      [true, null, null],
       [true, null, null],
     ]);
   });

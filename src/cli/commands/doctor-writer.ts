@@ -2,7 +2,9 @@ import { APIError } from 'openai';
 import type { Config } from '../../config.js';
 import { openAIChat } from '../../engine/writer/client.js';
 import type { WriterSettings } from '../../engine/writer/types.js';
-import { errorMessage, UserError } from '../../errors.js';
+import { errorMessage } from '../../errors.js';
+import type { Logger } from '../../log.js';
+import { redactUrl } from '../../store/url.js';
 import type { HealthCheck } from '../../store/types.js';
 
 /** How long each of doctor's calls to the writer may take. */
@@ -10,6 +12,8 @@ const CHECK_MS = 10_000;
 /** A round trip's question and the most it may write: any short reply proves the model answers. */
 const ROUND_TRIP = 'Reply with the single word OK.';
 const ROUND_TRIP_TOKENS = 8;
+/** Models a failed model check names. */
+const MODELS_LISTED = 5;
 
 /** What to do about a failed call to the endpoint: the key for a 401/403, else the URL. */
 function fixFor(e: unknown): string {
@@ -25,16 +29,20 @@ async function endpointChecks(w: WriterSettings): Promise<HealthCheck[]> {
   try {
     models = await client.models(AbortSignal.timeout(CHECK_MS));
   } catch (e) {
-    return [{ name: 'writer endpoint', ok: false, detail: `${w.url}: ${errorMessage(e)}`, fix: fixFor(e) }];
+    return [{ name: 'writer endpoint', ok: false, detail: `${redactUrl(w.url)}: ${errorMessage(e)}`, fix: fixFor(e) }];
   }
-  const endpoint = { name: 'writer endpoint', ok: true, detail: `${w.url} answers (${models.length} model(s))` };
+  const endpoint = {
+    name: 'writer endpoint',
+    ok: true,
+    detail: `${redactUrl(w.url)} answers (${models.length} model(s))`,
+  };
   if (!models.includes(w.model))
     return [
       endpoint,
       {
         name: 'writer model',
         ok: false,
-        detail: `${w.model} is not among the endpoint's models (${models.slice(0, 5).join(', ') || 'none'})`,
+        detail: `${w.model} is not among the endpoint's models (${models.slice(0, MODELS_LISTED).join(', ') || 'none'})`,
         fix: 'set RAGASK_WRITER_MODEL to a model the endpoint serves',
       },
     ];
@@ -79,8 +87,15 @@ export async function writerChecks(config: Config): Promise<HealthCheck[]> {
   return checks;
 }
 
-/** `ragask serve` with a writer: one clear line, and no start, when its endpoint, model or key is wrong. */
-export async function assertWriterReady(config: Config): Promise<void> {
+/**
+ * `ragask serve` with a writer: its endpoint, model and a round trip checked at start. A failure is
+ * one clear error line, and ragask serves without the writer (extractive replies) rather than not
+ * at all.
+ */
+export async function writerReady(config: Config, log: Logger): Promise<boolean> {
+  if (!config.writer) return false;
   const failed = (await writerChecks(config)).find((c) => !c.ok);
-  if (failed) throw new UserError(`${failed.name}: ${failed.detail}; ${failed.fix ?? 'see `ragask doctor`'}`);
+  if (!failed) return true;
+  log.error(`${failed.name}: ${failed.detail}; ${failed.fix ?? 'see `ragask doctor`'}; serving without the writer`);
+  return false;
 }

@@ -10,7 +10,7 @@ import { createSlackApp } from '../../slack/app.js';
 import { configFrom } from './shared.js';
 import { warmUp } from '../../engine/warm-up.js';
 import type { CliContext } from '../context.js';
-import { assertWriterReady } from './doctor-writer.js';
+import { writerReady } from './doctor-writer.js';
 import type { EngineApi } from '../../engine/api.js';
 
 /** How long a stop waits for answers in flight before the process ends anyway. */
@@ -25,7 +25,6 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (_opts: unknown, cmd: Command) => {
       const config = configFrom(ctx, cmd, {}, ['slack']);
       checkSlackConfig(config);
-      if (config.writer) await assertWriterReady(config);
       const log = createLogger({ level: config.logLevel, secrets: secretsOf(config) });
       // A stop signal is obeyed in every state, loading and starting included (a Slack API that
       // does not answer must not hold the process): what is in flight gets DRAIN_MS, then it ends.
@@ -81,7 +80,7 @@ export function register(program: Command, ctx: CliContext): void {
           : undefined;
         releaseEncoder = () => sourceEncoder?.release() ?? Promise.resolve();
         const encoder = 'encoder' in core ? (core as Core).encoder : sourceEncoder;
-        const writer = encoder ? writerOf(config, encoder, log) : null;
+        const writer = encoder && (await writerReady(config, log)) ? writerOf(config, encoder, log) : null;
         const slack = createSlackApp(core, state, config, log, {
           ...(pool ? { engine: pool, concurrency: pool.size } : {}),
           ...(sourceEncoder ? { sourceEncoder } : {}),

@@ -2,7 +2,7 @@ import { sentencesOf } from '../../models/nlp.js';
 import type { Snippet } from '../types.js';
 import type { WrittenSentence } from './types.js';
 
-/** How close a sentence's content must come to a sentence it cites (see check.fitted.ts). */
+/** How close a sentence's content must come to a sentence it cites (the threshold: support.ts). */
 export interface SupportJudge {
   /** The best cosine between `sentence` and any of `passages`' sentences (the encoder's). */
   similarity(sentence: string, passages: readonly string[]): Promise<number>;
@@ -10,8 +10,14 @@ export interface SupportJudge {
 
 /** A citation as the model writes it: [1], [1, 2], [1][3]. */
 const CITATION = /\[(\d+(?:\s*,\s*\d+)*)\]/g;
-/** A number as written, with its decimals or thousands ("1,200", "2.4", "10:30"). */
-const NUMBER = /\d+(?:[.,:]\d+)*/g;
+/** A number as written, with its sign where one leads it, its decimals or thousands ("−20", "1,200", "2.4", "10:30"). */
+const NUMBER = /(?:(?<![\w.])[+\-\u2212])?\d+(?:[.,:]\d+)*/g;
+/** A date as a whole ("2024-05-01"): its parts alone would match another date's. */
+const ISO_DATE = /\b\d{4}-\d{2}-\d{2}\b/g;
+/** Citations written after a sentence's full stop ("… 5. [1] B …"): moved before it, so the sentence splitter ends the sentence after them. */
+const CITATIONS_AFTER_END = /([.!?])((?:\s*\[\d+(?:\s*,\s*\d+)*\])+)/g;
+/** Citations that lead a segment: they belong to the sentence before ("… 5. [1] B is 6."). */
+const LEADING_CITATIONS = /^(?:\s*\[\d+(?:\s*,\s*\d+)*\])+/;
 /** A code token: in backticks, an option, or a word joined by _ . / - or in camelCase. */
 const CODE = /`([^`]+)`|(?<![\w-])(--?[A-Za-z][\w-]*|[A-Za-z][\w]*(?:[_./-][\w]+)+|[a-z]+[A-Z]\w*)/g;
 /** A capitalised word inside a sentence: part of a proper name. */
@@ -51,14 +57,24 @@ function normalized(text: string): string {
 /** The sentences of a written answer, each with the citations that follow it (a citation alone joins the sentence before). */
 export function splitWritten(text: string): { text: string; citations: number[] }[] {
   const out: { text: string; citations: number[] }[] = [];
-  for (const s of sentencesOf(text.trim())) {
-    const citations = [...s.text.matchAll(CITATION)].flatMap((m) => m[1]!.split(',').map((n) => Number(n.trim())));
-    const body = s.text.replace(CITATION, '').trim();
+  const citationsIn = (t: string) =>
+    [...t.matchAll(CITATION)].flatMap((m) => m[1]!.split(',').map((n) => Number(n.trim())));
+  const placed = text.trim().replace(CITATIONS_AFTER_END, (_, end: string, cites: string) => ` ${cites.trim()}${end}`);
+  for (const s of sentencesOf(placed)) {
+    let segment = s.text.trim();
     const last = out.at(-1);
+    const leading = LEADING_CITATIONS.exec(segment)?.[0];
+    if (leading && last) {
+      last.citations.push(...citationsIn(leading));
+      last.text = `${last.text} ${leading.trim()}`;
+      segment = segment.slice(leading.length).trim();
+    }
+    const citations = citationsIn(segment);
+    const body = segment.replace(CITATION, '').trim();
     if (!/[\p{L}\p{N}]/u.test(body) && last) {
       last.citations.push(...citations);
-      last.text = `${last.text} ${s.text.trim()}`;
-    } else if (body) out.push({ text: s.text.trim(), citations });
+      if (segment) last.text = `${last.text} ${segment}`;
+    } else if (body) out.push({ text: segment, citations });
   }
   for (const s of out) s.citations = [...new Set(s.citations)];
   return out;
@@ -67,12 +83,14 @@ export function splitWritten(text: string): { text: string; citations: number[] 
 /** The values a sentence states that its sources must hold: numbers, code tokens and names. */
 export function valuesOf(sentence: string): string[] {
   const body = sentence.replace(CITATION, ' ');
-  const code = [...body.matchAll(CODE)].map((m) => m[1] ?? m[2]!);
+  const dates = body.match(ISO_DATE) ?? [];
+  const noDates = body.replace(ISO_DATE, ' ');
+  const code = [...noDates.matchAll(CODE)].map((m) => m[1] ?? m[2]!);
   // numbers and names outside the code tokens (the 220 of "KX-220" is the token's)
-  const rest = body.replace(CODE, ' ');
+  const rest = noDates.replace(CODE, ' ');
   const numbers = rest.match(NUMBER) ?? [];
   const names = (rest.match(NAME) ?? []).filter((n) => !NOT_NAMES.has(n));
-  return [...new Set([...numbers, ...code, ...names])];
+  return [...new Set([...dates, ...numbers, ...code, ...names])];
 }
 
 const escaped = (v: string) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -82,9 +100,11 @@ const escaped = (v: string) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  * "max" in "maxclients"; a number may stand next to its unit ("30s").
  */
 function holds(text: string, value: string): boolean {
-  const around = /^[\d.,:]+$/.test(value)
-    ? ['(?<!\\d|\\d[.,])', '(?!\\d|[.,]\\d)']
-    : ['(?<![\\p{L}\\p{N}_])', '(?![\\p{L}\\p{N}_])'];
+  const around = /^[+-]?[\d.,:]+$/.test(value)
+    ? // a number: no digit, decimal or time part runs on either side; an unsigned one is not a signed one
+      [`(?<!\\d|\\d[.,:]${/^[+-]/.test(value) ? '' : '|(?:^|[\\s(])[-+]'})`, '(?!\\d|[.,:]\\d)']
+    : // a word or token: not part of a longer one ("cache" is not in "no-cache")
+      ['(?<![\\p{L}\\p{N}_]|[\\p{L}\\p{N}_][-.])', '(?![\\p{L}\\p{N}_]|[-.][\\p{L}\\p{N}_])'];
   return new RegExp(`${around[0]}${escaped(value)}${around[1]}`, 'u').test(text);
 }
 

@@ -1,8 +1,12 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { ChatClient, ChatMessage, WriterFailure, WriterSettings } from './types.js';
 
-/** Retries of a 429 or a 5xx by the SDK (a 429 after its Retry-After), within the write's time budget. */
-const WRITER_RETRIES = 2;
+/**
+ * The SDK retries nothing itself: its wait for a 429's Retry-After does not heed the abort signal,
+ * so a long Retry-After would hold a write past its budget. The writer retries within its budget
+ * (index.ts).
+ */
+const SDK_RETRIES = 0;
 
 /**
  * An OpenAI-compatible chat endpoint through the official `openai` SDK (a well-kept client: any base
@@ -14,8 +18,10 @@ export function openAIChat(settings: WriterSettings): ChatClient {
     baseURL: settings.url,
     // local servers take any key; the SDK wants one
     apiKey: settings.apiKey ?? 'none',
-    maxRetries: WRITER_RETRIES,
+    maxRetries: SDK_RETRIES,
     timeout: settings.timeoutMs,
+    // the SDK's own logger would print request bodies (the prompt, private evidence) at debug level
+    logLevel: 'off',
   });
   return {
     async *stream(messages: readonly ChatMessage[], opts: { maxTokens: number; signal: AbortSignal }) {
@@ -48,5 +54,15 @@ export function failureOf(e: unknown, timedOut: boolean): Pick<WriterFailure, 'f
     return { failed: 'unreachable', message: 'the writer endpoint could not be reached' };
   if (e instanceof APIError)
     return { failed: 'refused', message: `the writer endpoint refused the request (HTTP ${e.status})` };
-  return { failed: 'malformed', message: `the writer's stream could not be read (${(e as Error).name})` };
+  return {
+    failed: 'malformed',
+    message: `the writer's stream could not be read (${e instanceof Error ? e.name : typeof e})`,
+  };
+}
+
+/** Seconds a 429 asks to wait (its Retry-After), or null when the failure is not one. */
+export function retryAfterOf(e: unknown): number | null {
+  if (!(e instanceof APIError) || e.status !== 429) return null;
+  const after = Number(e.headers?.get('retry-after'));
+  return Number.isFinite(after) && after > 0 ? after : 1;
 }

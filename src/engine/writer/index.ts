@@ -1,9 +1,9 @@
 import { type Logger, silentLogger } from '../../log.js';
 import { checkWritten, type SupportJudge } from './check.js';
-import { failureOf } from './client.js';
+import { failureOf, retryAfterOf } from './client.js';
 import { writerMessages, type WriterInput } from './prompt.js';
 import { SUPPORT_THRESHOLD } from './support.js';
-import type { ChatClient, WriterFailure, WriterSettings, WrittenAnswer } from './types.js';
+import type { ChatClient, WriterFailure, WriterSettings, WrittenAnswer, WrittenSentence } from './types.js';
 
 export interface WriterDeps {
   client: ChatClient;
@@ -29,18 +29,44 @@ export function isWritten(w: WrittenAnswer | WriterFailure): w is WrittenAnswer 
 /** The write outlasted its time budget. */
 class WriterTimeout extends Error {}
 
+/** A 429 is tried again this often at most, each time after its Retry-After, within the budget. */
+const RATE_LIMIT_RETRIES = 2;
+
 /** Streams the model's reply within the time budget, calling `onDraft` as it grows. */
-async function streamReply(deps: WriterDeps, input: WriterInput, onDraft?: (text: string) => void): Promise<string> {
-  const signal = AbortSignal.timeout(deps.settings.timeoutMs);
+async function streamOnce(
+  deps: WriterDeps,
+  input: WriterInput,
+  signal: AbortSignal,
+  onDraft?: (text: string) => void,
+): Promise<string> {
   let text = '';
-  const messages = writerMessages(input);
-  for await (const piece of deps.client.stream(messages, { maxTokens: deps.settings.maxTokens, signal })) {
+  for await (const piece of deps.client.stream(writerMessages(input), { maxTokens: deps.settings.maxTokens, signal })) {
     text += piece;
     onDraft?.(text);
   }
   // the SDK ends a stream quietly when its signal aborts: a cut reply is a time-out, not an answer
   if (signal.aborted) throw new WriterTimeout();
   return text;
+}
+
+/** The reply, a 429 waited out (its Retry-After) while the budget allows; anything else fails at once. */
+async function streamReply(
+  deps: WriterDeps,
+  input: WriterInput,
+  onDraft: ((text: string) => void) | undefined,
+  now: () => number,
+): Promise<string> {
+  const until = now() + deps.settings.timeoutMs;
+  for (let attempt = 0; ; attempt++) {
+    const signal = AbortSignal.timeout(Math.max(1, until - now()));
+    try {
+      return await streamOnce(deps, input, signal, onDraft);
+    } catch (e) {
+      const after = retryAfterOf(e);
+      if (after === null || attempt >= RATE_LIMIT_RETRIES || now() + after * 1000 >= until) throw e;
+      await new Promise((resolve) => setTimeout(resolve, after * 1000));
+    }
+  }
 }
 
 /**
@@ -68,11 +94,20 @@ export function answerWriter(deps: WriterDeps): AnswerWriter {
       if (input.evidence.length === 0) return failure({ failed: 'nothing_kept', message: 'no evidence to write from' });
       let text: string;
       try {
-        text = await streamReply(deps, input, onDraft);
+        text = await streamReply(deps, input, onDraft, now);
       } catch (e) {
         return failure(failureOf(e, e instanceof WriterTimeout || now() - t0 >= deps.settings.timeoutMs));
       }
-      const sentences = await checkWritten(text, input.evidence, deps.judge, deps.threshold ?? SUPPORT_THRESHOLD);
+      let sentences: WrittenSentence[];
+      try {
+        sentences = await checkWritten(text, input.evidence, deps.judge, deps.threshold ?? SUPPORT_THRESHOLD);
+      } catch (e) {
+        // the check could not run (its encoder gone at shutdown): nothing unchecked is shown
+        return failure({
+          failed: 'malformed',
+          message: `the check could not run (${e instanceof Error ? e.name : typeof e})`,
+        });
+      }
       const kept = sentences.filter((s) => s.kept);
       if (kept.length === 0)
         return failure({

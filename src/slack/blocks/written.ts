@@ -4,12 +4,22 @@ import type { WriterFailure, WrittenAnswer } from '../../engine/writer/types.js'
 import type { Message } from './answer.js';
 import { LIMITS, escapeMrkdwn, link, safeText, truncate } from './text.js';
 
+/** The written text's share of a section: its citations grow into links, and escaping grows it too. */
+const WRITTEN_TEXT_MAX = LIMITS.sectionText / 2;
+/** The longest document title a source line shows. */
+const SOURCE_TITLE_MAX = 120;
+/** The longest model name the header shows. */
+const MODEL_NAME_MAX = 100;
+
 /** A citation as the model writes it, in escaped text. */
 const CITATION = /\[(\d+)\]/g;
 
-/** The written text in mrkdwn: escaped (it is a model's text), each [n] a link to its source where it has one. */
-function linkedText(text: string, evidence: readonly Snippet[]): string {
-  return escapeMrkdwn(text).replace(CITATION, (whole, n: string) => {
+/**
+ * The written text in mrkdwn: cut to fit first (so no entity or link is cut), escaped (it is a
+ * model's text), each [n] a link to its source where it has one.
+ */
+function linkedText(text: string, evidence: readonly Snippet[], max: number): string {
+  return escapeMrkdwn(truncate(text, max)).replace(CITATION, (whole, n: string) => {
     const s = evidence[Number(n) - 1];
     return s ? link(s.citation.url, whole) : whole;
   });
@@ -20,7 +30,7 @@ function sourceLines(evidence: readonly Snippet[], cited: ReadonlySet<number>): 
   return evidence
     .map((s, i) => ({ s, n: i + 1 }))
     .filter(({ n }) => cited.has(n))
-    .map(({ s, n }) => `[${n}] ${link(s.citation.url, truncate(s.citation.document, 120))}`)
+    .map(({ s, n }) => `[${n}] ${link(s.citation.url, truncate(s.citation.document, SOURCE_TITLE_MAX))}`)
     .join('   ');
 }
 
@@ -35,11 +45,11 @@ export function writtenMessage(w: WrittenAnswer, evidence: readonly Snippet[]): 
       elements: [
         {
           type: 'mrkdwn',
-          text: `:memo: Written by ${safeText(w.model, 100)} from the evidence; every sentence checked against what it cites`,
+          text: `:memo: Written by ${safeText(w.model, MODEL_NAME_MAX)} from the evidence; every sentence checked against what it cites`,
         },
       ],
     },
-    { type: 'section', text: { type: 'mrkdwn', text: truncate(linkedText(w.text, evidence), LIMITS.sectionText) } },
+    { type: 'section', text: { type: 'mrkdwn', text: linkedText(w.text, evidence, WRITTEN_TEXT_MAX) } },
     {
       type: 'context',
       elements: [{ type: 'mrkdwn', text: truncate(sourceLines(evidence, cited), LIMITS.contextText) }],
@@ -61,5 +71,11 @@ export function writtenMessage(w: WrittenAnswer, evidence: readonly Snippet[]): 
 /** A write that did not happen: the streamed draft gives way to a plain note (the answer above stands). */
 export function writerFailedMessage(f: WriterFailure): Message {
   const text = `The written answer was withdrawn (${f.failed.replace(/_/g, ' ')}); the answer above is read from the evidence.`;
+  return { text, blocks: [{ type: 'context', elements: [{ type: 'mrkdwn', text: `:grey_exclamation: ${text}` }] }] };
+}
+
+/** A write that broke before it could say why: the draft gives way to a plain note. */
+export function writerBrokeMessage(): Message {
+  const text = 'The written answer was withdrawn; the answer above is read from the evidence.';
   return { text, blocks: [{ type: 'context', elements: [{ type: 'mrkdwn', text: `:grey_exclamation: ${text}` }] }] };
 }
