@@ -40,9 +40,9 @@ describe('checking written sentences', () => {
     ]);
   });
 
-  it('finds the values a sentence states: numbers, code tokens, names', () => {
+  it('finds the values a sentence states: numbers with their units, code tokens, names', () => {
     expect(valuesOf('Set `flush_interval` to 30 s on the KX-220 at Gdańsk Office [1].')).toEqual([
-      '30',
+      '30 s',
       'flush_interval',
       'KX-220',
       'Gdańsk Office',
@@ -55,6 +55,7 @@ describe('checking written sentences', () => {
       'The battery lasts 90 days.',
       'The battery lasts 90 days [3].',
       'The relay flushes every 45 s [1].',
+      'The relay flushes its buffer every 30 ms [1].',
       'Use `buffer_size` to change it [1].',
       'The backup battery of the KX-220 lasts 90 days [2].',
     ].join(' ');
@@ -63,7 +64,8 @@ describe('checking written sentences', () => {
       [true, null, null],
       [false, 'no_citation', null],
       [false, 'bad_citation', '[3]'],
-      [false, 'value_not_in_source', '45'],
+      [false, 'value_not_in_source', '45 s'],
+      [false, 'value_not_in_source', '30 ms'],
       [false, 'value_not_in_source', 'buffer_size'],
       [true, null, null],
     ]);

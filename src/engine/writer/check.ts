@@ -1,4 +1,5 @@
 import { sentencesOf } from '../../models/nlp.js';
+import { wholeValue } from '../answer/whole-value.js';
 import type { Snippet } from '../types.js';
 import type { WrittenSentence } from './types.js';
 
@@ -88,7 +89,10 @@ export function valuesOf(sentence: string): string[] {
   const code = [...noDates.matchAll(CODE)].map((m) => m[1] ?? m[2]!);
   // numbers and names outside the code tokens (the 220 of "KX-220" is the token's)
   const rest = noDates.replace(CODE, ' ');
-  const numbers = rest.match(NUMBER) ?? [];
+  // a number with the unit or the thing it counts ("30 s", "90 days", "8 MB"), as the reader keeps it whole
+  const numbers = [...rest.matchAll(NUMBER)].map((m) =>
+    rest.slice(m.index, wholeValue(rest, m.index, m.index + m[0].length).end),
+  );
   const names = (rest.match(NAME) ?? []).filter((n) => !NOT_NAMES.has(n));
   return [...new Set([...dates, ...numbers, ...code, ...names])];
 }
@@ -100,12 +104,25 @@ const escaped = (v: string) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  * "max" in "maxclients"; a number may stand next to its unit ("30s").
  */
 function holds(text: string, value: string): boolean {
+  const measured = /^([+-]?\d[\d.,:]*)\s*(\S.*)$/.exec(value);
+  if (measured && !/^[\d.,:]/.test(measured[2]!)) {
+    // a number and its unit: the same unit, with or without a space ("30 s", "30s")
+    return new RegExp(
+      `${numberBefore(measured[1]!)}${escaped(measured[1]!)}\\s?${escaped(measured[2]!)}(?![\\p{L}\\p{N}_])`,
+      'u',
+    ).test(text);
+  }
   const around = /^[+-]?[\d.,:]+$/.test(value)
-    ? // a number: no digit, decimal or time part runs on either side; an unsigned one is not a signed one
-      [`(?<!\\d|\\d[.,:]${/^[+-]/.test(value) ? '' : '|(?:^|[\\s(])[-+]'})`, '(?!\\d|[.,:]\\d)']
+    ? // a number: no digit, decimal or time part runs on either side
+      [numberBefore(value), '(?!\\d|[.,:]\\d)']
     : // a word or token: not part of a longer one ("cache" is not in "no-cache")
       ['(?<![\\p{L}\\p{N}_]|[\\p{L}\\p{N}_][-.])', '(?![\\p{L}\\p{N}_]|[-.][\\p{L}\\p{N}_])'];
   return new RegExp(`${around[0]}${escaped(value)}${around[1]}`, 'u').test(text);
+}
+
+/** What may not stand right before a number: a digit or decimal run, and a sign when the number has none. */
+function numberBefore(number: string): string {
+  return `(?<!\\d|\\d[.,:]${/^[+-]/.test(number) ? '' : '|(?:^|[\\s(])[-+]'})`;
 }
 
 /** The first value of `values` that none of `sources` holds (text or title), or null. */
