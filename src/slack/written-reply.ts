@@ -1,3 +1,4 @@
+import Bottleneck from 'bottleneck';
 import type { EngineResult } from '../engine/types.js';
 import { type AnswerWriter, isWritten } from '../engine/writer/index.js';
 import type { Logger } from '../log.js';
@@ -6,6 +7,9 @@ import type { Message } from './blocks/answer.js';
 import { writerBrokeMessage, writerFailedMessage, writtenMessage } from './blocks/written.js';
 import type { Origin } from './context.js';
 
+/** Writes at once, and waiting, before an answer stays extractive (see WrittenReply.writes). */
+const WRITES_AT_ONCE = 1;
+const WRITES_WAITING = 4;
 /** A streamed draft grows at most this often (chat.appendStream is paced by Slack's tiers). */
 const APPEND_EVERY_MS = 1000;
 /** The evidence a written reply may cite: the result's first snippets, as `ragask ask` lists them by default. */
@@ -31,9 +35,34 @@ const inert = (text: string) =>
  * leaves the extractive answer as it is.
  */
 export class WrittenReply {
+  /**
+   * Writes one at a time (one model server), with a few waiting; past those, an answer stays
+   * extractive rather than waiting behind a burst (bottleneck's overflow strategy drops it).
+   */
+  private readonly writes = new Bottleneck({
+    maxConcurrent: WRITES_AT_ONCE,
+    highWater: WRITES_WAITING,
+    strategy: Bottleneck.strategy.OVERFLOW,
+  });
+
   constructor(private readonly deps: { api: SlackApi; writer: AnswerWriter; log: Logger; now?: () => number }) {}
 
+  /** The written answer for `result`, when the writer has room for it (see `writes`). */
   async stream(origin: Origin, result: EngineResult): Promise<void> {
+    await this.writes
+      .schedule(() => this.streamNow(origin, result))
+      .catch((e: unknown) => {
+        if (e instanceof Bottleneck.BottleneckError)
+          this.deps.log.warn({ channel: origin.channel }, 'slack: the writer is busy; this answer stays extractive');
+        else
+          this.deps.log.warn(
+            { err: e, channel: origin.channel },
+            'slack: the written answer failed; the answer stands',
+          );
+      });
+  }
+
+  private async streamNow(origin: Origin, result: EngineResult): Promise<void> {
     const evidence = result.evidence.slice(0, WRITER_EVIDENCE);
     if (evidence.length === 0) return;
     const { api, writer, log } = this.deps;
