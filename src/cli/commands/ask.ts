@@ -8,6 +8,7 @@ import { answerJson, renderAnswer, renderTrace } from '../render.js';
 import { renderWritten, writerJson } from '../render-writer.js';
 import { configFrom, parsePositiveInt, withCore } from './shared.js';
 import type { CliContext } from '../context.js';
+import type { Core } from '../../core.js';
 
 function round(x: number, digits = 4): number {
   const f = 10 ** digits;
@@ -91,55 +92,58 @@ export function register(program: Command, ctx: CliContext): void {
           ? { RAGASK_COHERENCE_THRESHOLD: opts.threshold, RAGASK_STOP_FOR_PERSON: 'always' }
           : {}),
       });
-      await withCore(ctx, config, async (core) => {
-        if ((await core.store.documents.counts()).documents === 0) {
-          process.stderr.write(
-            'ragask: the store is empty: ingest documents first with `ragask ingest <paths>` (or run `npm run demo` for the sample corpus)\n',
-          );
-          process.exitCode = 1;
-          return;
-        }
-        const context = askContext(opts);
-        if (opts.singleHop) {
-          const r = await core.retriever.retrieve(question, { k: opts.k, access: await core.access.resolve(context) });
-          if (opts.json) return ctx.out(JSON.stringify(retrievalJson(question, r), null, 2));
-          const lines = [`Q: ${question}`, ''];
-          r.candidates.forEach((c, i) => {
-            const cite = citationOf(c.chunk);
-            lines.push(
-              `${i + 1}. [${c.score.toFixed(3)}] ${citationLabel(cite)} — ${displaySource(cite.source)}`,
-              `   ${snippetFrom(c).text}`,
-            );
-          });
-          lines.push('', `(${r.timings.totalMs.toFixed(0)} ms)`);
-          return ctx.out(lines.join('\n'));
-        }
-        let result = await core.engine.run(question, context);
-        if (opts.continue) {
-          if (result.suggestions.length < opts.continue) {
-            process.stderr.write(
-              `ragask: --continue ${opts.continue}: this question has ${result.suggestions.length} suggested next hop(s)\n`,
-            );
-            process.exitCode = 1;
-            return;
-          }
-          result = await core.engine.resume(result, opts.continue - 1, context);
-        }
-        // the writer reads the reply's evidence list: the k snippets shown, numbered as shown
-        const written = core.writer
-          ? await core.writer.write({
-              question: result.question,
-              evidence: result.evidence.slice(0, opts.k),
-              previous: null,
-            })
-          : null;
-        if (opts.json)
-          return ctx.out(JSON.stringify({ ...answerJson(result, opts.k), writer: writerJson(written) }, null, 2));
-        ctx.out(
-          (written ? renderWritten(written) : '') +
-            renderAnswer(result, opts.k) +
-            (opts.trace ? `\n${renderTrace(result)}` : ''),
-        );
-      });
+      await withCore(ctx, config, (core) => answerAsked(ctx, core, question, opts));
     });
+}
+
+/** `ragask ask`'s work on an open core: one hop's scored snippets, or the engine's answer (and the writer's). */
+async function answerAsked(ctx: CliContext, core: Core, question: string, opts: AskOptions): Promise<void> {
+  if ((await core.store.documents.counts()).documents === 0) {
+    process.stderr.write(
+      'ragask: the store is empty: ingest documents first with `ragask ingest <paths>` (or run `npm run demo` for the sample corpus)\n',
+    );
+    process.exitCode = 1;
+    return;
+  }
+  const context = askContext(opts);
+  if (opts.singleHop) {
+    const r = await core.retriever.retrieve(question, { k: opts.k, access: await core.access.resolve(context) });
+    if (opts.json) return ctx.out(JSON.stringify(retrievalJson(question, r), null, 2));
+    const lines = [`Q: ${question}`, ''];
+    r.candidates.forEach((c, i) => {
+      const cite = citationOf(c.chunk);
+      lines.push(
+        `${i + 1}. [${c.score.toFixed(3)}] ${citationLabel(cite)} — ${displaySource(cite.source)}`,
+        `   ${snippetFrom(c).text}`,
+      );
+    });
+    lines.push('', `(${r.timings.totalMs.toFixed(0)} ms)`);
+    return ctx.out(lines.join('\n'));
+  }
+  let result = await core.engine.run(question, context);
+  if (opts.continue) {
+    if (result.suggestions.length < opts.continue) {
+      process.stderr.write(
+        `ragask: --continue ${opts.continue}: this question has ${result.suggestions.length} suggested next hop(s)\n`,
+      );
+      process.exitCode = 1;
+      return;
+    }
+    result = await core.engine.resume(result, opts.continue - 1, context);
+  }
+  // the writer reads the reply's evidence list: the k snippets shown, numbered as shown
+  const written = core.writer
+    ? await core.writer.write({
+        question: result.question,
+        evidence: result.evidence.slice(0, opts.k),
+        previous: null,
+      })
+    : null;
+  if (opts.json)
+    return ctx.out(JSON.stringify({ ...answerJson(result, opts.k), writer: writerJson(written) }, null, 2));
+  ctx.out(
+    (written ? renderWritten(written) : '') +
+      renderAnswer(result, opts.k) +
+      (opts.trace ? `\n${renderTrace(result)}` : ''),
+  );
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { checkSlackConfig, secretsOf } from '../../config.js';
+import { checkSlackConfig, secretsOf, type Config } from '../../config.js';
 import { openCore, openStoreCore, storeSettingsOf, writerOf, type Core, type StoreCore } from '../../core.js';
 import { Encoder } from '../../models/encoder.js';
 import { openSlackState } from '../../slack/state/open.js';
@@ -26,23 +26,9 @@ export function register(program: Command, ctx: CliContext): void {
       const config = configFrom(ctx, cmd, {}, ['slack']);
       checkSlackConfig(config);
       const log = createLogger({ level: config.logLevel, secrets: secretsOf(config) });
-      // A stop signal is obeyed in every state, loading and starting included (a Slack API that
-      // does not answer must not hold the process): what is in flight gets DRAIN_MS, then it ends.
-      let signalled = false;
-      const stopSignal = new Promise<void>((resolve) => {
-        const stop = () => {
-          if (signalled) return;
-          signalled = true;
-          process.stderr.write('ragask: stopping…\n');
-          setTimeout(() => {
-            process.stderr.write(`ragask: still busy after ${DRAIN_MS / 1000} s; stopping now\n`);
-            process.exit(1);
-          }, DRAIN_MS).unref();
-          resolve();
-        };
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+      const stop = stopSignalOf();
+      const stopSignal = stop.signal;
+      const signalled = () => stop.signalled;
       // with engine workers, this thread only needs the store: the models load in the workers
       const core: StoreCore & { engine?: EngineApi } =
         config.engineWorkers > 0 ? await openStoreCore(config, log) : await openCore(config, log);
@@ -50,7 +36,7 @@ export function register(program: Command, ctx: CliContext): void {
       let closeState = () => Promise.resolve();
       let releaseEncoder = () => Promise.resolve();
       try {
-        if (signalled) return;
+        if (signalled()) return;
         if ((await core.store.documents.counts()).documents === 0)
           log.warn(
             'the store is empty: ingest documents with `npx ragask ingest <paths>` (or `npm run demo` for the sample corpus)',
@@ -62,22 +48,12 @@ export function register(program: Command, ctx: CliContext): void {
             ? await EnginePool.start({ config, size: config.engineWorkers, log, secrets: secretsOf(config) })
             : null;
         closePool = () => pool?.close() ?? Promise.resolve();
-        if (signalled) return;
+        if (signalled()) return;
         await Promise.race([warmEngine(pool ?? core.engine ?? null, pool?.size ?? 1, log), stopSignal]);
-        if (signalled) return;
+        if (signalled()) return;
         const state = await openSlackState(storeSettingsOf(config), config.slack.stateTtlMs);
         closeState = () => state.close();
-        // live Slack sources embed in this thread, and the writer's check reads with the encoder: with
-        // workers, this thread loads an encoder for them alone
-        const needEncoder = (config.slack.sources.length > 0 || config.writer !== null) && !('encoder' in core);
-        const sourceEncoder = needEncoder
-          ? await Encoder.load({
-              modelsDir: config.modelsDir,
-              model: config.model,
-              variant: config.modelVariant,
-              threads: 1,
-            })
-          : undefined;
+        const sourceEncoder = await encoderHere(core, config);
         releaseEncoder = () => sourceEncoder?.release() ?? Promise.resolve();
         const encoder = 'encoder' in core ? (core as Core).encoder : sourceEncoder;
         const writer = encoder && (await writerReady(config, log)) ? writerOf(config, encoder, log) : null;
@@ -115,4 +91,42 @@ async function warmEngine(engine: EngineApi | null, parallel: number, log: Logge
   } catch (err) {
     log.warn({ err }, 'the warm-up question failed; the first question may be slow');
   }
+}
+
+/**
+ * A stop signal obeyed in every state, loading and starting included (a Slack API that does not
+ * answer must not hold the process): what is in flight gets DRAIN_MS, then the process ends.
+ */
+function stopSignalOf(): { signal: Promise<void>; readonly signalled: boolean } {
+  const state = { signalled: false };
+  const signal = new Promise<void>((resolve) => {
+    const stop = () => {
+      if (state.signalled) return;
+      state.signalled = true;
+      process.stderr.write('ragask: stopping…\n');
+      setTimeout(() => {
+        process.stderr.write(`ragask: still busy after ${DRAIN_MS / 1000} s; stopping now\n`);
+        process.exit(1);
+      }, DRAIN_MS).unref();
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  return {
+    signal,
+    get signalled() {
+      return state.signalled;
+    },
+  };
+}
+
+/**
+ * An encoder in this thread when the engine runs in workers and something here needs one: live
+ * Slack sources embed their threads, and the writer's check reads with it.
+ */
+async function encoderHere(core: StoreCore, config: Config): Promise<Encoder | undefined> {
+  const needed = (config.slack.sources.length > 0 || config.writer !== null) && !('encoder' in core);
+  if (!needed) return undefined;
+  return Encoder.load({ modelsDir: config.modelsDir, model: config.model, variant: config.modelVariant, threads: 1 });
 }

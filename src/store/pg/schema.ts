@@ -16,12 +16,11 @@ export const WRITE_POSTINGS = `${POSTINGS_FROM_CHUNKS} WHERE c.doc_id = ANY($1::
  * so a question's terms match the same words in both backends. The vector column's dimension and
  * the HNSW parameters come from the model and settings the store is created with.
  */
-export function storeMigrations(dimension: number, hnsw: HnswParams): PgMigration[] {
-  return [
-    {
-      version: 1,
-      name: 'documents, chunks, windows (pgvector HNSW), full-text search, query cache',
-      sql: `
+function firstMigration(dimension: number, hnsw: HnswParams): PgMigration {
+  return {
+    version: 1,
+    name: 'documents, chunks, windows (pgvector HNSW), full-text search, query cache',
+    sql: `
         -- pgvector's type where every schema finds it (a schema of ragask's own searches public next)
         CREATE EXTENSION IF NOT EXISTS vector SCHEMA public;
         CREATE TABLE ragask_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -89,12 +88,16 @@ export function storeMigrations(dimension: number, hnsw: HnswParams): PgMigratio
         CREATE TABLE query_cache (key TEXT PRIMARY KEY, value TEXT NOT NULL, created_at BIGINT NOT NULL);
         CREATE INDEX query_cache_created ON query_cache (created_at);
       `,
-    },
-    {
-      version: 2,
-      name: 'admin actions on sources: hide, demote, restore',
-      // kept by source, not document id: a re-ingested source keeps its flag
-      sql: `
+  };
+}
+
+/** The migrations after the first, in order (a released one is never edited: add a new one). */
+const LATER_MIGRATIONS: PgMigration[] = [
+  {
+    version: 2,
+    name: 'admin actions on sources: hide, demote, restore',
+    // kept by source, not document id: a re-ingested source keeps its flag
+    sql: `
         CREATE TABLE source_flags (
           source TEXT PRIMARY KEY,
           action TEXT NOT NULL CHECK (action IN ('hide', 'demote')),
@@ -109,15 +112,15 @@ export function storeMigrations(dimension: number, hnsw: HnswParams): PgMigratio
           at BIGINT NOT NULL
         );
       `,
-    },
-    {
-      version: 3,
-      name: 'an inverted term table for BM25 (postings)',
-      // BM25 reads the postings of the query's words only, where it unnested every matching chunk's
-      // whole tsvector; each row keeps what FTS5 keeps (positions and their columns) and the chunk's
-      // length and document, so scoring never goes back to the chunks. (Kept as it first shipped;
-      // version 4 gives the table its present shape.)
-      sql: `
+  },
+  {
+    version: 3,
+    name: 'an inverted term table for BM25 (postings)',
+    // BM25 reads the postings of the query's words only, where it unnested every matching chunk's
+    // whole tsvector; each row keeps what FTS5 keeps (positions and their columns) and the chunk's
+    // length and document, so scoring never goes back to the chunks. (Kept as it first shipped;
+    // version 4 gives the table its present shape.)
+    sql: `
         CREATE TABLE postings (
           lexeme TEXT NOT NULL,
           chunk_id BIGINT NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
@@ -129,14 +132,14 @@ export function storeMigrations(dimension: number, hnsw: HnswParams): PgMigratio
         );
         CREATE INDEX postings_chunk ON postings (chunk_id);
       `,
-    },
-    {
-      version: 4,
-      name: 'postings read from their index alone (per-column counts, INCLUDE)',
-      // a one-word term's BM25 needs only the chunk, its length, its document and the word's count per
-      // column: with those in the primary key's leaf pages its postings are read without the table.
-      // Rebuilt from the chunks' tsvectors, which hold everything the table holds
-      sql: `
+  },
+  {
+    version: 4,
+    name: 'postings read from their index alone (per-column counts, INCLUDE)',
+    // a one-word term's BM25 needs only the chunk, its length, its document and the word's count per
+    // column: with those in the primary key's leaf pages its postings are read without the table.
+    // Rebuilt from the chunks' tsvectors, which hold everything the table holds
+    sql: `
         DROP TABLE postings;
         CREATE TABLE postings (
           lexeme TEXT NOT NULL,
@@ -156,13 +159,16 @@ export function storeMigrations(dimension: number, hnsw: HnswParams): PgMigratio
         ${POSTINGS_FROM_CHUNKS};
         ANALYZE postings;
       `,
-    },
-    {
-      version: 5,
-      name: 'the entry (term and kind) each chunk belongs to',
-      sql: `ALTER TABLE chunks ADD COLUMN IF NOT EXISTS entry TEXT;`,
-    },
-  ];
+  },
+  {
+    version: 5,
+    name: 'the entry (term and kind) each chunk belongs to',
+    sql: `ALTER TABLE chunks ADD COLUMN IF NOT EXISTS entry TEXT;`,
+  },
+];
+
+export function storeMigrations(dimension: number, hnsw: HnswParams): PgMigration[] {
+  return [firstMigration(dimension, hnsw), ...LATER_MIGRATIONS];
 }
 
 /** Memory for building the HNSW index in one pass (pgvector builds slower once its graph outgrows it). */
