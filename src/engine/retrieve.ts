@@ -200,6 +200,33 @@ export class Retriever {
     return dense;
   }
 
+  /** The fused ranking's best chunks (the rerank pool), those the asker may see, and their windows. */
+  private async poolOf(fused: ReadonlyMap<number, number>, opts: RetrieveOptions) {
+    const pool = [...fused.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, opts.rerankCandidates ?? Math.max(40, opts.k * 4));
+    const chunks = await this.store.documents.getChunks(pool.map(([id]) => id));
+    const allowed = pool.filter(([id]) => {
+      const c = chunks.get(id);
+      return c && (!opts.access || opts.access.allowDoc(c.docId));
+    });
+    return { chunks, allowed, windows: await this.windowsOf(allowed.map(([id]) => id)) };
+  }
+
+  /** A chunk's best window for the query, scored by the window scorer. */
+  private bestWindowOf(
+    qv: Float32Array,
+    ws: readonly { id: number; charStart: number; charEnd: number; vector: Float32Array }[],
+  ) {
+    const scores = this.scorer.score(
+      qv,
+      ws.map((w) => w.vector),
+    );
+    return bestWindow(
+      ws.map((w, i) => ({ windowId: w.id, charStart: w.charStart, charEnd: w.charEnd, score: scores[i]! })),
+    );
+  }
+
   async retrieve(query: string, opts: RetrieveOptions): Promise<RetrieveResult> {
     const t0 = performance.now();
     const mode = opts.mode ?? 'hybrid';
@@ -238,28 +265,13 @@ export class Retriever {
 
     const { fused, denseRank, bm25Rank } = fuse(dense, bm25, focus);
 
-    const pool = [...fused.entries()]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, opts.rerankCandidates ?? Math.max(40, opts.k * 4));
-    const chunks = await this.store.documents.getChunks(pool.map(([id]) => id));
-    const allowed = pool.filter(([id]) => {
-      const c = chunks.get(id);
-      return c && (!opts.access || opts.access.allowDoc(c.docId));
-    });
-    const windows = await this.windowsOf(allowed.map(([id]) => id));
+    const { chunks, allowed, windows } = await this.poolOf(fused, opts);
     const maxBm25 = Math.max(1e-9, ...allowed.map(([id]) => bm25.get(id) ?? 0));
     const densityWeight = opts.densityWeight ?? this.densityWeight;
 
     const candidates: Candidate[] = allowed.map(([id, f]) => {
       const chunk = chunks.get(id)!;
-      const ws = windows.get(id) ?? [];
-      const scores = this.scorer.score(
-        qv,
-        ws.map((w) => w.vector),
-      );
-      const window = bestWindow(
-        ws.map((w, i) => ({ windowId: w.id, charStart: w.charStart, charEnd: w.charEnd, score: scores[i]! })),
-      );
+      const window = this.bestWindowOf(qv, windows.get(id) ?? []);
       const rerank = window?.score ?? 0;
       const b = bm25.get(id) ?? null;
       const lexical = b === null ? 0 : b / maxBm25;

@@ -4,8 +4,8 @@ import type { HopState } from '../types.js';
 import { parseComparison } from './comparison.js';
 import { readerInput, type EvidencePassage } from './passages.js';
 import { wholeValue } from './whole-value.js';
-import { expectedType, typedRanges } from './answer-type.js';
-import type { ReadKind, ComparisonPath } from './features.js';
+import { expectedType, typedRanges, type ExpectedType } from './answer-type.js';
+import type { ReadKind, ComparisonPath, ReadingFeatures } from './features.js';
 import { scoreSpans, valueAsked, unlabelled, saidElsewhere, type ScoredSpan } from './span-scores.js';
 import { readComparison, askedPart } from './read-comparison.js';
 import {
@@ -148,14 +148,8 @@ function fromResult(
   const chosen = scored[0];
   if (!chosen) return none();
   const passage = passages[chosen.passage]!;
-  const win = result.windows[chosen.window]!;
   const others = scored.filter((x) => !sameValue(x.text, chosen.text));
-  const margin = Math.min(MARGIN_CAP, chosen.adjusted - (others[0]?.adjusted ?? chosen.adjusted - MARGIN_CAP));
-  const agreement = result.windows.filter(
-    (x, i) => i !== chosen.window && x.spans[0] && sameValue(valueAsked(expected, x.spans[0].text), chosen.text),
-  ).length;
   const rivals = rivalsOf(chosen, others, passages);
-  const pAnswer = 1 - win.probs.none;
   // the value a person reads keeps its unit and bound ("at least 2 reviewers"); it competed as read
   const whole = wholeValue(passage.text, chosen.start, chosen.end);
   return {
@@ -170,20 +164,7 @@ function fromResult(
       .slice(0, SCORED_SPANS)
       .map((x) => ({ passage: x.passage, start: x.start, end: x.end, score: x.adjusted })),
     comparison: null,
-    features: {
-      ...baseFeatures('span', passage, stopped, path),
-      pAnswer,
-      pKind: pAnswer > 0 ? win.probs.span / pAnswer : 0,
-      spanScore: chosen.score,
-      margin,
-      agreement,
-      conflict: rivals.length > 0,
-      expected,
-      typeFit: chosen.fit,
-      labelled: chosen.named && (chosen.condition > 0 || !chosen.columnLabel),
-      coverage: evidenceCoverage(question, `${passage.title} ${passage.text}`),
-      corroborated: saidElsewhere(chosen.text, passage, passages),
-    },
+    features: spanFeatures({ result, question, passages, stopped, path, expected, chosen, others, rivals }),
   };
 }
 
@@ -209,4 +190,38 @@ function rivalsOf(chosen: ScoredSpan, others: readonly ScoredSpan[], passages: r
     rivals.push({ value: x.text, passage: p, start: x.start, end: x.end, score: x.score });
   }
   return rivals;
+}
+
+/** What a span reading is judged on (its calibrated confidence's features). */
+function spanFeatures(r: {
+  result: ReaderResult;
+  question: string;
+  passages: readonly EvidencePassage[];
+  stopped: boolean;
+  path: ComparisonPath;
+  expected: ExpectedType;
+  chosen: ScoredSpan;
+  others: readonly ScoredSpan[];
+  rivals: readonly Rival[];
+}): ReadingFeatures {
+  const { result, question, passages, expected, chosen, others } = r;
+  const passage = passages[chosen.passage]!;
+  const win = result.windows[chosen.window]!;
+  const pAnswer = 1 - win.probs.none;
+  return {
+    ...baseFeatures('span', passage, r.stopped, r.path),
+    pAnswer,
+    pKind: pAnswer > 0 ? win.probs.span / pAnswer : 0,
+    spanScore: chosen.score,
+    margin: Math.min(MARGIN_CAP, chosen.adjusted - (others[0]?.adjusted ?? chosen.adjusted - MARGIN_CAP)),
+    agreement: result.windows.filter(
+      (x, i) => i !== chosen.window && x.spans[0] && sameValue(valueAsked(expected, x.spans[0].text), chosen.text),
+    ).length,
+    conflict: r.rivals.length > 0,
+    expected,
+    typeFit: chosen.fit,
+    labelled: chosen.named && (chosen.condition > 0 || !chosen.columnLabel),
+    coverage: evidenceCoverage(question, `${passage.title} ${passage.text}`),
+    corroborated: saidElsewhere(chosen.text, passage, passages),
+  };
 }
