@@ -1,5 +1,5 @@
 import { inTransaction } from './db.js';
-import { claimable, type ClaimRow } from '../conversation-claims.js';
+import type { ClaimRow } from '../conversation-claims.js';
 import type { EventClaim, EventLedger } from '../conversation.js';
 import type { PgConversationContext } from './conversation-context.js';
 
@@ -36,7 +36,7 @@ export class PgEventLedger implements EventLedger {
           [eventId],
         )
       ).rows[0];
-      if (row && row.status === 'received' && claimable(row, this.ctx.owner, t, staleMs)) {
+      if (row && row.status === 'received' && this.ctx.claimable(row, t, staleMs)) {
         await c.query(
           'UPDATE slack_events SET owner = $1, updated_at = $2, attempts = attempts + 1, lease_until = $3 WHERE event_id = $4',
           [this.ctx.owner, t, t + this.ctx.leaseMs, eventId],
@@ -95,7 +95,7 @@ export class PgEventLedger implements EventLedger {
         (r) =>
           !this.ctx.inflight.has(r.event_id) &&
           r.owner !== this.ctx.owner &&
-          claimable(r, this.ctx.owner, t, Number.POSITIVE_INFINITY),
+          this.ctx.claimable(r, t, Number.POSITIVE_INFINITY),
       )
       .map((r) => ({ eventId: r.event_id, payload: JSON.parse(r.payload) as unknown }));
   }
