@@ -1,6 +1,6 @@
 import { suggestionLabel } from '../engine/suggestion-label.js';
 import { shownLine } from '../engine/answer/lines.js';
-import type { EngineResult, HopState, Snippet } from '../engine/types.js';
+import type { EngineResult, HopState, Snippet, WrittenTrace } from '../engine/types.js';
 import { citationLabel, displaySource } from './format.js';
 
 const STOP_TEXT: Record<EngineResult['stopReason'], string> = {
@@ -94,7 +94,19 @@ export function renderTrace(r: EngineResult): string {
   const out: string[] = ['', '── trace ──'];
   for (const h of r.hops) out.push(...traceHop(h));
   out.push(`stop: ${r.stopReason}; total ${r.timings.totalMs.toFixed(1)} ms`);
+  if (r.written) out.push(...traceWritten(r.written));
   return out.join('\n');
+}
+
+/** The writer's sentences, each kept or dropped and why, numbered as the evidence list. */
+function traceWritten(w: WrittenTrace): string[] {
+  const out = [`written by ${w.model} in ${w.ms.toFixed(0)} ms${w.failed ? ` (withdrawn: ${w.failed})` : ''}:`];
+  for (const s of w.sentences) {
+    const verdict = s.kept ? 'kept' : `dropped (${s.reason ?? 'unchecked'}${s.detail ? `: ${s.detail}` : ''})`;
+    const support = s.support === null ? '' : `, support ${s.support.toFixed(2)}`;
+    out.push(`  - ${verdict}${support}, cites [${s.citations.join(', ')}]: ${s.text}`);
+  }
+  return out;
 }
 
 function traceHop(h: HopState): string[] {

@@ -56,5 +56,7 @@ export function redactResult(r: EngineResult, access: ResolvedAccess): EngineRes
     suggestions,
     // the reading rested on passages read together: no value, conflict or reason of a hidden snippet survives
     answer: withheldAnswer(hops, evidence),
+    // the written sentences were read from the whole evidence and cite it by number: neither survives
+    written: undefined,
   };
 }

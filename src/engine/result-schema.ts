@@ -144,6 +144,22 @@ const answer = z.object({
     .nullable(),
 });
 
+const written = z.object({
+  model: z.string(),
+  ms: z.number(),
+  failed: z.string().nullable(),
+  sentences: z.array(
+    z.object({
+      text: z.string(),
+      citations: z.array(z.number()),
+      kept: z.boolean(),
+      reason: z.enum(['no_citation', 'bad_citation', 'value_not_in_source', 'not_supported']).nullable(),
+      detail: z.string().nullable(),
+      support: z.number().nullable(),
+    }),
+  ),
+});
+
 const result = z.object({
   question: z.string(),
   asked: z.string().optional(),
@@ -155,6 +171,7 @@ const result = z.object({
   incomplete: z.boolean().optional(),
   answer,
   timings: z.object({ totalMs: z.number(), readMs: z.number().optional() }),
+  written: written.optional(),
   settings: z.object({
     maxHops: z.number(),
     coherenceThreshold: z.number(),

@@ -1,4 +1,5 @@
 import type { Entry } from '../store/types.js';
+import type { WrittenSentence } from './writer/types.js';
 import type { Coherence } from './coherence.js';
 import type { ReadingFeatures } from './answer/features.js';
 
@@ -180,6 +181,11 @@ export interface EngineResult {
   answer: Answer;
   /** readMs: the reader's share (reading the answer off the final evidence). */
   timings: { totalMs: number; readMs?: number };
+  /**
+   * The optional writer's sentences, each kept or dropped and why, once written (a front end adds
+   * it after the reply; the trace shows it). Citations number `evidence`.
+   */
+  written?: WrittenTrace;
   settings: {
     maxHops: number;
     coherenceThreshold: number;
@@ -187,4 +193,13 @@ export interface EngineResult {
     hopBudgetMs: number;
     totalBudgetMs: number;
   };
+}
+
+/** What the writer wrote for a result, as its trace shows it: every sentence, kept or dropped and why. */
+export interface WrittenTrace {
+  model: string;
+  ms: number;
+  /** Why the write failed (null when it was written): only nothing_kept carries sentences. */
+  failed: string | null;
+  sentences: WrittenSentence[];
 }

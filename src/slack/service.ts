@@ -52,7 +52,9 @@ export class SlackService {
       deps.queue ?? new EngineQueue({ concurrency: deps.config.engineConcurrency, limit: deps.config.queueLimit });
     this.buttons = new ButtonFlow(deps, this.queue);
     this.home = new HomeTab(deps);
-    this.written = deps.writer ? new WrittenReply({ api: deps.api, writer: deps.writer, log: deps.log }) : null;
+    this.written = deps.writer
+      ? new WrittenReply({ api: deps.api, writer: deps.writer, log: deps.log, states: deps.store.states })
+      : null;
     this.commands = new CommandFlow(deps, this.queue, {
       cleanQuestion: (text) => this.cleanQuestion(text),
       tellBusy: (origin) => this.tellBusy(origin),

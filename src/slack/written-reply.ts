@@ -1,11 +1,13 @@
 import Bottleneck from 'bottleneck';
 import type { EngineResult } from '../engine/types.js';
-import { type AnswerWriter, isWritten } from '../engine/writer/index.js';
+import { type AnswerWriter, isWritten, traceOf } from '../engine/writer/index.js';
+import type { WriterFailure, WrittenAnswer } from '../engine/writer/types.js';
 import type { Logger } from '../log.js';
 import type { SlackApi } from './api.js';
 import type { Message } from './blocks/answer.js';
 import { writerBrokeMessage, writerFailedMessage, writtenMessage } from './blocks/written.js';
 import type { Origin } from './context.js';
+import type { SlackStateStore } from './state/interfaces.js';
 
 /** Writes at once, and waiting, before an answer stays extractive (see WrittenReply.writes). */
 const WRITES_AT_ONCE = 1;
@@ -45,7 +47,16 @@ export class WrittenReply {
     strategy: Bottleneck.strategy.OVERFLOW,
   });
 
-  constructor(private readonly deps: { api: SlackApi; writer: AnswerWriter; log: Logger; now?: () => number }) {}
+  constructor(
+    private readonly deps: {
+      api: SlackApi;
+      writer: AnswerWriter;
+      log: Logger;
+      /** Where the written answer's trace is kept, behind its "Show trace" button; none: no button. */
+      states?: SlackStateStore['states'];
+      now?: () => number;
+    },
+  ) {}
 
   /** The written answer for `result`, when the writer has room for it (see `writes`). */
   async stream(origin: Origin, result: EngineResult): Promise<void> {
@@ -85,12 +96,40 @@ export class WrittenReply {
     let msg: Message | null = null;
     try {
       const written = await writer.write({ question: result.question, evidence, previous }, drafts.onDraft);
-      msg = isWritten(written) ? writtenMessage(written, evidence) : writerFailedMessage(written);
+      const key = await this.keepTrace(origin, ts, result, written);
+      msg = isWritten(written) ? writtenMessage(written, evidence, key) : writerFailedMessage(written, key);
     } finally {
       // whatever happened, the unchecked draft does not stay: the stream stops, and the checked text
       // (or a note) replaces it
       await this.finish(origin.channel, ts, drafts, msg ?? WRITER_BROKE);
     }
+  }
+
+  /**
+   * Stores the result with what was written (every sentence, kept or dropped and why) behind the
+   * written message, for its "Show trace"; undefined when there is nothing to show or no store, or
+   * the store failed (the written answer goes out without the button).
+   */
+  private async keepTrace(
+    origin: Origin,
+    ts: string,
+    result: EngineResult,
+    written: WrittenAnswer | WriterFailure,
+  ): Promise<string | undefined> {
+    const trace = traceOf(written);
+    if (!this.deps.states || trace.sentences.length === 0) return undefined;
+    return this.deps.states
+      .saveState({
+        channel: origin.channel,
+        threadTs: origin.threadTs,
+        messageTs: ts,
+        owner: origin.user,
+        result: { ...result, written: trace },
+      })
+      .catch((e: unknown) => {
+        this.deps.log.warn({ err: e, channel: origin.channel }, 'slack: could not keep the written trace');
+        return undefined;
+      });
   }
 
   /** Stops the stream, then puts the final message in the draft's place; each step on its own. */

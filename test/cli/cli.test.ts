@@ -144,12 +144,19 @@ describe('ragask CLI', () => {
       // each citation number indexes the reply's evidence list
       expect(evidence[w.sentences[0].citations[0] - 1]!.snippet).toContain('Mirela Ostrowski');
       expect(llm.requests).toHaveLength(1);
-      const plain = await ragask(['ask', 'Who leads the project whose drone lost telemetry on 2024-03-14?'], {
-        RAGASK_WRITER_URL: llm.url,
-        RAGASK_WRITER_MODEL: llm.model,
-      });
+      const plain = await ragask(
+        ['ask', 'Who leads the project whose drone lost telemetry on 2024-03-14?', '--trace'],
+        {
+          RAGASK_WRITER_URL: llm.url,
+          RAGASK_WRITER_MODEL: llm.model,
+        },
+      );
       expect(plain.out.split('\n')[0]).toBe('Written by stand-in-model, checked against the evidence [n] below:');
       expect(plain.out).toContain('(1 written sentence dropped: not supported by what it cited)');
+      // the trace says which sentence was dropped, and why
+      expect(plain.out).toMatch(
+        /\n {2}- dropped \(value_not_in_source: Tomasz Brenner\), cites \[\d\]: The project lead is Tomasz Brenner \[\d\]\.\n/,
+      );
     } finally {
       await llm.stop();
     }

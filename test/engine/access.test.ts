@@ -124,6 +124,19 @@ describe('retrieval filters by who asks, where, inside the engine', () => {
     expect(redactResult(fromA, await core.access.resolve(A))).toEqual(fromA);
   });
 
+  it("drops the writer's sentences from a trace when any evidence they were written from is hidden", async () => {
+    const written = {
+      model: 'm',
+      ms: 5,
+      failed: null,
+      sentences: [{ text: 'x [1].', citations: [1], kept: true, reason: null, detail: null, support: 0.9 }],
+    };
+    const fromA = { ...(await core.engine.run(q, A)), written };
+    expect(fromA.evidence.some((s) => incidentDocs.has(s.docId))).toBe(true);
+    expect(redactResult(fromA, await core.access.resolve(B)).written).toBeUndefined();
+    expect(redactResult(fromA, await core.access.resolve(A)).written).toEqual(written);
+  });
+
   it('drops a hop whose query came from a bridge leading to a hidden document, even when its snippets are visible', async () => {
     const full = await core.engine.run(q, LOCAL);
     const last = full.hops.length - 1;

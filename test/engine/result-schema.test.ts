@@ -8,6 +8,14 @@ describe('a stored engine result', () => {
       {
         hops: [hop(1, [snippet(1, 'a')]), hop(2, [snippet(2, 'b')], { bridgeFrom: { sourceDocId: 1, linkDocId: 2 } })],
         incomplete: true,
+        written: {
+          model: 'm',
+          ms: 12,
+          failed: null,
+          sentences: [
+            { text: 'a [1].', citations: [1], kept: false, reason: 'not_supported', detail: null, support: 0.41 },
+          ],
+        },
       },
       { leads: [snippet(3, 'c')] },
     );

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openAIChat } from '../../src/engine/writer/client.js';
 import { answerWriter } from '../../src/engine/writer/index.js';
 import { silentLogger } from '../../src/log.js';
-import { deliver } from '../support/slack-stand-in.js';
+import { actionBody, deliver } from '../support/slack-stand-in.js';
 import { FakeLlm, type Scripted } from '../support/llm-stand-in.js';
 import { FakeEngine } from './fake-engine.js';
 import { SECRET, answerIn, blocksText, mention, startHarness, type Harness } from './harness.js';
@@ -58,6 +58,44 @@ describe('the written answer in Slack', () => {
     const text = blocksText(final.args.blocks);
     expect(text).toContain('<https://wiki.example/ts40|[1]>');
     expect(text).toContain(':scissors: 1 written sentence was dropped');
+  });
+
+  it("shows, in the written answer's trace, which sentence was dropped and why", async () => {
+    const h = await harnessWith([{ reply: GOOD }]);
+    const { body } = mention('What is the TS-40 offset at −20 °C?', '3000.0003');
+    await deliver(h.port, SECRET, body, 'application/json');
+    const start = await h.fake.waitFor(() => h.fake.callsOf('chat.startStream')[0], 20_000, 'startStream');
+    const ts = String(start.result!.ts);
+    const final = await finalOf(h, ts);
+    expect(blocksText(final.args.blocks)).toContain('The trace shows which, and why.');
+    const actions = (final.args.blocks as { type: string; elements?: { action_id: string; value: string }[] }[])
+      .filter((b) => b.type === 'actions')
+      .flatMap((b) => b.elements ?? []);
+    expect(actions.map((a) => a.action_id)).toEqual(['ragask_trace']);
+    await deliver(
+      h.port,
+      SECRET,
+      actionBody({
+        user: 'U2',
+        channel: 'C1',
+        messageTs: ts,
+        threadTs: '3000.0003',
+        actionId: 'ragask_trace',
+        value: actions[0]!.value,
+        responseUrl: h.fake.responseUrl('rw1'),
+      }),
+      'application/x-www-form-urlencoded',
+    );
+    const trace = await h.fake.waitFor(
+      () => h.fake.callsOf('chat.postEphemeral').find((c) => c.args.user === 'U2'),
+      20_000,
+      'trace',
+    );
+    const text = blocksText(trace.args.blocks);
+    expect(text).toContain('Written by stand-in-model in ');
+    expect(text).toContain('kept, support 0.90; cites [1]');
+    expect(text).toContain('dropped: states what its sources do not (+0.50)');
+    expect(text).toContain('At −40 °C the offset is +0.50 °C [1].');
   });
 
   it('withdraws the draft with a note when the writer fails, and the answer stands', async () => {

@@ -3,6 +3,7 @@ import type { RetrieveResult } from '../../engine/retrieve.js';
 import { UserError } from '../../errors.js';
 import { LOCAL, type AccessContext } from '../../store/access.js';
 import { citationOf, snippetFrom } from '../../engine/snippet.js';
+import { traceOf } from '../../engine/writer/index.js';
 import { citationLabel, displaySource } from '../format.js';
 import { answerJson, renderAnswer, renderTrace } from '../render.js';
 import { renderWritten, writerJson } from '../render-writer.js';
@@ -144,6 +145,6 @@ async function answerAsked(ctx: CliContext, core: Core, question: string, opts: 
   ctx.out(
     (written ? renderWritten(written) : '') +
       renderAnswer(result, opts.k) +
-      (opts.trace ? `\n${renderTrace(result)}` : ''),
+      (opts.trace ? `\n${renderTrace(written ? { ...result, written: traceOf(written) } : result)}` : ''),
   );
 }

@@ -1,4 +1,5 @@
 import { type Logger, silentLogger } from '../../log.js';
+import type { WrittenTrace } from '../types.js';
 import { checkWritten, type SupportJudge } from './check.js';
 import { failureOf, retryAfterOf } from './client.js';
 import { writerMessages, type WriterInput } from './prompt.js';
@@ -24,6 +25,13 @@ export interface AnswerWriter {
 
 export function isWritten(w: WrittenAnswer | WriterFailure): w is WrittenAnswer {
   return !('failed' in w);
+}
+
+/** A write as a result's trace keeps it: its sentences, kept or dropped and why (none for most failures). */
+export function traceOf(w: WrittenAnswer | WriterFailure): WrittenTrace {
+  return isWritten(w)
+    ? { model: w.model, ms: w.ms, failed: null, sentences: w.sentences }
+    : { model: w.model, ms: w.ms, failed: w.failed, sentences: w.sentences ?? [] };
 }
 
 /** The write outlasted its time budget. */

@@ -1,7 +1,8 @@
 /** The trace a person opens under an answer: every hop, its query, its evidence and why the chain went on or stopped. */
 import { suggestionLabel } from '../../engine/suggestion-label.js';
 import type { KnownBlock, RichTextBlock, RichTextElement } from '@slack/types';
-import type { EngineResult, HopState } from '../../engine/types.js';
+import type { EngineResult, HopState, WrittenTrace } from '../../engine/types.js';
+import type { WrittenSentence } from '../../engine/writer/types.js';
 import { safeText, truncate } from './text.js';
 import { type Message, plain, STOP_TEXT, withinLimits, citationElements } from './answer.js';
 
@@ -28,7 +29,32 @@ export function traceMessage(r: EngineResult): Message {
       ),
     );
   }
+  if (r.written) blocks.push(traceWritten(r.written, r));
   return withinLimits({ text: `Trace: ${safeText(r.asked ?? r.question, 200)}`, blocks });
+}
+
+/** Why a written sentence was dropped, as a person reads it. */
+const DROP_TEXT: Record<NonNullable<WrittenSentence['reason']>, string> = {
+  no_citation: 'cites nothing',
+  bad_citation: 'cites a number the evidence does not have',
+  value_not_in_source: 'states what its sources do not',
+  not_supported: 'not close enough to what it cites',
+};
+
+/** The writer's sentences, each kept or dropped and why (its citations name the evidence above). */
+function traceWritten(w: WrittenTrace, r: EngineResult): KnownBlock {
+  const head = `Written by ${truncate(w.model, 100)} in ${Math.round(w.ms)} ms${w.failed ? `, withdrawn (${w.failed.replace(/_/g, ' ')})` : ''}`;
+  const items = w.sentences.map((s): RichTextElement[] => {
+    const cites = s.citations
+      .map((n) => `[${n}] ${truncate(r.evidence[n - 1]?.citation.document ?? '?', 60)}`)
+      .join(', ');
+    const verdict = s.kept
+      ? 'kept'
+      : `dropped: ${s.reason ? DROP_TEXT[s.reason] : 'unchecked'}${s.detail ? ` (${truncate(s.detail, 80)})` : ''}`;
+    const support = s.support === null ? '' : `, support ${s.support.toFixed(2)}`;
+    return [plain(`${verdict}${support}${cites ? `; cites ${cites}` : ''}: `, !s.kept), italic(truncate(s.text, 300))];
+  });
+  return richText([[plain(head, true)]], items, 'ordered');
 }
 
 const italic = (text: string): RichTextElement => ({ type: 'text', text, style: { italic: true } });

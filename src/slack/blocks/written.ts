@@ -1,7 +1,7 @@
 import type { KnownBlock } from '@slack/types';
 import type { Snippet } from '../../engine/types.js';
 import type { WriterFailure, WrittenAnswer } from '../../engine/writer/types.js';
-import type { Message } from './answer.js';
+import { ACTIONS, button, type Message } from './answer.js';
 import { LIMITS, escapeMrkdwn, link, safeText, truncate } from './text.js';
 
 /** The written text's share of a section: its citations grow into links, and escaping grows it too. */
@@ -34,8 +34,20 @@ function sourceLines(evidence: readonly Snippet[], cited: ReadonlySet<number>): 
     .join('   ');
 }
 
-/** The checked written answer, replacing its streamed draft: the kept sentences, their sources, what was dropped. */
-export function writtenMessage(w: WrittenAnswer, evidence: readonly Snippet[]): Message {
+/** "Show trace" under a written answer: its sentences, kept or dropped and why (a state of its own). */
+function traceButtonBlock(stateKey: string): KnownBlock {
+  return {
+    type: 'actions',
+    block_id: 'ragask_written_tools',
+    elements: [button('Show trace', ACTIONS.trace, JSON.stringify({ k: stateKey }))],
+  };
+}
+
+/**
+ * The checked written answer, replacing its streamed draft: the kept sentences, their sources, what
+ * was dropped, and (given the key of its stored state) the trace that says which and why.
+ */
+export function writtenMessage(w: WrittenAnswer, evidence: readonly Snippet[], stateKey?: string): Message {
   const kept = w.sentences.filter((s) => s.kept);
   const dropped = w.sentences.length - kept.length;
   const cited = new Set(kept.flatMap((s) => s.citations));
@@ -61,17 +73,25 @@ export function writtenMessage(w: WrittenAnswer, evidence: readonly Snippet[]): 
       elements: [
         {
           type: 'mrkdwn',
-          text: `:scissors: ${dropped} written sentence${dropped === 1 ? ' was' : 's were'} dropped: not supported by what ${dropped === 1 ? 'it' : 'they'} cited.`,
+          text: `:scissors: ${dropped} written sentence${dropped === 1 ? ' was' : 's were'} dropped: not supported by what ${dropped === 1 ? 'it' : 'they'} cited.${stateKey ? ' The trace shows which, and why.' : ''}`,
         },
       ],
     });
+  if (stateKey) blocks.push(traceButtonBlock(stateKey));
   return { text: safeText(w.text, LIMITS.fallbackText), blocks };
 }
 
-/** A write that did not happen: the streamed draft gives way to a plain note (the answer above stands). */
-export function writerFailedMessage(f: WriterFailure): Message {
+/**
+ * A write that did not happen: the streamed draft gives way to a plain note (the answer above
+ * stands), with the trace when there were sentences to drop.
+ */
+export function writerFailedMessage(f: WriterFailure, stateKey?: string): Message {
   const text = `The written answer was withdrawn (${f.failed.replace(/_/g, ' ')}); the answer above is read from the evidence.`;
-  return { text, blocks: [{ type: 'context', elements: [{ type: 'mrkdwn', text: `:grey_exclamation: ${text}` }] }] };
+  const blocks: KnownBlock[] = [
+    { type: 'context', elements: [{ type: 'mrkdwn', text: `:grey_exclamation: ${text}` }] },
+  ];
+  if (stateKey) blocks.push(traceButtonBlock(stateKey));
+  return { text, blocks };
 }
 
 /** A write that broke before it could say why: the draft gives way to a plain note. */
