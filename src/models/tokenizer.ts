@@ -4,7 +4,7 @@ import { Tokenizer } from '@huggingface/tokenizers';
 import { UserError } from '../errors.js';
 
 /**
- * The model's own WordPiece tokenizer, loaded from its tokenizer.json on disk (never from a hub).
+ * The model's own WordPiece tokenizer (a BERT's or an MPNet's), loaded from its tokenizer.json on disk (never from a hub).
  * @huggingface/tokenizers: Hugging Face's pure-JS port of `tokenizers`, no native code, reads
  * tokenizer.json as is. It has no truncation or offsets, so both are done here.
  */
@@ -12,6 +12,31 @@ export interface EncodedText {
   ids: number[];
   /** True when the text was longer than maxLength and was cut. */
   truncated: boolean;
+}
+
+/** The special tokens a model was trained with, by their tokenizer_config.json names. */
+type SpecialTokens = Record<'cls_token' | 'sep_token' | 'pad_token' | 'mask_token' | 'unk_token', string>;
+
+/** BERT's: what a tokenizer_config.json that names none means. */
+const BERT_SPECIAL: SpecialTokens = {
+  cls_token: '[CLS]',
+  sep_token: '[SEP]',
+  pad_token: '[PAD]',
+  mask_token: '[MASK]',
+  unk_token: '[UNK]',
+};
+
+/** The config's special tokens (an MPNet's are `<s>`, `</s>`, `<pad>`…), BERT's where it names none. */
+function specialTokens(cfg: object): SpecialTokens {
+  const named = cfg as Partial<Record<keyof SpecialTokens, unknown>>;
+  const out = { ...BERT_SPECIAL };
+  for (const k of Object.keys(out) as (keyof SpecialTokens)[]) {
+    const v = named[k];
+    // a token may be written as { content: "<mask>", … }
+    const text = typeof v === 'string' ? v : (v as { content?: unknown } | undefined)?.content;
+    if (typeof text === 'string') out[k] = text;
+  }
+  return out;
 }
 
 export class BertTokenizer {
@@ -25,17 +50,18 @@ export class BertTokenizer {
   private constructor(
     private readonly tok: Tokenizer,
     readonly dir: string,
+    special: SpecialTokens,
   ) {
     const id = (t: string) => {
       const v = tok.token_to_id(t);
-      if (v === undefined) throw new UserError(`${path.join(dir, 'tokenizer.json')}: no ${t} token; this is not a BERT WordPiece tokenizer`);
+      if (v === undefined) throw new UserError(`${path.join(dir, 'tokenizer.json')}: no ${t} token; this is not a WordPiece tokenizer ragask can read`);
       return v;
     };
-    this.clsId = id('[CLS]');
-    this.sepId = id('[SEP]');
-    this.padId = id('[PAD]');
-    this.maskId = id('[MASK]');
-    this.unkId = id('[UNK]');
+    this.clsId = id(special.cls_token);
+    this.sepId = id(special.sep_token);
+    this.padId = id(special.pad_token);
+    this.maskId = id(special.mask_token);
+    this.unkId = id(special.unk_token);
   }
 
   static load(dir: string): BertTokenizer {
@@ -50,7 +76,7 @@ export class BertTokenizer {
     } catch (e) {
       throw new UserError(`${jsonPath}: not valid JSON (${(e as Error).message}); run \`npm run models -- --force\` to fetch it again`);
     }
-    return new BertTokenizer(new Tokenizer(json, cfg), dir);
+    return new BertTokenizer(new Tokenizer(json, cfg), dir, specialTokens(cfg));
   }
 
   /** Word pieces of `text` without [CLS]/[SEP]. */
