@@ -16,9 +16,11 @@ import { fitLogistic } from '../../eval/fit.js';
 interface QuestionLines {
   dataset: string;
   id: string;
+  question: string;
   /** The leads the reply shows without the ranker, in its order: whether each holds the answer. */
   shownHolds: boolean[];
-  lines: { x: number[]; y: number }[];
+  /** Each line's features, whether it holds a gold answer, and its text as shown (for --dump). */
+  lines: { x: number[]; y: number; text: string }[];
 }
 
 export interface LinesOptions {
@@ -51,8 +53,12 @@ async function collectLines(ctx: CliContext, cmd: Command, dirs: readonly string
         out.push({
           dataset: dataset.name,
           id: q.id,
+          question: q.question,
           shownHolds: r.answer.leads.map((s) => holds(shownLine(s))),
-          lines: seen.map((c) => ({ x: c.features, y: holds(shownLine(c.snippet)) ? 1 : 0 })),
+          lines: seen.map((c) => {
+            const text = shownLine(c.snippet);
+            return { x: c.features, y: holds(text) ? 1 : 0, text };
+          }),
         });
         bar.update(i + 1, `lines ${dataset.name}`);
       }
