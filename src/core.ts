@@ -10,7 +10,7 @@ import { QueryCache } from './engine/query-cache.js';
 import { Retriever } from './engine/retrieve.js';
 import { answerWriter, type AnswerWriter } from './engine/writer/index.js';
 import { openAIChat } from './engine/writer/client.js';
-import { encoderJudge } from './engine/writer/support.js';
+import { encoderJudge, SUPPORT_THRESHOLDS } from './engine/writer/support.js';
 import { cosineScorer } from './engine/rerank.js';
 import { Encoder } from './models/encoder.js';
 import { MaskedLM } from './models/masked-lm.js';
@@ -171,12 +171,25 @@ export async function openCore(config: Config, log: Logger = silentLogger, opts:
 }
 
 /** The writer when one is configured: an OpenAI-compatible endpoint, checked by this encoder. */
-export function writerOf(config: Config, encoder: Encoder, log: Logger): AnswerWriter | null {
+export function writerOf(
+  config: Pick<Config, 'writer'>,
+  encoder: Pick<Encoder, 'name' | 'encode'>,
+  log: Logger,
+): AnswerWriter | null {
   if (!config.writer) return null;
+  // the checker's support threshold is measured per encoder: without one, no sentence could be judged
+  const threshold = SUPPORT_THRESHOLDS[encoder.name];
+  if (threshold === undefined) {
+    log.error(
+      `writer: no support threshold is measured for the encoder ${encoder.name} (RAGASK_MODEL), so the writer is off; use ${Object.keys(SUPPORT_THRESHOLDS).join(' or ')}, or measure one with scripts/measure-writer-checker.mjs`,
+    );
+    return null;
+  }
   return answerWriter({
     client: openAIChat(config.writer),
     judge: encoderJudge(encoder),
     settings: config.writer,
     log,
+    threshold,
   });
 }

@@ -21,13 +21,15 @@ export interface ResolvedModel {
   manifest: ModelManifest;
 }
 
-const FETCH_HINT = 'run `npm run models` to fetch it';
+/** How to fetch a missing model: the default ones come with `npm run models`, an optional encoder by name. */
+const fetchHint = (name: string) =>
+  `run \`npm run models\` to fetch it (an optional encoder: \`npm run models -- --encoder=${name}\`)`;
 
 export function readManifest(modelsDir: string, name: string): ModelManifest {
   const dir = path.join(modelsDir, name);
   const manifestPath = path.join(dir, 'ragask-model.json');
   if (!fs.existsSync(manifestPath)) {
-    throw new UserError(`model ${name} is not in ${dir}: ${FETCH_HINT}`, 'model_missing');
+    throw new UserError(`model ${name} is not in ${dir}: ${fetchHint(name)}`, 'model_missing');
   }
   try {
     return JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as ModelManifest;
@@ -48,7 +50,7 @@ export function resolveModel(modelsDir: string, name: string, variant?: string):
     fileName = f;
   }
   const file = path.join(dir, fileName);
-  if (!fs.existsSync(file)) throw new UserError(`${file} is missing: ${FETCH_HINT}`, 'model_missing');
+  if (!fs.existsSync(file)) throw new UserError(`${file} is missing: ${fetchHint(name)}`, 'model_missing');
   return { dir, file, manifest };
 }
 

@@ -265,6 +265,14 @@ describe('ragask CLI', () => {
     const noModel = await ragask(['stats'], { RAGASK_MODELS_DIR: path.join(dir, 'no-models') });
     expect(noModel.err).toMatch(/npm run models/);
     expect(noModel.err.trim().split('\n')).toHaveLength(1);
+    // the optional stronger encoder, not fetched: the line names the command that makes it
+    const noEncoder = await ragask(['stats'], {
+      RAGASK_MODEL: 'all-mpnet-base-v2',
+      RAGASK_MODELS_DIR: path.join(dir, 'no-models'),
+    });
+    expect(noEncoder.code).toBe(1);
+    expect(noEncoder.err).toContain('`npm run models -- --encoder=all-mpnet-base-v2`');
+    expect(noEncoder.err.trim().split('\n')).toHaveLength(1);
   });
 
   it('feedback lists what was given in a context, to that context only; everything only with --all', async () => {
