@@ -23,20 +23,14 @@ import argparse, hashlib, json, math, os, random, re, sys, time
 import numpy as np
 import torch
 
+from train_reader import sha256_file
+
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'“(\[]?[A-Z0-9])")
 DEV_SHARE = 0.03
 
 
 def log(msg):
     print(f"[train-line-scorer] {msg}", file=sys.stderr, flush=True)
-
-
-def sha256_file(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def is_dev(article):
