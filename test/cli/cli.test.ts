@@ -485,6 +485,7 @@ describe('ragask CLI', () => {
       expect(ok).toMatch(/✓ writer endpoint: http:\/\/127\.0\.0\.1:\d+\/v1 answers \(1 model\(s\)\)/);
       expect(ok).toMatch(/✓ writer model: stand-in-model is served/);
       expect(ok).toMatch(/✓ writer round trip: answered in \d+ ms/);
+      expect(ok).toContain('✓ writer checker: all-MiniLM-L6-v2 judges support at cosine ≥ 0.6');
       expect(ok).not.toContain('sk-doc-9');
       const wrong = await ragask(['doctor'], { ...env, RAGASK_WRITER_MODEL: 'gpt-none' });
       expect(wrong.out).toMatch(

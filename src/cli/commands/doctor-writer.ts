@@ -1,6 +1,7 @@
 import { APIError } from 'openai';
 import type { Config } from '../../config.js';
 import { openAIChat } from '../../engine/writer/client.js';
+import { SUPPORT_THRESHOLDS } from '../../engine/writer/support.js';
 import type { WriterSettings } from '../../engine/writer/types.js';
 import { errorMessage } from '../../errors.js';
 import type { Logger } from '../../log.js';
@@ -82,9 +83,22 @@ export async function writerChecks(config: Config): Promise<HealthCheck[]> {
   const w = config.writer;
   if (!w)
     return [{ name: 'writer', ok: true, detail: 'not configured (RAGASK_WRITER_URL empty): replies are extractive' }];
-  const checks = await endpointChecks(w);
+  const checks = [checkerCheck(config.model), ...(await endpointChecks(w))];
   if (checks.every((c) => c.ok)) checks.push(await roundTrip(w));
   return checks;
+}
+
+/** The checker judges support with the encoder in use: it needs a threshold measured for it. */
+function checkerCheck(encoder: string): HealthCheck {
+  const threshold = SUPPORT_THRESHOLDS[encoder];
+  if (threshold === undefined)
+    return {
+      name: 'writer checker',
+      ok: false,
+      detail: `no support threshold is measured for the encoder ${encoder}`,
+      fix: `set RAGASK_MODEL to ${Object.keys(SUPPORT_THRESHOLDS).join(' or ')}, or measure one with scripts/measure-writer-checker.mjs`,
+    };
+  return { name: 'writer checker', ok: true, detail: `${encoder} judges support at cosine ≥ ${threshold}` };
 }
 
 /**
