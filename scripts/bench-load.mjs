@@ -16,6 +16,9 @@
 //   --spread MS       the burst's mentions go out evenly over MS milliseconds (default 1000), from a
 //                     sender process of their own; the ack is its time from sending to Slack's 200
 //   --workers W       RAGASK_ENGINE_WORKERS of the server (default: its own default, one per core up to 4)
+//   --writer          with an answer writer: a stand-in OpenAI-compatible endpoint on 127.0.0.1 that
+//                     writes one sentence of the first excerpt at WRITER_WORD_MS a word (a small local
+//                     model's pace); the latency reported stays the extractive answer's
 //   --json FILE       also write the figures as JSON
 import { fork, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -84,7 +87,7 @@ const { createLogger } = await import(path.join(ROOT, 'dist', 'log.js'));
 const usage = fs
   .readFileSync(fileURLToPath(import.meta.url), 'utf8')
   .split('\n')
-  .slice(1, 21)
+  .slice(1, 24)
   .map((l) => l.replace(/^\/\/ ?/, ''))
   .join('\n');
 let opt;
@@ -100,6 +103,7 @@ try {
       corpus: { type: 'string', default: 'both' },
       'rate-limits': { type: 'string', default: 'slack' },
       json: { type: 'string' },
+      writer: { type: 'boolean', default: false },
       'heap-mb': { type: 'string' },
       'live-heap': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
@@ -137,6 +141,21 @@ if (badOption) {
 }
 const SECRET = '0123456789abcdef0123456789abcdef';
 const say = (m) => process.stderr.write(`[bench:load] ${m}\n`);
+/** The stand-in writer's pace: about ten tokens a second, a 1–3B model on a CPU. */
+const WRITER_WORD_MS = 100;
+
+/** With --writer: a stand-in chat endpoint that writes the first excerpt's first sentence back, cited. */
+async function startWriter() {
+  const { FakeLlm } = await import(path.join(ROOT, 'dist-support', 'llm-stand-in.js'));
+  const firstSentence = (prompt) => {
+    const text = /\[1\][^\n]*\n([^\n]+)/.exec(prompt)?.[1] ?? 'The documents do not say.';
+    return `${(text.split(/(?<=[.!?])\s/)[0] ?? text).replace(/[.!?]$/, '')} [1].`;
+  };
+  const llm = new FakeLlm([{ reply: firstSentence, chunkDelayMs: WRITER_WORD_MS }]);
+  await llm.start();
+  return llm;
+}
+const writerLlm = opt.writer ? await startWriter() : null;
 
 const cacheRoot =
   process.env.RAGASK_CACHE_DIR || path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'ragask');
@@ -234,6 +253,7 @@ function serverEnv(dataDir, fake, rateLimits, port) {
     // every question does the engine's full work: no answers from the query cache
     RAGASK_QUERY_CACHE_TTL_S: '0',
     ...(opt.workers !== undefined ? { RAGASK_ENGINE_WORKERS: opt.workers } : {}),
+    ...(writerLlm ? { RAGASK_WRITER_URL: writerLlm.url, RAGASK_WRITER_MODEL: writerLlm.model } : {}),
   };
 }
 
@@ -336,6 +356,24 @@ async function until(check, timeoutMs, what) {
   }
 }
 
+/** How long no new write may start before the written replies count as settled. */
+const WRITES_QUIET_MS = 5000;
+
+/** Waits until every started written reply has ended and none has started for WRITES_QUIET_MS. */
+async function writesSettled(fake) {
+  let seen = -1;
+  let since = Date.now();
+  await until(
+    () => {
+      const started = fake.callsOf('chat.startStream').length;
+      if (started !== seen) [seen, since] = [started, Date.now()];
+      return started === fake.callsOf('chat.stopStream').length && Date.now() - since >= WRITES_QUIET_MS;
+    },
+    300_000,
+    'the written replies',
+  );
+}
+
 async function burst(kind, prep) {
   const fake = new FakeSlack();
   await fake.start();
@@ -361,6 +399,8 @@ async function burst(kind, prep) {
     const acks = sent.map((m) => Math.round(m.ackMs));
     await until(() => threads.every((ts) => t.answers.has(ts)), 300_000, `${N} answers`);
     await new Promise((r) => setTimeout(r, 1000)); // any duplicate would show up by now
+    // the written replies go on after the answers: each started stream ends (checked text or a note)
+    if (writerLlm) await writesSettled(fake);
     const end = Math.max(...threads.map((ts) => t.answers.get(ts)[0]));
     const latencies = threads.map((ts) => t.answers.get(ts)[0] - t.sent.get(ts));
     const exactlyOnce = threads.every((ts) => t.posts.get(ts) === 1 && t.answers.get(ts).length === 1);
@@ -378,6 +418,9 @@ async function burst(kind, prep) {
       workers: opt.workers ?? 'default',
       peakRssMb: +Math.max(peak, rssOf(child.pid).hwm).toFixed(0),
       rateLimits: opt['rate-limits'],
+      // written answers whose stream was stopped (checked text or a note in the draft's place)
+      written: writerLlm ? fake.callsOf('chat.stopStream').length : null,
+      writerRequests: writerLlm ? writerLlm.requests.length : null,
     };
     say(`${kind}: ${JSON.stringify(r)}`);
     return r;
@@ -525,11 +568,11 @@ for (const kind of corpora) {
 const lines = [
   `machine: ${results.machine}`,
   '',
-  '| corpus | documents / windows | engine workers | questions | answered exactly once | busy notices | throughput q/s | latency p50 / p95 / p99 ms | ack p50 / p99 / max ms | peak RSS MB |',
-  '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  '| corpus | documents / windows | engine workers | writer (written replies) | questions | answered exactly once | busy notices | throughput q/s | latency p50 / p95 / p99 ms | ack p50 / p99 / max ms | peak RSS MB |',
+  '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ...results.bursts.map(
     (b) =>
-      `| ${b.corpus} | ${b.documents} / ${b.windows} | ${b.workers} | ${b.questions} | ${b.exactlyOnce ? 'yes' : 'NO'} (${b.answered}) | ${b.busyNotices} | ${b.throughputPerS} | ${b.latencyMs.p50} / ${b.latencyMs.p95} / ${b.latencyMs.p99} | ${b.ackMs.p50} / ${b.ackMs.p99} / ${b.ackMs.max} | ${b.peakRssMb} |`,
+      `| ${b.corpus} | ${b.documents} / ${b.windows} | ${b.workers} | ${b.written === null ? 'off' : `stand-in (${b.written})`} | ${b.questions} | ${b.exactlyOnce ? 'yes' : 'NO'} (${b.answered}) | ${b.busyNotices} | ${b.throughputPerS} | ${b.latencyMs.p50} / ${b.latencyMs.p95} / ${b.latencyMs.p99} | ${b.ackMs.p50} / ${b.ackMs.p99} / ${b.ackMs.max} | ${b.peakRssMb} |`,
   ),
 ];
 if (results.sustained.length) {
@@ -566,3 +609,4 @@ const failed =
   results.sustained.some((u) => !u.exactlyOnce) ||
   results.soaks.some((s) => !s.exactlyOnce);
 process.exitCode = failed ? 1 : 0;
+await writerLlm?.stop();
