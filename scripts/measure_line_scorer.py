@@ -1,6 +1,7 @@
 """Measure a line scorer (scripts/train_line_scorer.py's checkpoint) as a feature of the line ranker.
 
-    npx ragask calibrate --lines --dataset … --dump LINES.jsonl     (each question's candidate lines)
+    npx ragask calibrate --lines --dataset … --dump LINES.jsonl     (each question's candidate lines;
+                                                                    without --report-on: every set in it is a fold)
     .venv-export/bin/python scripts/measure_line_scorer.py LINES.jsonl CHECKPOINT UPSTREAM_DIR
 
 Scores every candidate line with the scorer, then fits the line ranker's logistic regression leaving
@@ -58,7 +59,7 @@ def main(dump, checkpoint, upstream):
     for q in questions:
         for line, s in zip(q["lines"], scores(model, tok, q["question"], [l["text"] for l in q["lines"]])):
             line["cross"] = s
-    base = len(questions[0]["lines"][0]["x"])
+    base = len(next(q["lines"][0]["x"] for q in questions if q["lines"]))
     sets = sorted({q["dataset"] for q in questions})
     for use in ("ranker", "ranker+scorer", "scorer alone"):
         cells = []

@@ -160,6 +160,8 @@ def main():
     ap.add_argument("--checkpoint", default=None)
     ap.add_argument("--export-only", action="store_true", help="export the checkpoint as it is, without training")
     a = ap.parse_args()
+    if a.export_only and not (a.checkpoint and os.path.exists(a.checkpoint)):
+        sys.exit("train_line_scorer: --export-only needs --checkpoint FILE of an earlier run")
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.threads)
     rng = random.Random(a.seed)
@@ -178,7 +180,7 @@ def main():
     opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=0.01)
     steps = math.ceil(len(pairs) / a.batch)
     warm = max(1, steps // 20)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / (steps - warm))))
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / max(1, steps - warm))))
     start_step = 0
     if a.checkpoint and os.path.exists(a.checkpoint):
         ck = torch.load(a.checkpoint, weights_only=False)

@@ -172,19 +172,15 @@ export async function openCore(config: Config, log: Logger = silentLogger, opts:
 
 /** The writer when one is configured: an OpenAI-compatible endpoint, checked by this encoder. */
 export function writerOf(
-  config: Pick<Config, 'writer'>,
-  encoder: Pick<Encoder, 'name' | 'encode'>,
+  config: Pick<Config, 'writer' | 'model'>,
+  encoder: Pick<Encoder, 'encode'>,
   log: Logger,
 ): AnswerWriter | null {
   if (!config.writer) return null;
-  // the checker's support threshold is measured per encoder: without one, no sentence could be judged
-  const threshold = SUPPORT_THRESHOLDS[encoder.name];
-  if (threshold === undefined) {
-    log.error(
-      `writer: no support threshold is measured for the encoder ${encoder.name} (RAGASK_MODEL), so the writer is off; use ${Object.keys(SUPPORT_THRESHOLDS).join(' or ')}, or measure one with scripts/measure-writer-checker.mjs`,
-    );
-    return null;
-  }
+  // the checker's support threshold is measured per encoder: without one, no sentence could be judged.
+  // Said once, by whoever starts the writer (`serve`'s writerReady, `ask`), not by every worker here.
+  const threshold = SUPPORT_THRESHOLDS[config.model];
+  if (threshold === undefined) return null;
   return answerWriter({
     client: openAIChat(config.writer),
     judge: encoderJudge(encoder),

@@ -14,3 +14,12 @@ export function displaySource(source: string, cwd = process.cwd()): string {
   const shown = rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file;
   return record === undefined ? shown : `${shown}#${record}`;
 }
+
+/**
+ * A model's text made safe for a terminal: control characters (an ANSI or OSC escape, a carriage
+ * return that overwrites the line) go, newlines and tabs stay.
+ */
+export function printable(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
+}

@@ -1,3 +1,4 @@
+import { printable } from './format.js';
 import { isWritten } from '../engine/writer/index.js';
 import type { WriterFailure, WrittenAnswer, WrittenSentence } from '../engine/writer/types.js';
 
@@ -33,5 +34,5 @@ export function renderWritten(w: WrittenAnswer | WriterFailure): string {
   const note = dropped
     ? `\n  (${dropped} written sentence${dropped === 1 ? '' : 's'} dropped: not supported by what ${dropped === 1 ? 'it' : 'they'} cited)`
     : '';
-  return `Written by ${w.model}, checked against the evidence [n] below:\n  ${w.text}${note}\n\n`;
+  return `Written by ${w.model}, checked against the evidence [n] below:\n  ${printable(w.text)}${note}\n\n`;
 }

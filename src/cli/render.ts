@@ -1,7 +1,7 @@
 import { suggestionLabel } from '../engine/suggestion-label.js';
 import { shownLine } from '../engine/answer/lines.js';
 import type { EngineResult, HopState, Snippet, WrittenTrace } from '../engine/types.js';
-import { citationLabel, displaySource } from './format.js';
+import { citationLabel, displaySource, printable } from './format.js';
 
 const STOP_TEXT: Record<EngineResult['stopReason'], string> = {
   answered: 'the evidence answers the question',
@@ -104,7 +104,7 @@ function traceWritten(w: WrittenTrace): string[] {
   for (const s of w.sentences) {
     const verdict = s.kept ? 'kept' : `dropped (${s.reason ?? 'unchecked'}${s.detail ? `: ${s.detail}` : ''})`;
     const support = s.support === null ? '' : `, support ${s.support.toFixed(2)}`;
-    out.push(`  - ${verdict}${support}, cites [${s.citations.join(', ')}]: ${s.text}`);
+    out.push(`  - ${verdict}${support}, cites [${s.citations.join(', ')}]: ${printable(s.text)}`);
   }
   return out;
 }

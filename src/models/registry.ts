@@ -21,9 +21,14 @@ export interface ResolvedModel {
   manifest: ModelManifest;
 }
 
+/** The encoders `npm run models -- --encoder=<name>` makes on request (scripts/fetch-models.mjs). */
+const OPTIONAL_ENCODERS: ReadonlySet<string> = new Set(['all-mpnet-base-v2']);
+
 /** How to fetch a missing model: the default ones come with `npm run models`, an optional encoder by name. */
 const fetchHint = (name: string) =>
-  `run \`npm run models\` to fetch it (an optional encoder: \`npm run models -- --encoder=${name}\`)`;
+  OPTIONAL_ENCODERS.has(name)
+    ? `run \`npm run models -- --encoder=${name}\` to make it`
+    : 'run `npm run models` to fetch it';
 
 export function readManifest(modelsDir: string, name: string): ModelManifest {
   const dir = path.join(modelsDir, name);

@@ -19,6 +19,12 @@ const WRITER_EVIDENCE = 5;
 /** The draft's place when the write itself threw (never expected: write() returns its failures). */
 const WRITER_BROKE = writerBrokeMessage();
 
+/**
+ * The longest the written answer's trace may take to store before the checked text replaces the
+ * draft without its trace button (a slow store must not leave the unchecked draft up).
+ */
+const TRACE_SAVE_MS = 2000;
+
 /** What a streamed draft shows before the model's first words. */
 const DRAFT_LEAD = '_Writing an answer from the evidence…_\n\n';
 
@@ -108,7 +114,7 @@ export class WrittenReply {
   /**
    * Stores the result with what was written (every sentence, kept or dropped and why) behind the
    * written message, for its "Show trace"; undefined when there is nothing to show or no store, or
-   * the store failed (the written answer goes out without the button).
+   * the store failed or took longer than TRACE_SAVE_MS (the written answer goes out without the button).
    */
   private async keepTrace(
     origin: Origin,
@@ -118,7 +124,7 @@ export class WrittenReply {
   ): Promise<string | undefined> {
     const trace = traceOf(written);
     if (!this.deps.states || trace.sentences.length === 0) return undefined;
-    return this.deps.states
+    const saved = this.deps.states
       .saveState({
         channel: origin.channel,
         threadTs: origin.threadTs,
@@ -130,6 +136,11 @@ export class WrittenReply {
         this.deps.log.warn({ err: e, channel: origin.channel }, 'slack: could not keep the written trace');
         return undefined;
       });
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), TRACE_SAVE_MS);
+    });
+    return Promise.race([saved, late]).finally(() => clearTimeout(timer));
   }
 
   /** Stops the stream, then puts the final message in the draft's place; each step on its own. */

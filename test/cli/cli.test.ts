@@ -263,7 +263,8 @@ describe('ragask CLI', () => {
       'ragask: RAGASK_MAX_HOPS: must be an integer from 1 to 5 (got "lots")',
     ]);
     const noModel = await ragask(['stats'], { RAGASK_MODELS_DIR: path.join(dir, 'no-models') });
-    expect(noModel.err).toMatch(/npm run models/);
+    expect(noModel.err).toMatch(/run `npm run models` to fetch it/);
+    expect(noModel.err).not.toContain('--encoder=');
     expect(noModel.err.trim().split('\n')).toHaveLength(1);
     // the optional stronger encoder, not fetched: the line names the command that makes it
     const noEncoder = await ragask(['stats'], {

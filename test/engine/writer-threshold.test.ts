@@ -1,8 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { writerReady } from '../../src/cli/commands/doctor-writer.js';
+import { loadConfig } from '../../src/config.js';
 import { writerOf } from '../../src/core.js';
 import { isWritten } from '../../src/engine/writer/index.js';
 import type { Snippet } from '../../src/engine/types.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger, silentLogger } from '../../src/log.js';
 import { FakeLlm } from '../support/llm-stand-in.js';
 
 // The checker's support threshold is measured per encoder (each has its own cosine scale): the writer
@@ -20,28 +22,23 @@ const EVIDENCE: Snippet[] = [
   },
 ];
 
-/** An encoder of that name whose written sentence stands at cosine 0.62 to every cited one. */
-const encoderNamed = (name: string) => ({
-  name,
+/** An encoder whose written sentence stands at cosine 0.62 to every cited one. */
+const encoder = {
   encode: async (texts: readonly string[]) =>
     texts.map((_, i) => (i === 0 ? new Float32Array([1, 0]) : new Float32Array([0.62, Math.sqrt(1 - 0.62 ** 2)]))),
-});
+};
 
 const running: FakeLlm[] = [];
 afterEach(async () => {
   for (const l of running.splice(0)) await l.stop();
 });
 
-async function writeWith(encoderName: string, lines: string[] = []) {
+async function writeWith(encoderName: string) {
   const llm = new FakeLlm([{ reply: 'The relay flushes its buffer every 30 s [1].' }]);
   await llm.start();
   running.push(llm);
-  const log = createLogger({
-    level: 'info',
-    destination: { write: (l: string) => lines.push(l) } as unknown as NodeJS.WritableStream,
-  });
   const settings = { url: llm.url, model: llm.model, apiKey: null, timeoutMs: 10_000, maxTokens: 100 };
-  const writer = writerOf({ writer: settings }, encoderNamed(encoderName), log);
+  const writer = writerOf({ writer: settings, model: encoderName }, encoder, silentLogger);
   return (
     writer && (await writer.write({ question: 'How often is the buffer flushed?', evidence: EVIDENCE, previous: null }))
   );
@@ -58,10 +55,25 @@ describe("the writer's support threshold, by encoder", () => {
     ]);
   });
 
-  it('is off, with one error line naming RAGASK_MODEL, for an encoder none was measured for', async () => {
+  it('is off for an encoder none was measured for, and serve says so in one error line naming RAGASK_MODEL', async () => {
+    expect(await writeWith('my-encoder')).toBeNull();
+    const llm = new FakeLlm([{ reply: 'OK' }]);
+    await llm.start();
+    running.push(llm);
     const lines: string[] = [];
-    expect(await writeWith('my-encoder', lines)).toBeNull();
+    const log = createLogger({
+      level: 'info',
+      destination: { write: (l: string) => lines.push(l) } as unknown as NodeJS.WritableStream,
+    });
+    const config = loadConfig({
+      RAGASK_WRITER_URL: llm.url,
+      RAGASK_WRITER_MODEL: llm.model,
+      RAGASK_MODEL: 'my-encoder',
+    });
+    expect(await writerReady(config, log)).toBe(false);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain('no support threshold is measured for the encoder my-encoder (RAGASK_MODEL)');
+    expect(lines[0]).toContain(
+      'writer checker: no support threshold is measured for the encoder my-encoder (RAGASK_MODEL); set RAGASK_MODEL to all-MiniLM-L6-v2 or all-mpnet-base-v2',
+    );
   });
 });

@@ -27,6 +27,7 @@ async function harnessWith(script: Scripted[]): Promise<Harness> {
     judge: { similarity: async () => 0.9 },
     settings,
     log: silentLogger,
+    threshold: 0.6,
   });
   const h = await startHarness({ engine: new FakeEngine(), writer });
   running.push({ stop: () => h.close() });

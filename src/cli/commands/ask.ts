@@ -7,6 +7,7 @@ import { traceOf } from '../../engine/writer/index.js';
 import { citationLabel, displaySource } from '../format.js';
 import { answerJson, renderAnswer, renderTrace } from '../render.js';
 import { renderWritten, writerJson } from '../render-writer.js';
+import { checkerCheck } from './doctor-writer.js';
 import { configFrom, parsePositiveInt, withCore } from './shared.js';
 import type { CliContext } from '../context.js';
 import type { Core } from '../../core.js';
@@ -131,6 +132,10 @@ async function answerAsked(ctx: CliContext, core: Core, question: string, opts: 
       return;
     }
     result = await core.engine.resume(result, opts.continue - 1, context);
+  }
+  if (core.config.writer && !core.writer) {
+    const why = checkerCheck(core.config.model);
+    process.stderr.write(`ragask: the writer is off: ${why.detail}; ${why.fix}\n`);
   }
   // the writer reads the reply's evidence list: the k snippets shown, numbered as shown
   const written = core.writer

@@ -1,7 +1,7 @@
 import { APIError } from 'openai';
 import type { Config } from '../../config.js';
 import { openAIChat } from '../../engine/writer/client.js';
-import { SUPPORT_THRESHOLDS } from '../../engine/writer/support.js';
+import { noThreshold, SUPPORT_THRESHOLDS } from '../../engine/writer/support.js';
 import type { WriterSettings } from '../../engine/writer/types.js';
 import { errorMessage } from '../../errors.js';
 import type { Logger } from '../../log.js';
@@ -89,15 +89,10 @@ export async function writerChecks(config: Config): Promise<HealthCheck[]> {
 }
 
 /** The checker judges support with the encoder in use: it needs a threshold measured for it. */
-function checkerCheck(encoder: string): HealthCheck {
+export function checkerCheck(encoder: string): HealthCheck {
   const threshold = SUPPORT_THRESHOLDS[encoder];
   if (threshold === undefined)
-    return {
-      name: 'writer checker',
-      ok: false,
-      detail: `no support threshold is measured for the encoder ${encoder}`,
-      fix: `set RAGASK_MODEL to ${Object.keys(SUPPORT_THRESHOLDS).join(' or ')}, or measure one with scripts/measure-writer-checker.mjs`,
-    };
+    return { name: 'writer checker', ok: false, ...noThreshold(encoder) };
   return { name: 'writer checker', ok: true, detail: `${encoder} judges support at cosine ≥ ${threshold}` };
 }
 

@@ -3,7 +3,6 @@ import type { WrittenTrace } from '../types.js';
 import { checkWritten, type SupportJudge } from './check.js';
 import { failureOf, retryAfterOf } from './client.js';
 import { writerMessages, type WriterInput } from './prompt.js';
-import { SUPPORT_THRESHOLD } from './support.js';
 import type { ChatClient, WriterFailure, WriterSettings, WrittenAnswer, WrittenSentence } from './types.js';
 
 export interface WriterDeps {
@@ -12,8 +11,8 @@ export interface WriterDeps {
   settings: WriterSettings;
   log?: Logger;
   now?: () => number;
-  /** The support a kept sentence needs (measured: BENCHMARKS.md, "The answer writer's checker"). */
-  threshold?: number;
+  /** The support a kept sentence needs, measured for the judge's encoder (SUPPORT_THRESHOLDS). */
+  threshold: number;
 }
 
 /** Writes answers from a result's evidence and checks them; a failed write is an ordinary outcome. */
@@ -108,7 +107,7 @@ export function answerWriter(deps: WriterDeps): AnswerWriter {
       }
       let sentences: WrittenSentence[];
       try {
-        sentences = await checkWritten(text, input.evidence, deps.judge, deps.threshold ?? SUPPORT_THRESHOLD);
+        sentences = await checkWritten(text, input.evidence, deps.judge, deps.threshold);
       } catch (e) {
         // the check could not run (its encoder gone at shutdown): nothing unchecked is shown
         return failure({

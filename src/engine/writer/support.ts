@@ -37,5 +37,10 @@ export const SUPPORT_THRESHOLDS: Readonly<Record<string, number>> = {
   'all-mpnet-base-v2': 0.65,
 };
 
-/** The default encoder's threshold (the writer's tests and benchmarks judge with it). */
-export const SUPPORT_THRESHOLD = SUPPORT_THRESHOLDS['all-MiniLM-L6-v2']!;
+/** Why the writer is off for an encoder without a threshold, and what to do about it. */
+export function noThreshold(encoder: string): { detail: string; fix: string } {
+  return {
+    detail: `no support threshold is measured for the encoder ${encoder} (RAGASK_MODEL)`,
+    fix: `set RAGASK_MODEL to ${Object.keys(SUPPORT_THRESHOLDS).join(' or ')}, or measure one with scripts/measure-writer-checker.mjs and add it to SUPPORT_THRESHOLDS in src/engine/writer/support.ts`,
+  };
+}
