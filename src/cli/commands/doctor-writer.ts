@@ -91,8 +91,7 @@ export async function writerChecks(config: Config): Promise<HealthCheck[]> {
 /** The checker judges support with the encoder in use: it needs a threshold measured for it. */
 export function checkerCheck(encoder: string): HealthCheck {
   const threshold = SUPPORT_THRESHOLDS[encoder];
-  if (threshold === undefined)
-    return { name: 'writer checker', ok: false, ...noThreshold(encoder) };
+  if (threshold === undefined) return { name: 'writer checker', ok: false, ...noThreshold(encoder) };
   return { name: 'writer checker', ok: true, detail: `${encoder} judges support at cosine ≥ ${threshold}` };
 }
 
