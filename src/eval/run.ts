@@ -264,6 +264,8 @@ export interface EvalReport {
 }
 
 /** Runs every mode over the questions; recall/all-support at each k, answer-in-evidence@3, hops, latency. */
+type EvalRow = RankedEvidence & { ms: number; q: EvalQuestion };
+
 export async function runEval(
   dataset: EvalDataset,
   rankers: Partial<Record<EvalMode, Ranker>>,
@@ -284,7 +286,7 @@ export async function runEval(
   for (const mode of opts.modes) {
     const rank = rankers[mode];
     if (!rank) throw new Error(`no ranker for mode ${mode}`);
-    const rows: (RankedEvidence & { ms: number; q: EvalQuestion })[] = [];
+    const rows: EvalRow[] = [];
     // latency is measured warm, as in a running bot: one untimed question first
     if (questions[0]) await rank(questions[0], maxK);
     for (const q of questions) {
@@ -293,70 +295,72 @@ export async function runEval(
       rows.push({ ...r, ms: r.ms ?? performance.now() - t0, q });
       opts.progress?.update(++done, `eval ${mode}`);
     }
-    const m: ModeReport = {
-      mean_hops: 0,
-      latency_ms: { p50: 0, p95: 0 },
-    };
-    // retrieval is measured where there is something to find: unanswerable questions have no supporting passage
-    const findable = rows.filter((r) => r.q.supporting.length);
-    for (const k of opts.ks) {
-      m[`recall@${k}`] = mean(findable.map((r) => recallAt(r.passages, r.q.supporting, k)));
-      m[`all_support@${k}`] = mean(findable.map((r) => allSupportAt(r.passages, r.q.supporting, k)));
-    }
-    const withAnswers = rows.filter((r) => r.q.answers.length);
-    const inEvidence = (r: (typeof rows)[number]) =>
-      containsAnswer(r.snippets.slice(0, 3).join(' \n '), r.q.answers) ? 1 : 0;
-    m['answer_in_evidence@3'] = mean(withAnswers.map(inEvidence));
-    // yes/no answers never stand in a passage: the span figure leaves them out
-    m['answer_in_evidence@3_span'] = mean(withAnswers.filter((r) => !isYesNo(r.q.answers)).map(inEvidence));
-    const answers = answerStats(rows);
-    if (answers) {
-      const { reliability: _bins, reader_ms: _ms, ...flat } = answers;
-      Object.assign(m, flat);
-      m.answers = answers;
-    }
-    m.mean_hops = mean(rows.map((r) => r.hops));
-    m.latency_ms = {
-      p50: percentile(
-        rows.map((r) => r.ms),
-        50,
-      ),
-      p95: percentile(
-        rows.map((r) => r.ms),
-        95,
-      ),
-    };
-    const coherence = coherenceStats(rows);
-    if (coherence) m.coherence = coherence;
-    if (rows.some((r) => r.gate)) m.gate = gateStats(rows.flatMap((r) => r.gate ?? []));
-    const visible = visibleStats(rows);
-    if (visible) {
-      const { questions: _n, mean_hops: _h, latency_p95_ms: _l, ...flat } = visible;
-      Object.assign(m, flat);
-      const types = [...new Set(rows.map((r) => r.q.type).filter((t): t is string => !!t))].sort();
-      if (types.length)
-        m.by_type = Object.fromEntries(types.map((t) => [t, visibleStats(rows.filter((r) => r.q.type === t))!]));
-    }
-    if (rows.some((r) => r.clicks))
-      m.stop_sweep = usefulSweep(
-        rows.flatMap((r) => (r.clicks?.stop ? [r.clicks.stop] : [])),
-        rows.length,
-      );
-    report.modes[mode] = m;
-    if (report.per_question)
-      report.per_question[mode] = rows.map((r) => ({
-        id: r.q.id,
-        question: r.q.question,
-        type: r.q.type,
-        passages: r.passages.slice(0, maxK),
-        ms: r.ms,
-        hops: r.hops,
-        gold: r.q.answers,
-        ...(r.answer ? { answer: r.answer } : {}),
-        ...(r.shown ? { shown: r.shown } : {}),
-        ...(r.clicks ? { clicks: r.clicks } : {}),
-      }));
+    report.modes[mode] = modeReport(rows, opts.ks);
+    if (report.per_question) report.per_question[mode] = rows.map((r) => perQuestion(r, maxK));
   }
   opts.progress?.stop();
   return report;
+}
+
+/** One mode's figures over its questions' rows. */
+function modeReport(rows: readonly EvalRow[], ks: readonly number[]): ModeReport {
+  const m: ModeReport = { mean_hops: 0, latency_ms: { p50: 0, p95: 0 } };
+  // retrieval is measured where there is something to find: unanswerable questions have no supporting passage
+  const findable = rows.filter((r) => r.q.supporting.length);
+  for (const k of ks) {
+    m[`recall@${k}`] = mean(findable.map((r) => recallAt(r.passages, r.q.supporting, k)));
+    m[`all_support@${k}`] = mean(findable.map((r) => allSupportAt(r.passages, r.q.supporting, k)));
+  }
+  const withAnswers = rows.filter((r) => r.q.answers.length);
+  const inEvidence = (r: EvalRow) => (containsAnswer(r.snippets.slice(0, 3).join(' \n '), r.q.answers) ? 1 : 0);
+  m['answer_in_evidence@3'] = mean(withAnswers.map(inEvidence));
+  // yes/no answers never stand in a passage: the span figure leaves them out
+  m['answer_in_evidence@3_span'] = mean(withAnswers.filter((r) => !isYesNo(r.q.answers)).map(inEvidence));
+  const answers = answerStats(rows);
+  if (answers) {
+    const { reliability: _bins, reader_ms: _ms, ...flat } = answers;
+    Object.assign(m, flat);
+    m.answers = answers;
+  }
+  m.mean_hops = mean(rows.map((r) => r.hops));
+  const ms = rows.map((r) => r.ms);
+  m.latency_ms = { p50: percentile(ms, 50), p95: percentile(ms, 95) };
+  const coherence = coherenceStats(rows);
+  if (coherence) m.coherence = coherence;
+  if (rows.some((r) => r.gate)) m.gate = gateStats(rows.flatMap((r) => r.gate ?? []));
+  Object.assign(m, visibleFigures(rows));
+  if (rows.some((r) => r.clicks))
+    m.stop_sweep = usefulSweep(
+      rows.flatMap((r) => (r.clicks?.stop ? [r.clicks.stop] : [])),
+      rows.length,
+    );
+  return m;
+}
+
+/** What a person reads first, overall and by question type (nothing when no question was answered visibly). */
+function visibleFigures(rows: readonly EvalRow[]): Partial<ModeReport> {
+  const visible = visibleStats(rows);
+  if (!visible) return {};
+  const { questions: _n, mean_hops: _h, latency_p95_ms: _l, ...flat } = visible;
+  const types = [...new Set(rows.map((r) => r.q.type).filter((t): t is string => !!t))].sort();
+  if (!types.length) return flat;
+  return {
+    ...flat,
+    by_type: Object.fromEntries(types.map((t) => [t, visibleStats(rows.filter((r) => r.q.type === t))!])),
+  };
+}
+
+function perQuestion(r: EvalRow, maxK: number) {
+  return {
+    id: r.q.id,
+    question: r.q.question,
+    type: r.q.type,
+    passages: r.passages.slice(0, maxK),
+    ms: r.ms,
+    hops: r.hops,
+    gold: r.q.answers,
+    ...(r.answer ? { answer: r.answer } : {}),
+    ...(r.shown ? { shown: r.shown } : {}),
+    ...(r.clicks ? { clicks: r.clicks } : {}),
+  };
 }

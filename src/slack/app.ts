@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { App, HTTPReceiver, SocketModeReceiver, type ReceiverEvent } from '@slack/bolt';
-import { checkSlackConfig, type Config } from '../config.js';
+import { checkSlackConfig, type Config, type SlackConfig } from '../config.js';
 import type { Core } from '../core.js';
 import { EngineQueue } from '../engine/queue.js';
 import { errorMessage, UserError } from '../errors.js';
@@ -263,13 +263,7 @@ export function createSlackApp(
     ignoreSelf: true,
     deferInitialization: true,
   });
-  const api = new SlackApi({
-    token: s.botToken!,
-    apiUrl: s.apiUrl,
-    log,
-    tiers: opts.tiers ?? (s.rateLimits === 'off' ? NO_TIERS : SLACK_TIERS),
-    ...(s.redisUrl ? { shared: { redisUrl: s.redisUrl } } : {}),
-  });
+  const api = slackApi(s, log, opts);
   const queue = new EngineQueue({
     concurrency: opts.concurrency ?? config.engineConcurrency,
     limit: config.queueLimit,
@@ -299,25 +293,7 @@ export function createSlackApp(
     service,
     api,
     store,
-    async start() {
-      await checkBotToken(api, s.apiUrl);
-      await api.ready();
-      await app.init();
-      background.start();
-      if (receiver instanceof HTTPReceiver) {
-        const server = (await receiver.start({ port: s.port, host: s.host })) as Server;
-        const port = (server.address() as AddressInfo).port;
-        log.info({ port, host: s.host, endpoint }, 'slack: HTTP receiver listening');
-        return { port };
-      }
-      try {
-        await app.start();
-      } catch (e) {
-        throw credentialError(e, 'SLACK_APP_TOKEN') ?? e;
-      }
-      log.info('slack: connected over Socket Mode');
-      return { port: null };
-    },
+    start: () => startSlackApp({ app, api, receiver, background, slack: s, endpoint }, log),
     async idle() {
       await recording.idle();
       await service.drain();
@@ -332,4 +308,46 @@ export function createSlackApp(
       await api.stop();
     },
   };
+}
+
+function slackApi(s: SlackConfig, log: Logger, opts: SlackAppOptions): SlackApi {
+  return new SlackApi({
+    token: s.botToken!,
+    apiUrl: s.apiUrl,
+    log,
+    tiers: opts.tiers ?? (s.rateLimits === 'off' ? NO_TIERS : SLACK_TIERS),
+    ...(s.redisUrl ? { shared: { redisUrl: s.redisUrl } } : {}),
+  });
+}
+
+/** Checks the token, then listens: over HTTP on the configured port, or over Socket Mode. */
+async function startSlackApp(
+  parts: {
+    app: App;
+    api: SlackApi;
+    receiver: ReturnType<typeof slackReceiver>;
+    background: { start(): void };
+    slack: SlackConfig;
+    endpoint: string;
+  },
+  log: Logger,
+): Promise<{ port: number | null }> {
+  const { app, api, receiver, slack } = parts;
+  await checkBotToken(api, slack.apiUrl);
+  await api.ready();
+  await app.init();
+  parts.background.start();
+  if (receiver instanceof HTTPReceiver) {
+    const server = (await receiver.start({ port: slack.port, host: slack.host })) as Server;
+    const port = (server.address() as AddressInfo).port;
+    log.info({ port, host: slack.host, endpoint: parts.endpoint }, 'slack: HTTP receiver listening');
+    return { port };
+  }
+  try {
+    await app.start();
+  } catch (e) {
+    throw credentialError(e, 'SLACK_APP_TOKEN') ?? e;
+  }
+  log.info('slack: connected over Socket Mode');
+  return { port: null };
 }

@@ -156,37 +156,9 @@ export function composeAnswer(
     features: reading.features,
     ms: Math.round(reading.ms * 10) / 10,
   };
-  const source = reading.passage
-    ? reading.start >= 0
-      ? citedSentence(reading.passage, reading.start, reading.end)
-      : leadSentence(reading.passage)
-    : null;
-  const conflicts =
-    reading.value && reading.passage && reading.rivals.length
-      ? [
-          {
-            attribute: 'the answer',
-            values: [
-              { value: reading.value, snippet: source! },
-              ...reading.rivals.map((x) => ({ value: x.value, snippet: citedSentence(x.passage, x.start, x.end) })),
-            ],
-          },
-        ]
-      : [];
-  const comparison = reading.comparison
-    ? {
-        attribute: reading.comparison.attribute,
-        options: reading.comparison.options.map((o) => ({
-          entity: o.entity,
-          value: o.value,
-          snippet: o.passage
-            ? o.start >= 0
-              ? citedSentence(o.passage, o.start, o.end)
-              : leadSentence(o.passage)
-            : null,
-        })),
-      }
-    : null;
+  const source = reading.passage ? sentenceOf(reading.passage, reading.start, reading.end) : null;
+  const conflicts = conflictsOf(reading, source);
+  const comparison = comparisonOf(reading);
   const answered = reading.value !== null && p >= ANSWER_THRESHOLD;
   if (!answered) {
     return {
@@ -219,6 +191,37 @@ export function composeAnswer(
     leads: [],
     comparison,
     reading: proposal,
+  };
+}
+
+/** The sentence a reading's span stands in, or its passage's lead when it read no span (start -1). */
+function sentenceOf(passage: EvidencePassage, start: number, end: number): Snippet {
+  return start >= 0 ? citedSentence(passage, start, end) : leadSentence(passage);
+}
+
+/** The reading's value beside the rival values read elsewhere in the evidence, each with its sentence. */
+function conflictsOf(reading: Reading, source: Snippet | null): Answer['conflicts'] {
+  if (!reading.value || !reading.passage || !reading.rivals.length) return [];
+  return [
+    {
+      attribute: 'the answer',
+      values: [
+        { value: reading.value, snippet: source! },
+        ...reading.rivals.map((x) => ({ value: x.value, snippet: citedSentence(x.passage, x.start, x.end) })),
+      ],
+    },
+  ];
+}
+
+function comparisonOf(reading: Reading): Answer['comparison'] {
+  if (!reading.comparison) return null;
+  return {
+    attribute: reading.comparison.attribute,
+    options: reading.comparison.options.map((o) => ({
+      entity: o.entity,
+      value: o.value,
+      snippet: o.passage ? sentenceOf(o.passage, o.start, o.end) : null,
+    })),
   };
 }
 

@@ -65,13 +65,12 @@ export class PgDocuments implements DocumentStore {
     return ids;
   }
 
-  /**
-   * Documents of distinct sources, in six statements whatever their number: a round trip per
-   * statement per document was most of a PostgreSQL ingest of many small documents (the encoder
-   * holds the JavaScript thread, so each round trip waited for the next gap between its batches).
-   * Ids are given in the batch's order, and a document's chunks get consecutive ids in its order.
-   */
-  private async writeDocuments(c: PgClient, batch: readonly DocumentWrite[], defaultScope: Scope): Promise<number[]> {
+  /** Replaces each document's row (keeping its scope unless a new one comes) and returns their ids in batch order. */
+  private async writeDocumentRows(
+    c: PgClient,
+    batch: readonly DocumentWrite[],
+    defaultScope: Scope,
+  ): Promise<number[]> {
     const sources = batch.map((w) => w.doc.source);
     // locks taken in one order by every writer, so two ingests of overlapping batches cannot deadlock
     await c.query(
@@ -111,38 +110,34 @@ export class PgDocuments implements DocumentStore {
       ],
     );
     const docIdBySource = new Map(docRows.rows.map((r) => [r.source, Number(r.id)]));
-    const docIds = sources.map((x) => docIdBySource.get(x)!);
-    const chunks = batch.flatMap((w, i) => {
+    return sources.map((x) => docIdBySource.get(x)!);
+  }
+
+  /**
+   * Documents of distinct sources, in six statements whatever their number: a round trip per
+   * statement per document was most of a PostgreSQL ingest of many small documents (the encoder
+   * holds the JavaScript thread, so each round trip waited for the next gap between its batches).
+   * Ids are given in the batch's order, and a document's chunks get consecutive ids in its order.
+   */
+  private async writeDocuments(c: PgClient, batch: readonly DocumentWrite[], defaultScope: Scope): Promise<number[]> {
+    const docIds = await this.writeDocumentRows(c, batch, defaultScope);
+    const chunks: ChunkWrite[] = batch.flatMap((w, i) => {
       const titleWords = ftsWords(w.doc.title);
       return w.chunks.map((x) => ({ docId: docIds[i]!, titleWords, x }));
     });
     if (chunks.length === 0) return docIds;
-    const inserted = await c.query<{ id: number; doc_id: number; ord: number }>(
-      `INSERT INTO chunks (doc_id, ord, kind, heading_path, page, text, token_count, density, entities, entry, fts, fts_len, labels)
-       SELECT doc_id, ord, kind, heading_path, page, text, token_count, density, entities, entry, v.fts, ragask_token_count(v.fts), ragask_labels(title, headings)
-       FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::int[], $10::real[], $11::text[], $12::text[], $13::text[])
-         WITH ORDINALITY AS t(doc_id, title, ord, kind, heading_path, headings, page, text, token_count, density, entities, body, entry, n),
-       LATERAL (SELECT ragask_fts(title, headings, body) AS fts) v
-       ORDER BY n
-       RETURNING id, doc_id, ord`,
-      [
-        chunks.map((y) => y.docId),
-        chunks.map((y) => y.titleWords),
-        chunks.map((y) => y.x.ord),
-        chunks.map((y) => y.x.kind),
-        chunks.map((y) => JSON.stringify(y.x.headingPath)),
-        chunks.map((y) => ftsWords(headingWords(y.x))),
-        chunks.map((y) => y.x.page),
-        chunks.map((y) => y.x.text),
-        chunks.map((y) => y.x.tokenCount),
-        chunks.map((y) => y.x.density),
-        chunks.map((y) => JSON.stringify(y.x.entities)),
-        chunks.map((y) => ftsWords(y.x.text)),
-        chunks.map((y) => (y.x.entry ? JSON.stringify(y.x.entry) : null)),
-      ],
-    );
+    const inserted = await insertChunks(c, chunks);
     await c.query(WRITE_POSTINGS, [docIds]);
-    const chunkId = new Map(inserted.rows.map((r) => [`${r.doc_id}:${r.ord}`, Number(r.id)]));
+    await this.insertWindows(c, chunks, inserted);
+    return docIds;
+  }
+
+  private async insertWindows(
+    c: PgClient,
+    chunks: readonly ChunkWrite[],
+    inserted: readonly InsertedChunk[],
+  ): Promise<void> {
+    const chunkId = new Map(inserted.map((r) => [`${r.doc_id}:${r.ord}`, Number(r.id)]));
     const windows = chunks.flatMap((y) =>
       y.x.windows.map((w) => ({ docId: y.docId, chunkId: chunkId.get(`${y.docId}:${y.x.ord}`)!, w })),
     );
@@ -167,7 +162,6 @@ export class PgDocuments implements DocumentStore {
         ],
       );
     }
-    return docIds;
   }
 
   async deleteDocument(docId: number): Promise<void> {
@@ -216,4 +210,35 @@ export class PgDocuments implements DocumentStore {
     ).rows[0]!;
     return { documents: r.documents, chunks: r.chunks, windows: r.windows };
   }
+}
+
+type ChunkWrite = { docId: number; titleWords: string; x: DocumentWrite['chunks'][number] };
+type InsertedChunk = { id: number; doc_id: number; ord: number };
+
+async function insertChunks(c: PgClient, chunks: readonly ChunkWrite[]): Promise<InsertedChunk[]> {
+  const inserted = await c.query<InsertedChunk>(
+    `INSERT INTO chunks (doc_id, ord, kind, heading_path, page, text, token_count, density, entities, entry, fts, fts_len, labels)
+       SELECT doc_id, ord, kind, heading_path, page, text, token_count, density, entities, entry, v.fts, ragask_token_count(v.fts), ragask_labels(title, headings)
+       FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::int[], $10::real[], $11::text[], $12::text[], $13::text[])
+         WITH ORDINALITY AS t(doc_id, title, ord, kind, heading_path, headings, page, text, token_count, density, entities, body, entry, n),
+       LATERAL (SELECT ragask_fts(title, headings, body) AS fts) v
+       ORDER BY n
+       RETURNING id, doc_id, ord`,
+    [
+      chunks.map((y) => y.docId),
+      chunks.map((y) => y.titleWords),
+      chunks.map((y) => y.x.ord),
+      chunks.map((y) => y.x.kind),
+      chunks.map((y) => JSON.stringify(y.x.headingPath)),
+      chunks.map((y) => ftsWords(headingWords(y.x))),
+      chunks.map((y) => y.x.page),
+      chunks.map((y) => y.x.text),
+      chunks.map((y) => y.x.tokenCount),
+      chunks.map((y) => y.x.density),
+      chunks.map((y) => JSON.stringify(y.x.entities)),
+      chunks.map((y) => ftsWords(y.x.text)),
+      chunks.map((y) => (y.x.entry ? JSON.stringify(y.x.entry) : null)),
+    ],
+  );
+  return inserted.rows;
 }

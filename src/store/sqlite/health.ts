@@ -12,95 +12,82 @@ import { getMeta } from './schema.js';
  * with, and whether the HNSW file loads and is in step. Nothing is created, migrated or rebuilt.
  */
 export function sqliteHealth(dataDir: string, hnsw: HnswParams, wantModel: string): HealthCheck[] {
-  const checks: HealthCheck[] = [];
   const dbFile = path.join(dataDir, DB_FILE);
-  const rebuild =
-    'move the file away and re-ingest your sources (`npx ragask ingest <paths>`), or restore it from a backup';
-  if (!fs.existsSync(dbFile)) {
-    checks.push({
-      name: 'store',
-      ok: true,
-      detail: `${dbFile} does not exist yet (it is created by the first ingest)`,
-    });
-    return checks;
-  }
+  if (!fs.existsSync(dbFile))
+    return [{ name: 'store', ok: true, detail: `${dbFile} does not exist yet (it is created by the first ingest)` }];
   let db: DB;
   try {
     db = openDatabase(dbFile, { readonly: true });
   } catch (e) {
-    checks.push({ name: 'store', ok: false, detail: errorMessage(e), fix: rebuild });
-    return checks;
+    return [{ name: 'store', ok: false, detail: errorMessage(e), fix: REBUILD }];
   }
   try {
-    const {
-      schemaVersion: version,
-      integrity,
-      orphanChunks,
-      orphanWindows,
-      emptyDocs,
-      ftsGap,
-      documents: docs,
-      windows,
-    } = storeHealth(db);
-    const problems: string[] = [];
-    if (integrity.join() !== 'ok') problems.push(`SQLite quick_check: ${integrity.slice(0, 3).join('; ')}`);
-    if (version !== SCHEMA_VERSION)
-      problems.push(
-        `schema version ${version}, this ragask expects ${SCHEMA_VERSION} (opening it for writing migrates it)`,
-      );
-    if (orphanChunks + orphanWindows)
-      problems.push(`${orphanChunks} chunks and ${orphanWindows} windows without a parent`);
-    if (emptyDocs) problems.push(`${emptyDocs} documents without chunks`);
-    if (ftsGap) problems.push(`${ftsGap} chunks missing from the full-text index`);
-    checks.push(
-      problems.length
-        ? { name: 'store', ok: false, detail: problems.join('; '), fix: rebuild }
-        : {
-            name: 'store',
-            ok: true,
-            detail: `${dbFile}: integrity ok, schema ${version}, ${docs} documents, ${windows} windows`,
-          },
-    );
-
+    const health = storeHealth(db);
     const model = getMeta(db, 'embedding_model');
-    const want = wantModel;
-    if (model && windows > 0 && model !== want)
+    const checks = [storeCheck(dbFile, health)];
+    if (model && health.windows > 0 && model !== wantModel)
       checks.push({
         name: 'model ↔ store',
         ok: false,
-        detail: `store embedded with ${model}, settings select ${want}`,
+        detail: `store embedded with ${model}, settings select ${wantModel}`,
         fix: 'run `npx ragask reindex`, or set RAGASK_MODEL / RAGASK_MODEL_VARIANT back',
       });
     const dim = Number(getMeta(db, 'embedding_dimension') ?? 384);
     const idx = HnswIndex.inspect(db, path.join(dataDir, INDEX_FILE), {
       dimension: dim,
-      model: model ?? want,
+      model: model ?? wantModel,
       params: hnsw,
     });
-    if (idx.problem)
-      checks.push({
-        name: 'index ↔ store',
-        ok: windows === 0,
-        detail: `${idx.problem}; it is rebuilt from SQLite on the next start`,
-        fix: 'nothing to do, or run `npx ragask stats` to rebuild it now',
-      });
-    else if (idx.size + idx.behind < windows && idx.behind === 0)
-      checks.push({
-        name: 'index ↔ store',
-        ok: false,
-        detail: `index holds ${idx.size} vectors, store ${windows} windows`,
-        fix: 'delete data/index.hnsw*; it is rebuilt from SQLite on the next start',
-      });
-    else
-      checks.push({
-        name: 'index ↔ store',
-        ok: true,
-        detail: `index loads; ${idx.size} vectors${idx.behind ? `, ${idx.behind} store changes to replay on next open` : ', in step with the store'}`,
-      });
+    checks.push(indexCheck(idx, health.windows));
+    return checks;
   } finally {
     db.close();
   }
-  return checks;
+}
+
+const REBUILD =
+  'move the file away and re-ingest your sources (`npx ragask ingest <paths>`), or restore it from a backup';
+
+function storeCheck(dbFile: string, health: ReturnType<typeof storeHealth>): HealthCheck {
+  const { schemaVersion: version, integrity, orphanChunks, orphanWindows, emptyDocs, ftsGap } = health;
+  const problems: string[] = [];
+  if (integrity.join() !== 'ok') problems.push(`SQLite quick_check: ${integrity.slice(0, 3).join('; ')}`);
+  if (version !== SCHEMA_VERSION)
+    problems.push(
+      `schema version ${version}, this ragask expects ${SCHEMA_VERSION} (opening it for writing migrates it)`,
+    );
+  if (orphanChunks + orphanWindows)
+    problems.push(`${orphanChunks} chunks and ${orphanWindows} windows without a parent`);
+  if (emptyDocs) problems.push(`${emptyDocs} documents without chunks`);
+  if (ftsGap) problems.push(`${ftsGap} chunks missing from the full-text index`);
+  if (problems.length) return { name: 'store', ok: false, detail: problems.join('; '), fix: REBUILD };
+  return {
+    name: 'store',
+    ok: true,
+    detail: `${dbFile}: integrity ok, schema ${version}, ${health.documents} documents, ${health.windows} windows`,
+  };
+}
+
+function indexCheck(idx: ReturnType<typeof HnswIndex.inspect>, windows: number): HealthCheck {
+  if (idx.problem)
+    return {
+      name: 'index ↔ store',
+      ok: windows === 0,
+      detail: `${idx.problem}; it is rebuilt from SQLite on the next start`,
+      fix: 'nothing to do, or run `npx ragask stats` to rebuild it now',
+    };
+  if (idx.size + idx.behind < windows && idx.behind === 0)
+    return {
+      name: 'index ↔ store',
+      ok: false,
+      detail: `index holds ${idx.size} vectors, store ${windows} windows`,
+      fix: 'delete data/index.hnsw*; it is rebuilt from SQLite on the next start',
+    };
+  return {
+    name: 'index ↔ store',
+    ok: true,
+    detail: `index loads; ${idx.size} vectors${idx.behind ? `, ${idx.behind} store changes to replay on next open` : ', in step with the store'}`,
+  };
 }
 
 /**
