@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The reader phases 3 and 4 start from: phase 1's int8 file, the shipped one. */
+/** The reader phases 3, 4 and 5 start from: phase 1's int8 file, the shipped one. */
 const PHASE1_READER = {
   commit: 'efbd4e3',
   sha256: '52188fb656130229f2ee1f6fec8271bba21492afaf4f5bacba460bb10016048a',
@@ -38,6 +38,9 @@ if (argv.includes('--help')) {
   --phase4         only more reading: every row of reader-squad20-train-part beside a sample of the
                    phase-1 sets, from the phase-1 reader (about 50 min on 2 cores); measured and not kept,
                    so it too writes its reader under --out and leaves models/ alone
+  --phase5         only much more reading: 40,000 rows of reader-squad11-train (SQuAD 1.1 train) beside
+                   phase 4's rows, from the phase-1 reader, under bfloat16 autocast (about 60 min on 2
+                   cores with AVX512-BF16); writes its reader under --out and leaves models/ alone
   --epochs N, --lr X, --batch N, --threads N, --seed N, --limit N   passed to scripts/train_reader.py
 Writes models/reader-minilm/ and test/fixtures/reader-golden.json.
 `);
@@ -56,6 +59,8 @@ const onlyPhase3 = argv.includes('--phase3');
 if (onlyPhase3) argv.splice(argv.indexOf('--phase3'), 1);
 const onlyPhase4 = argv.includes('--phase4');
 if (onlyPhase4) argv.splice(argv.indexOf('--phase4'), 1);
+const onlyPhase5 = argv.includes('--phase5');
+if (onlyPhase5) argv.splice(argv.indexOf('--phase5'), 1);
 const data = path.resolve(take('--data', path.join(ROOT, '..', 'shared', 'datasets')));
 const out = path.resolve(take('--out', path.join(ROOT, '.tmp', 'reader-train')));
 const fail = (msg) => {
@@ -104,7 +109,7 @@ function phase1Reader() {
   if (sha !== PHASE1_READER.sha256) fail(`${shipped}: sha256 ${sha}, not the phase-1 reader's ${PHASE1_READER.sha256}`);
   return shipped;
 }
-/** Phases 3 and 4 were measured and not kept (BENCHMARKS.md): their runs leave the shipped reader alone. */
+/** Phases 3, 4 and 5 were measured and not kept (BENCHMARKS.md): their runs leave the shipped reader alone. */
 function notShipped() {
   process.stderr.write(`[train-reader] done: ${path.join(out, 'model.int8.onnx')} (not shipped; see BENCHMARKS.md)\n`);
   process.exit(0);
@@ -146,6 +151,26 @@ if (onlyPhase4) {
   runPhase(
     ['--phase', '4', '--init-from-onnx', phase1Reader(), '--epochs', '1', '--lr', '3e-5', ...argv],
     path.join(out, 'phase4.pt'),
+  );
+  notShipped();
+}
+if (onlyPhase5) {
+  runPhase(
+    [
+      '--phase',
+      '5',
+      '--init-from-onnx',
+      phase1Reader(),
+      '--phase5-rows',
+      '40000',
+      '--bf16',
+      '--epochs',
+      '1',
+      '--lr',
+      '4e-5',
+      ...argv,
+    ],
+    path.join(out, 'phase5.pt'),
   );
   notShipped();
 }
