@@ -263,9 +263,9 @@ export interface EvalReport {
   >;
 }
 
-/** Runs every mode over the questions; recall/all-support at each k, answer-in-evidence@3, hops, latency. */
 type EvalRow = RankedEvidence & { ms: number; q: EvalQuestion };
 
+/** Runs every mode over the questions; recall/all-support at each k, answer-in-evidence@3, hops, latency. */
 export async function runEval(
   dataset: EvalDataset,
   rankers: Partial<Record<EvalMode, Ranker>>,
@@ -350,6 +350,7 @@ function visibleFigures(rows: readonly EvalRow[]): Partial<ModeReport> {
   };
 }
 
+/** One question's row of the report's per_question (--json). */
 function perQuestion(r: EvalRow, maxK: number) {
   return {
     id: r.q.id,

@@ -310,6 +310,7 @@ export function createSlackApp(
   };
 }
 
+/** Slack's Web API behind its rate-limit tiers (shared through Redis across replicas when configured). */
 function slackApi(s: SlackConfig, log: Logger, opts: SlackAppOptions): SlackApi {
   return new SlackApi({
     token: s.botToken!,

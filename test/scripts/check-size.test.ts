@@ -39,6 +39,19 @@ describe('the size guard', () => {
     expect(guard({ 'fits.ts': commented('fits', 38) })).toEqual({ status: 0, stderr: '' });
   });
 
+  it('names a long arrow by the constant it is bound to, and a long method by its name', () => {
+    // 1 + 1 + 80 + 1 + 1 = 84 lines each; a class is not a function, so Counter itself is not named
+    const steps = Array.from({ length: 80 }, () => '    n += 1;\n').join('');
+    const r = guard({
+      'arrow.ts': `export const tally = (): number => {\n  let n = 0;\n${steps}  return n;\n};\n`,
+      'method.ts': `export class Counter {\n  count(): number {\n    let n = 0;\n${steps}    return n;\n  }\n}\n`,
+    });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe(
+      'arrow.ts:1 tally: 84 lines (at most 80): split it\nmethod.ts:2 count: 84 lines (at most 80): split it\n',
+    );
+  });
+
   it('names a file over 400 lines, and passes a fitted file of data only', () => {
     const constants = Array.from({ length: 401 }, (_, i) => `export const C${i} = ${i};\n`).join('');
     const r = guard({ 'big.ts': constants, 'model.fitted.ts': constants });

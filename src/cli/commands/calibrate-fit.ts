@@ -3,8 +3,8 @@ import path from 'node:path';
 import { predict, type LogisticModel } from '../../engine/logistic.js';
 import { fitLogistic } from '../../eval/fit.js';
 
-// What the three fits of `ragask calibrate` share: its options, the out-of-fold predictions, the
-// command line a fitted file records and the weights it prints.
+// What the fits of `ragask calibrate` share: its options and the command line a fitted file records
+// (all three), the out-of-fold predictions and the printed weights (the answer confidence and the gate).
 
 /** A fitted model's standardised weights, one line each, then its bias. */
 export function weightLines(model: LogisticModel, width: number): string[] {

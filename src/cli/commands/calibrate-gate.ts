@@ -12,14 +12,14 @@ import { commandLine, outOfFold, weightLines, type CalibrateOptions } from './ca
 import type { CliContext } from '../context.js';
 import { fitLogistic, formatReliability, reliability } from '../../eval/fit.js';
 
+type GateRow = { dataset: string; key: string; check: GateCheck };
+
 /**
  * The gate: every check of every chain, run in shadow mode (measured, never obeyed) and labelled
  * by whether its next hop brought a missing supporting passage; a logistic fit of P(right), and the
  * threshold that stops the most wrong-bridge hops while stopping at most --max-stopped-right of
  * the right ones (out of fold).
  */
-type GateRow = { dataset: string; key: string; check: GateCheck };
-
 export async function calibrateGate(ctx: CliContext, cmd: Command, opts: CalibrateOptions): Promise<void> {
   const rows = await collectGateRows(ctx, cmd, opts);
   if (rows.length < opts.folds * 4)
@@ -107,6 +107,7 @@ function gateThreshold(stoppedAt: StoppedAt, y: readonly number[], maxStoppedRig
   return threshold;
 }
 
+/** The report: wrong and right hops stopped per set at the threshold, the reliability, the old cosine rule beside it. */
 function gateReportLines(
   rows: readonly GateRow[],
   y: readonly number[],

@@ -153,6 +153,7 @@ function outOfFoldProbabilities(
   return samples.map((s) => pOf.get(s) ?? 0);
 }
 
+/** The summary of each set, in the order the sets came. */
 function setSummaries(samples: readonly Sample[], p: readonly number[], sets: readonly string[]): string[] {
   return sets.flatMap((name) => {
     const idx = samples.map((s, i) => (s.dataset === name ? i : -1)).filter((i) => i >= 0);
@@ -189,8 +190,9 @@ function heldOutSummaries(
   });
 }
 
+/** --write: the fit as src/engine/answer/calibration.fitted.ts, with what it was fitted on. */
 function writeAnswerCalibration(
-  model: ReturnType<typeof fitOn>,
+  model: LogisticModel,
   opts: CalibrateOptions,
   sets: readonly string[],
   questions: number,

@@ -213,6 +213,7 @@ function conflictsOf(reading: Reading, source: Snippet | null): Answer['conflict
   ];
 }
 
+/** A comparison's options, each value with the sentence it was read from. */
 function comparisonOf(reading: Reading): Answer['comparison'] {
   if (!reading.comparison) return null;
   return {

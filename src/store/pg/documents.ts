@@ -132,6 +132,7 @@ export class PgDocuments implements DocumentStore {
     return docIds;
   }
 
+  /** The chunks' windows with their vectors, each under the id its chunk was given. */
   private async insertWindows(
     c: PgClient,
     chunks: readonly ChunkWrite[],
@@ -215,6 +216,7 @@ export class PgDocuments implements DocumentStore {
 type ChunkWrite = { docId: number; titleWords: string; x: DocumentWrite['chunks'][number] };
 type InsertedChunk = { id: number; doc_id: number; ord: number };
 
+/** The chunks, with their full-text fields computed in SQL; returns each one's id, document and order. */
 async function insertChunks(c: PgClient, chunks: readonly ChunkWrite[]): Promise<InsertedChunk[]> {
   const inserted = await c.query<InsertedChunk>(
     `INSERT INTO chunks (doc_id, ord, kind, heading_path, page, text, token_count, density, entities, entry, fts, fts_len, labels)

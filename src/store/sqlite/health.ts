@@ -48,6 +48,7 @@ export function sqliteHealth(dataDir: string, hnsw: HnswParams, wantModel: strin
 const REBUILD =
   'move the file away and re-ingest your sources (`npx ragask ingest <paths>`), or restore it from a backup';
 
+/** The file itself: integrity, schema version, orphans and the full-text index. */
 function storeCheck(dbFile: string, health: ReturnType<typeof storeHealth>): HealthCheck {
   const { schemaVersion: version, integrity, orphanChunks, orphanWindows, emptyDocs, ftsGap } = health;
   const problems: string[] = [];
@@ -68,6 +69,7 @@ function storeCheck(dbFile: string, health: ReturnType<typeof storeHealth>): Hea
   };
 }
 
+/** The HNSW index file against the store's windows. */
 function indexCheck(idx: ReturnType<typeof HnswIndex.inspect>, windows: number): HealthCheck {
   if (idx.problem)
     return {
