@@ -6,19 +6,23 @@
  * else by which option the reader points at.
  *
  * The patterns are English grammar (how a comparison is asked), not words of any corpus; they were
- * written against the reader's training questions and are measured on the evaluation sets.
+ * written against the reader's training questions and are measured on the evaluation sets. Their
+ * words are data (data/comparison.json).
  */
-
-export type ComparisonKind = 'yesno' | 'choice';
+import words from './data/comparison.json' with { type: 'json' };
+import { cueFinder, cueMatcher, openingMatcher } from './cues.js';
 
 export interface AttributeQuery {
-  /** The sub-question asked of each option's own passage ("When was {} born?"). */
+  /** The sub-question asked of each option's own passage ("When was {} founded?"). */
   template: string;
   value: 'date' | 'number';
   /** Which value wins: the earliest / smallest, or the latest / largest. */
   pick: 'min' | 'max';
 }
 
+export type ComparisonKind = 'yesno' | 'choice';
+
+/** A choice between two things the question names ("Which was released first, A or B?"), or a yes/no about two. */
 export interface ComparisonQuestion {
   kind: ComparisonKind;
   /** The two options as the question names them (for a yes/no question: empty, see namedPassages). */
@@ -26,14 +30,27 @@ export interface ComparisonQuestion {
   attribute: AttributeQuery | null;
 }
 
-const COMPARATIVE =
-  'first|earlier|later|last|older|younger|more|most|fewer|less|larger|smaller|bigger|longer|shorter|taller|higher|lower';
-const WH = /\b(what|which|who|whom|whose|where|when|why|how)\b/i;
-// a proper name: capitalised words (or figures), with the particles names carry
-const NAME_RUN = String.raw`[A-Z0-9"'“][^\s]*(?:\s+(?:[A-Z0-9"'“(][^\s]*|of|de|la|le|du|the|and|v\.|von|van|der|del|da|di|y|al-\S+|ibn|bin))*`;
-const AUX = /^(are|is|was|were|do|does|did|has|have|had|can|could|will|would|should)\b/i;
+const COMPARATIVE = words.comparatives.join('|');
+/** A yes/no question opens with an auxiliary. */
+const YES_NO_OPENING = openingMatcher(words.auxiliaries);
+const SAYS_SAME = cueMatcher(words.sameness);
+/** A choice is asked with a wh-word, an auxiliary or "between" first. */
+const CHOICE_OPENING = openingMatcher([
+  'who',
+  'which',
+  'what',
+  'whom',
+  'whose',
+  'did',
+  'was',
+  'were',
+  'is',
+  'are',
+  'does',
+  'between',
+]);
 
-/** The two options of "…, A or B?", "between A and B, …", "… out of A and B?", "Did A or B come first?". */
+/** The two options of "…, A or B?", "between A and B, …", "Which came first A or B?". */
 export function choiceOptions(question: string): string[] | null {
   const q = question
     .trim()
@@ -42,9 +59,9 @@ export function choiceOptions(question: string): string[] | null {
   const clean = (s: string) =>
     s
       .trim()
-      // a lowercase article is grammar ("the Pterocarya"); a capital one inside the question is part
-      // of the name ("The Exies")
-      .replace(/^(the|a|an)\s+/, '')
+      // an article is grammar ("the Pterocarya"); keeping a capital one as part of a name earned
+      // nothing on the sets it was not written from (BENCHMARKS.md, "Every rule family ablated")
+      .replace(/^(the|a|an)\s+/i, '')
       .replace(/^["'“]|["'”,.]$/g, '')
       .trim();
   const pair = (a: string | undefined, b: string | undefined) => {
@@ -61,61 +78,36 @@ export function choiceOptions(question: string): string[] | null {
   // "…, A or B" / "…: A or B" (the options close the question)
   m = /[,:]\s*(?:the\s+)?([^,:]+?),? or ([^,:]+)$/i.exec(q);
   if (m) return pair(m[1], m[2]);
-  // "Who is older out of A and B" / "Which of A and B …"
-  m =
-    /^(?:who|which|what)\b.*?\bout of (.+?) (?:and|or) (.+)$/i.exec(q) ??
-    /^(?:who|which) of (.+?) (?:and|or) (.+?)(?: (?:is|was|has|had|were|are)\b.*)?$/i.exec(q);
-  if (m) return pair(m[1], m[2]);
-  // "Did A or B come first" / "Which man, A or B, composed …"
-  // "Did A or B come first", "Is the A or B native to Japan": B is the run of names before the verb
-  m = new RegExp(
-    `^(?:[Dd]id|[Ww]as|[Ww]ere|[Ii]s|[Aa]re|[Dd]oes|[Dd]o|[Hh]as|[Hh]ave)\\s+(?:the\\s+)?(.+?) or (?:the\\s+)?(${NAME_RUN})\\s+[a-z]`,
-  ).exec(q);
-  if (m) return pair(m[1], m[2]);
-  m = /^(?:which|who)\b[^,]*,\s*(.+?) or (.+?),/i.exec(q);
-  if (m) return pair(m[1], m[2]);
   // "Which magazine was published first Guitar World or Chic", "which has more species A or B"
   m = new RegExp(`^(?:[Ww]hich|[Ww]ho)\\b.*?\\b(?:${COMPARATIVE})(?: [a-z]+)? ([A-Z0-9"'“].*?) or (.+)$`).exec(q);
   if (m) return pair(m[1], m[2]);
   return null;
 }
 
-const EVENT_VERBS =
-  'released|published|founded|established|formed|created|started|opened|built|made|produced|written|launched|premiered|began|begun|introduced|discovered|invented|completed|signed|adopted|recorded|issued|designed|developed|constructed|incorporated|debuted|aired|broadcast|elected|appointed|decided';
-const EARLY = /\b(first|earlier|earliest|sooner|before|previously|older|oldest)\b/i;
-const LATE = /\b(later|latest|last|more recently|most recently|after|newer|newest|younger|youngest)\b/i;
+const saysEarly = cueMatcher(words.earlyWords);
+const saysLate = cueMatcher(words.lateWords);
+const saysAge = cueMatcher(words.ageWords);
+const saysOlder = cueMatcher(words.olderWords);
+const saysBorn = cueMatcher(['born']);
+const eventVerbOf = cueFinder(words.eventVerbs);
+/** "the film whose director was born later": the attribute belongs to something else, one hop away. */
+const RELATIVE_CLAUSE = /\b\w+ (whose|who (was|is|were|died)|that (was|is))\b/;
 
-/** What attribute a choice compares, and which way wins, when the question says (else null). */
+/**
+ * What attribute a choice compares, and which way wins, when the question says (else null): an age
+ * or a founding (read as a birth where the option's passage says "born"), or the date of the event
+ * the question names.
+ */
 export function attributeOf(question: string): AttributeQuery | null {
   const q = question.toLowerCase();
-  // "the film whose director was born later": the attribute belongs to something else, one hop away
-  if (/\b\w+ (whose|who (was|is|were|died)|that (was|is))\b/.test(q.replace(/^\s*who\b/, ''))) return null;
-  const person =
-    /^\s*(who|whom)\b/.test(q) ||
-    /\b(born|person|man|woman|actor|actress|singer|director|author|writer|player|musician|politician)\b/.test(q);
-  if (/\bdied\b|\bdeath\b/.test(q) && (EARLY.test(q) || LATE.test(q)))
-    return { template: 'When did {} die?', value: 'date', pick: EARLY.test(q) ? 'min' : 'max' };
-  if (/\b(older|oldest|younger|youngest)\b/.test(q) || /\bborn\b/.test(q)) {
-    const early = /\b(older|oldest)\b/.test(q) || (/\bborn\b/.test(q) && EARLY.test(q));
-    if (person) return { template: 'When was {} born?', value: 'date', pick: early ? 'min' : 'max' };
+  if (RELATIVE_CLAUSE.test(q.replace(/^\s*who\b/, ''))) return null;
+  if (saysAge(q)) {
+    const early = saysOlder(q) || (saysBorn(q) && saysEarly(q));
     return { template: 'When was {} founded?', value: 'date', pick: early ? 'min' : 'max' };
   }
-  const verb = new RegExp(`\\b(${EVENT_VERBS})\\b`).exec(q);
-  if (verb && (EARLY.test(q) || LATE.test(q)))
-    return { template: `When was {} ${verb[1]}?`, value: 'date', pick: EARLY.test(q) ? 'min' : 'max' };
-  if (/\b(come|came) (first|earlier|before)\b|\bwas (first|earlier)\b|\bhappened first\b/.test(q))
-    return { template: 'When did {} happen?', value: 'date', pick: 'min' };
-  // "Which opera has more acts, …": a count, when the counted noun closes the clause
-  const more = /\b(more|most|fewer|less|least)\s+([a-z]+)\s*(?:[,:]|$| [A-Z0-9"'“])/.exec(
-    `${question.split(/,| or /)[0]!.replace(/^\w/, (c) => c.toLowerCase())},`,
-  );
-  if (more && !/^(than|likely|popular|famous|recently|common|successful)$/.test(more[2]!)) {
-    return {
-      template: `How many ${more[2]} does {} have?`,
-      value: 'number',
-      pick: /^(more|most)$/.test(more[1]!) ? 'max' : 'min',
-    };
-  }
+  const verb = eventVerbOf(q);
+  if (verb && (saysEarly(q) || saysLate(q)))
+    return { template: `When was {} ${verb}?`, value: 'date', pick: saysEarly(q) ? 'min' : 'max' };
   return null;
 }
 
@@ -123,18 +115,10 @@ export function attributeOf(question: string): AttributeQuery | null {
 export function parseComparison(question: string): ComparisonQuestion | null {
   const q = question.trim();
   const options = choiceOptions(q);
-  if (options && /^(who|which|what|whom|whose|did|was|were|is|are|does|between)\b/i.test(q))
-    return { kind: 'choice', options, attribute: attributeOf(q) };
+  if (options && CHOICE_OPENING(q)) return { kind: 'choice', options, attribute: attributeOf(q) };
   // "Are X and Y both …", "Were X and Y of the same nationality", "Did X and Y originate from the same
   // country", "Does X have the same nationality as Y": two things and a yes/no
-  if (
-    AUX.test(q) &&
-    (/\b(both|same|either|neither)\b/i.test(q) || /\b(as well as|in common)\b/i.test(q)) &&
-    /\b(and|as)\b/i.test(q)
-  )
-    return { kind: 'yesno', options: [], attribute: null };
-  // a statement asked as a question: "X and Y are both American film directors?"
-  if (!WH.test(q) && /\?\s*$/.test(q) && /\b(both|same)\b/i.test(q) && /\band\b/i.test(q))
+  if (YES_NO_OPENING(q) && SAYS_SAME(q) && /\b(and|as)\b/i.test(q))
     return { kind: 'yesno', options: [], attribute: null };
   return null;
 }

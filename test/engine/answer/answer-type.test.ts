@@ -10,18 +10,45 @@ import {
 } from '../../../src/engine/answer/answer-type.js';
 
 describe('the kind of value a question asks for', () => {
-  it('reads numbers, units, names, paths and how-tos from the words of the question', () => {
+  it('reads numbers, names, paths and how-tos from the words of the question', () => {
     expect(expectedType('How many seconds does the cache keep an entry?')).toBe('number');
     expect(expectedType("What's the default timeout of the client?")).toBe('number');
     expect(expectedType('Which calibration offset applies at −20 °C?')).toBe('number');
-    expect(expectedType('What status code does the server send back?')).toBe('number');
-    expect(expectedType('In what unit is the interval given?')).toBe('unit');
+    // "status / error / exit code" went with the ablation: on a set it was not written from it cost a first line
+    expect(expectedType('What status code does the server send back?')).toBe('any');
+    // the unit rule went with the ablation (it fired on no question outside the set it was written
+    // from); what is left reads the phrase "what … interval"
+    expect(expectedType('In what unit is the interval given?')).toBe('number');
     expect(expectedType('Which module has to be loaded for this?')).toBe('identifier');
-    expect(expectedType('Is there an environment variable that turns it off?')).toBe('identifier');
+    // "is there a … <noun>" went with the same ablation: no wh-phrase, no kind
+    expect(expectedType('Is there an environment variable that turns it off?')).toBe('any');
     expect(expectedType('Which format code logs 0 instead of a dash?')).toBe('identifier');
     expect(expectedType('Where does the server write its pid file?')).toBe('path');
     expect(expectedType('How do I reload the configuration?')).toBe('command');
     expect(expectedType('Who leads Project Falcon?')).toBe('any');
+  });
+
+  it('reads each cue list of data/answer-types.json, in phrasing written for the test', () => {
+    // numberCues: a cue phrase anywhere, as whole words
+    expect(expectedType('The batch job: how often does it wake up?')).toBe('number');
+    expect(expectedType('The importer stops; in how many hours is it retried?')).toBe('number');
+    expect(expectedType('Is the lag given in milliseconds?')).toBe('number');
+    expect(expectedType('Since which release can the gizmo stream?')).toBe('number');
+    // superlatives, after "what's / what is / what are the"
+    expect(expectedType('What is the longest a ticket may wait?')).toBe('number');
+    // quantityNouns and nameNouns head a which/what phrase of at most three more words
+    expect(expectedType('Which reconnect back-off interval does the agent use?')).toBe('number');
+    expect(expectedType('What lovely shiny new plugin handler loads it?')).toBe('any');
+    expect(expectedType('What shiny new plugin handler loads it?')).toBe('identifier');
+    // howToCues and howToOpenings
+    expect(expectedType('How would one rotate the signing keys safely?')).toBe('command');
+    expect(expectedType('how to rotate the signing keys?')).toBe('command');
+    expect(expectedType('Tell me how to rotate the signing keys')).toBe('any');
+    // pathOpenings and pathCues
+    expect(expectedType('Where do the nightly dumps go?')).toBe('path');
+    expect(expectedType('The nightly dumps: which folder holds them?')).toBe('path');
+    // a cue inside a longer word is not said
+    expect(expectedType('Somehow many things broke overnight?')).toBe('any');
   });
 
   it('hears a question for a default by the cues of data/cues.json, as whole words', () => {
@@ -57,10 +84,6 @@ describe('how a span fits', () => {
     expect(typeFit('number', '64 megabytes')).toBe(1);
     expect(typeFit('number', 'TLSv1.2')).toBe(1);
     expect(typeFit('number', 'the maximum amount of memory')).toBe(-1);
-    expect(typeFit('unit', 'microseconds')).toBe(1);
-    // a span with no unit among its words is not the unit asked for; one with a unit and more cannot tell
-    expect(typeFit('unit', 'htcacheclean')).toBe(-1);
-    expect(typeFit('unit', 'interval minutes')).toBe(0);
     expect(typeFit('identifier', 'mod_authz_host')).toBe(1);
     expect(typeFit('identifier', 'the module that checks hosts')).toBe(-1);
     expect(typeFit('path', '/tmp/mod_cache-lock')).toBe(1);

@@ -15,26 +15,18 @@ describe('comparison questions', () => {
       'Shibataea',
       'Pediocactus',
     ]);
-    expect(choiceOptions('Who is older out of John Waite and Jeff Scott Soto?')).toEqual([
-      'John Waite',
-      'Jeff Scott Soto',
-    ]);
+    // "out of A and B", "Did/Is A or B …" and "Which X, A or B, …" went with the ablation: each read a
+    // question or two that another pattern or the reader's own reading answered the same
+    expect(choiceOptions('Who is older out of Nell Varga and Piet Ormond?')).toBeNull();
     expect(choiceOptions('Which magazine was published first Guitar World or Chic ?')).toEqual([
       'Guitar World',
       'Chic',
     ]);
-    expect(choiceOptions('Is the Nipponanthemum or Graptopetalum native to Japan?')).toEqual([
-      'Nipponanthemum',
-      'Graptopetalum',
-    ]);
-    expect(choiceOptions('Which man, John Williams or Yevgeny Zamyatin, composed the film score?')).toEqual([
-      'John Williams',
-      'Yevgeny Zamyatin',
-    ]);
-    // a capital "The" is part of a name; a lowercase one is the article
-    expect(choiceOptions('Which band was formed first The Exies or Circus Diablo ?')).toEqual([
-      'The Exies',
-      'Circus Diablo',
+    expect(choiceOptions('Is the Quillwort or Brackenfold native to Wales?')).toBeNull();
+    // an article before an option is dropped, capital or not
+    expect(choiceOptions('Which choir was formed first The Larkhills or Velvet Moth ?')).toEqual([
+      'Larkhills',
+      'Velvet Moth',
     ]);
     expect(choiceOptions('Which plant is larger, the Pterocarya or the Cotula?')).toEqual(['Pterocarya', 'Cotula']);
   });
@@ -45,39 +37,63 @@ describe('comparison questions', () => {
     expect(parseComparison('In which city is the manufacturer of the sensor based?')).toBeNull();
   });
 
-  it('tells yes/no comparisons from choices', () => {
-    expect(parseComparison('Were Scott Derrickson and Ed Wood of the same nationality?')?.kind).toBe('yesno');
-    expect(parseComparison('Are both Judy Blume and Sarah Caudwell writers?')?.kind).toBe('yesno');
-    expect(parseComparison('Erin Wiedner and Monte Hellman are both American film directors?')?.kind).toBe('yesno');
-    expect(parseComparison('Which film came out first, Blind Shaft or The Mask of Fu Manchu?')?.kind).toBe('choice');
+  it('tells yes/no comparisons (auxiliaries and sameness of data/comparison.json) from choices', () => {
+    expect(parseComparison('Were Ilse Marr and Tove Lund of the same nationality?')?.kind).toBe('yesno');
+    expect(parseComparison('Do Ilse Marr and Tove Lund have a publisher in common?')?.kind).toBe('yesno');
+    // a statement asked as a question went with the ablation (where it fired, it gave a wrong answer)
+    expect(parseComparison('Ilse Marr and Tove Lund are both poets?')).toBeNull();
+    expect(parseComparison('Which film came out first, Quiet Harbour or The Long Ferry?')).toEqual({
+      kind: 'choice',
+      options: ['Quiet Harbour', 'Long Ferry'],
+      attribute: null,
+    });
   });
 
   it('reads which attribute a choice compares and which way wins', () => {
+    // an age is read as a founding; the reading asks for a birth where the option's passage says "born"
     expect(attributeOf('Who is older, Ada Brook or Carl Dunn?')).toMatchObject({
-      template: 'When was {} born?',
+      template: 'When was {} founded?',
       value: 'date',
       pick: 'min',
     });
-    expect(attributeOf('Who was born later, Carlos Fuentes or Christa Wolf')).toMatchObject({
-      template: 'When was {} born?',
+    expect(attributeOf('Who was born later, Ada Brook or Carl Dunn')).toMatchObject({
+      template: 'When was {} founded?',
       pick: 'max',
     });
     expect(attributeOf("Which magazine was started first, Arthur's Magazine or First for Women?")).toMatchObject({
       template: 'When was {} started?',
       pick: 'min',
     });
-    expect(attributeOf('Who died first, Mary Lightner or Linda Hayes?')).toMatchObject({
-      template: 'When did {} die?',
-      pick: 'min',
-    });
-    expect(attributeOf('Which opera has more acts, Einstein on the Beach or Owen Wingrave?')).toMatchObject({
-      template: 'How many acts does {} have?',
-      value: 'number',
-      pick: 'max',
-    });
+    // "died first" fired on no evaluation question, so it went: the reader picks between the options
+    expect(attributeOf('Who died first, Orla Penn or Tam Rivers?')).toBeNull();
+    // a count ("more acts") went with the ablation: the reader picks between the options
+    expect(attributeOf('Which opera has more acts, Salt Moon or Glass Orchard?')).toBeNull();
     // the attribute of something one hop away is not read off the options' own passages
     expect(attributeOf('Which film has the director who was born later, Stage Kisses or The Lame Devil?')).toBeNull();
     expect(attributeOf('Which is an herb, Trachymene or Elaeagnus?')).toBeNull();
+  });
+
+  it('reads each word list of data/comparison.json, in phrasing written for the test', () => {
+    // eventVerbs with earlyWords / lateWords: the verb the question says, as written
+    expect(attributeOf('Which bakery opened sooner, Crumb Hall or Oat Loft?')).toMatchObject({
+      template: 'When was {} opened?',
+      pick: 'min',
+    });
+    expect(attributeOf('Which ferry was launched more recently, Gull or Tern?')).toMatchObject({
+      template: 'When was {} launched?',
+      pick: 'max',
+    });
+    // ageWords, and olderWords for which way wins
+    expect(attributeOf('Which singer is the youngest, Ivo Lark or Bea Sand?')).toMatchObject({
+      template: 'When was {} founded?',
+      pick: 'max',
+    });
+    expect(attributeOf('Which bridge is older, Pell Span or Moss Arch?')).toMatchObject({
+      template: 'When was {} founded?',
+      pick: 'min',
+    });
+    // comparatives: options after a comparative without a comma
+    expect(choiceOptions('Which tower is taller Brim Keep or Sallow Mast?')).toEqual(['Brim Keep', 'Sallow Mast']);
   });
 
   it('orders dates and counts read off spans', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cueMatcher } from '../../../src/engine/answer/cues.js';
+import { cueMatcher, openingMatcher, whPhraseMatcher } from '../../../src/engine/answer/cues.js';
 
 describe('a cue list as data', () => {
   const says = cueMatcher(['by default', 'out of the box', 'default']);
@@ -13,5 +13,24 @@ describe('a cue list as data', () => {
     expect(cueMatcher(['a.b'])('the axb flag')).toBe(false);
     expect(cueMatcher(['a.b'])('the a.b flag')).toBe(true);
     expect(cueMatcher([])('anything at all')).toBe(false);
+  });
+});
+
+describe('an opening cue and a wh-phrase headed by a noun', () => {
+  it('hears an opening only at the start, as whole words', () => {
+    const opens = openingMatcher(['where', 'how to']);
+    expect(opens('  Where did the parcels land?')).toBe(true);
+    expect(opens('How to   fold the sheets?')).toBe(true);
+    expect(opens('Whereabouts did the parcels land?')).toBe(false);
+    expect(opens('Ask them where the parcels are')).toBe(false);
+    expect(openingMatcher([])('where is it')).toBe(false);
+  });
+  it('hears a which/what phrase whose head noun is listed, within its reach', () => {
+    const asksGadget = whPhraseMatcher(['gadget', 'widget'], 2);
+    expect(asksGadget("What's the blue gadget for?")).toBe(true);
+    expect(asksGadget('Which two small widget kinds are sold?')).toBe(true);
+    expect(asksGadget('Which very tiny brass gadget is it?')).toBe(false);
+    expect(asksGadget('Whatever gadget you like')).toBe(false);
+    expect(asksGadget('Which gadgetry is it?')).toBe(false);
   });
 });
