@@ -17,7 +17,7 @@ import types from './data/answer-types.json' with { type: 'json' };
 import { cueMatcher, openingMatcher, whPhraseMatcher } from './cues.js';
 
 export type ExpectedType =
-  /** A number, with or without its unit: how many, how much, how long, a default, a limit, a code. */
+  /** A number, with or without its unit: how many, how much, how long, a default, a limit, a year. */
   | 'number'
   /** A name as written in the documents: a module, program, directive, option, variable, file. */
   | 'identifier'

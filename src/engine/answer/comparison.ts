@@ -2,8 +2,8 @@
  * Comparison questions: "Were X and Y of the same nationality?", "Who is older, A or B?", "Which
  * was released first, A or B?". They are answered by reading each compared entity from its own
  * passage: yes/no from the reader's answer-type head over both passages side by side, or one of the
- * two options — by an attribute read for each (a date, a count) when the question compares one,
- * else by which option the reader points at.
+ * two options — by a date read for each (a birth or founding, an event the question names) when the
+ * question compares one, else by which option the reader points at.
  *
  * The patterns are English grammar (how a comparison is asked), not words of any corpus; they were
  * written against the reader's training questions and are measured on the evaluation sets. Their
@@ -15,8 +15,8 @@ import { cueFinder, cueMatcher, openingMatcher } from './cues.js';
 export interface AttributeQuery {
   /** The sub-question asked of each option's own passage ("When was {} founded?"). */
   template: string;
-  value: 'date' | 'number';
-  /** Which value wins: the earliest / smallest, or the latest / largest. */
+  value: 'date';
+  /** Which date wins: the earliest or the latest. */
   pick: 'min' | 'max';
 }
 
@@ -162,59 +162,13 @@ export function parseDate(text: string): number | null {
   return null;
 }
 
-const WORD_NUMBERS: Record<string, number> = {
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-  eleven: 11,
-  twelve: 12,
-  thirteen: 13,
-  fourteen: 14,
-  fifteen: 15,
-  sixteen: 16,
-  seventeen: 17,
-  eighteen: 18,
-  nineteen: 19,
-  twenty: 20,
-  thirty: 30,
-  forty: 40,
-  fifty: 50,
-  hundred: 100,
-};
-
-/** A count or quantity read off a span ("about 1,200", "three", "2.5 million"), or null. */
-export function parseNumber(text: string): number | null {
-  const t = text.toLowerCase().replace(/(\d),(\d{3})/g, '$1$2');
-  const m = /(-?\d+(?:\.\d+)?)\s*(thousand|million|billion)?/.exec(t);
-  if (m) {
-    const scale = m[2] === 'thousand' ? 1e3 : m[2] === 'million' ? 1e6 : m[2] === 'billion' ? 1e9 : 1;
-    return Number(m[1]) * scale;
-  }
-  const w = /\b([a-z]+)\b/g;
-  for (const x of t.matchAll(w)) if (WORD_NUMBERS[x[1]!] !== undefined) return WORD_NUMBERS[x[1]!]!;
-  return null;
-}
-
-/** Which of two read values wins, or null when either is missing or they are equal. */
+/** Which of two read dates wins, or null when either is missing, they are equal or cannot be ordered. */
 export function pickByValue(attribute: AttributeQuery, a: string | null, b: string | null): 0 | 1 | null {
-  const parse = attribute.value === 'date' ? parseDate : parseNumber;
-  const x = a === null ? null : parse(a);
-  const y = b === null ? null : parse(b);
+  const x = a === null ? null : parseDate(a);
+  const y = b === null ? null : parseDate(b);
   if (x === null || y === null || x === y) return null;
   // a year alone against a full date of the same year cannot be ordered
-  if (
-    attribute.value === 'date' &&
-    Math.floor(x / 10_000) === Math.floor(y / 10_000) &&
-    (x % 10_000 === 0 || y % 10_000 === 0)
-  )
-    return null;
+  if (Math.floor(x / 10_000) === Math.floor(y / 10_000) && (x % 10_000 === 0 || y % 10_000 === 0)) return null;
   const first = attribute.pick === 'min' ? x < y : x > y;
   return first ? 0 : 1;
 }

@@ -1,7 +1,7 @@
 /**
- * Cue lists as data (data/cues.json, data/answer-types.json), matched as whole words: a cue is a
- * phrase, never a pattern, so what a list holds is what it matches ("default" does not match
- * "defaultsfile").
+ * Cue lists as data (data/cues.json, data/answer-types.json, data/comparison.json), matched as whole
+ * words: a cue is a phrase, never a pattern, so what a list holds is what it matches ("default" does
+ * not match "defaultsfile", "max" does not match "max_connections").
  */
 
 /** Escapes a phrase for use inside a regular expression. */
@@ -11,9 +11,9 @@ const escapePattern = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const alternativesOf = (phrases: readonly string[]) =>
   phrases.map((p) => p.split(' ').filter(Boolean).map(escapePattern).join('\\s+')).join('|');
 
-/** Not inside a word: no letter or digit on either side. */
-const BEFORE = '(?<![\\p{L}\\p{N}])';
-const AFTER = '(?![\\p{L}\\p{N}])';
+/** Not inside a word: no letter, digit or underscore on either side (a snake_case name is one word). */
+const BEFORE = '(?<![\\p{L}\\p{N}_])';
+const AFTER = '(?![\\p{L}\\p{N}_])';
 
 /** Whether a text says any of the phrases as whole words (case-insensitive; runs of space match any white space). */
 export function cueMatcher(phrases: readonly string[]): (text: string) => boolean {
@@ -46,6 +46,7 @@ export function openingMatcher(phrases: readonly string[]): (text: string) => bo
  * "which Apache module"). The head noun of the wh-phrase says the kind of the answer.
  */
 export function whPhraseMatcher(nouns: readonly string[], reach: number): (text: string) => boolean {
+  if (!nouns.length) return () => false;
   const pattern = new RegExp(
     `${BEFORE}(?:which|what)(?:'s| is| are)?${AFTER}(?: (?:the|a|an))?(?: [\\p{L}\\p{N}_'’-]+){0,${reach}}? (?:${alternativesOf(nouns)})${AFTER}`,
     'iu',

@@ -16,9 +16,6 @@ describe('the kind of value a question asks for', () => {
     expect(expectedType('Which calibration offset applies at −20 °C?')).toBe('number');
     // "status / error / exit code" went with the ablation: on a set it was not written from it cost a first line
     expect(expectedType('What status code does the server send back?')).toBe('any');
-    // the unit rule went with the ablation (it fired on no question outside the set it was written
-    // from); what is left reads the phrase "what … interval"
-    expect(expectedType('In what unit is the interval given?')).toBe('number');
     expect(expectedType('Which module has to be loaded for this?')).toBe('identifier');
     // "is there a … <noun>" went with the same ablation: no wh-phrase, no kind
     expect(expectedType('Is there an environment variable that turns it off?')).toBe('any');
@@ -47,8 +44,9 @@ describe('the kind of value a question asks for', () => {
     // pathOpenings and pathCues
     expect(expectedType('Where do the nightly dumps go?')).toBe('path');
     expect(expectedType('The nightly dumps: which folder holds them?')).toBe('path');
-    // a cue inside a longer word is not said
+    // a cue inside a longer word is not said, nor one inside a snake_case name
     expect(expectedType('Somehow many things broke overnight?')).toBe('any');
+    expect(expectedType('What is the max_retries setting for?')).toBe('identifier');
   });
 
   it('hears a question for a default by the cues of data/cues.json, as whole words', () => {

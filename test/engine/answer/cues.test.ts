@@ -10,6 +10,7 @@ describe('a cue list as data', () => {
   it('never matches a cue inside another word, nor reads a cue as a pattern', () => {
     expect(says('Where does the defaultsfile live?')).toBe(false);
     expect(says('What does the nodefault flag do?')).toBe(false);
+    expect(says('What does default_mode set?')).toBe(false);
     expect(cueMatcher(['a.b'])('the axb flag')).toBe(false);
     expect(cueMatcher(['a.b'])('the a.b flag')).toBe(true);
     expect(cueMatcher([])('anything at all')).toBe(false);
@@ -32,5 +33,6 @@ describe('an opening cue and a wh-phrase headed by a noun', () => {
     expect(asksGadget('Which very tiny brass gadget is it?')).toBe(false);
     expect(asksGadget('Whatever gadget you like')).toBe(false);
     expect(asksGadget('Which gadgetry is it?')).toBe(false);
+    expect(whPhraseMatcher([], 2)('Which one?')).toBe(false);
   });
 });
