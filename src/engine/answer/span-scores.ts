@@ -75,21 +75,19 @@ export function scoreSpans(
   const asked = termSet(question);
   const wantsDefault = asksForDefault(question);
   if (wantsDefault) asked.add('default');
-  const subjects = subjectCoverages(question, passages);
-  const best = Math.max(0, ...subjects);
   const out: ScoredSpan[] = [];
   for (const x of spans) {
     const fit = typeFit(expected, x.text);
     const label = cellLabel(passages[x.passage]!, x.start);
     // the label must name what is asked, all of it ("Offset", "Default"), not share a word with the
-    // question; and the row must be about what is asked: every directive's table has a "Default"
+    // question (a rule that the row's section must also cover the question went with its ablation:
+    // BENCHMARKS.md, "Every rule family ablated")
     const labelTerms = label === null ? [] : contentTerms(label);
-    const aboutIt = subjects[x.passage]! > 0 && subjects[x.passage]! >= SUBJECT_SHARE * best;
-    const named = labelTerms.length > 0 && labelTerms.every((t) => asked.has(t)) && aboutIt;
+    const named = labelTerms.length > 0 && labelTerms.every((t) => asked.has(t));
     const condition = rowCondition(passages[x.passage]!, x.start, question);
     const cut = valueWithin(expected, x.text);
     const stated =
-      wantsDefault && label === null && aboutIt && statesDefaultBefore(passages[x.passage]!.text, x.start + cut.start);
+      wantsDefault && label === null && statesDefaultBefore(passages[x.passage]!.text, x.start + cut.start);
     const adjusted =
       x.score +
       (fit < 0 ? MISFIT_WEIGHT : TYPE_WEIGHT) * fit +
@@ -117,33 +115,6 @@ export function scoreSpans(
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
-  });
-}
-
-/**
- * A labelled row answers only if its subject covers the question at least this share as well as the
- * passage that covers it best: "Default: TimeOut 60" (the server's timeout) is not the answer to
- * "what's ab's default socket timeout?" when ab's own page is in the evidence.
- */
-const SUBJECT_SHARE = 0.6;
-
-/** Words every question about a default shares with every table of defaults. */
-const SUBJECT_STOP = new Set(['default', 'value', 'set']);
-
-/**
- * How much of the question (less the words any default shares) each passage's subject covers: its
- * title and every passage of the same section among the passages ("Description: Maximum length of the
- * queue of pending connections" and the prose under it, beside "Default: ListenBackLog 511").
- */
-function subjectCoverages(question: string, passages: readonly EvidencePassage[]): number[] {
-  const terms = contentTerms(question).filter((t) => !SUBJECT_STOP.has(t));
-  if (!terms.length) return passages.map(() => 1);
-  const sectionOf = (p: EvidencePassage) => `${p.snippet.docId}\u0000${p.title}`;
-  const sections = new Map<string, string[]>();
-  for (const p of passages) sections.set(sectionOf(p), [...(sections.get(sectionOf(p)) ?? []), p.text]);
-  return passages.map((p) => {
-    const have = termSet(`${p.title} ${sections.get(sectionOf(p))!.join(' ')}`);
-    return terms.filter((t) => have.has(t)).length / terms.length;
   });
 }
 

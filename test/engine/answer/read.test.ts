@@ -309,35 +309,24 @@ describe('what the question asks for', () => {
     expect(alone.features.labelled).toBe(true);
   });
 
-  it("gives the Default label's weight only to the row of what is asked, not to another entry's default", async () => {
-    const row = (id: number, directive: string, text: string, docId: number) => ({
-      ...passage(id, `Core > ${directive} Directive`, text, docId),
+  it("gives the Default label's weight to a cell whose label the question names", async () => {
+    const row = (id: number, title: string, text: string, docId: number) => ({
+      ...passage(id, title, text, docId),
       answerRanges: [[text.indexOf(': ') + 2, text.length]] as [number, number][],
     });
-    const buffer = row(1, 'ReadBufferSize', 'Default: ReadBufferSize 8192', 1);
-    const bufferWhat = row(2, 'ReadBufferSize', 'Description: Size of the buffers used to read data', 1);
-    const backlog = passage(
-      3,
-      'MPM Common > ListenBackLog Directive',
-      'The maximum length of the queue of pending connections is set with ListenBackLog; it defaults to 511.',
-      2,
-    );
-    const reader = scripted((_, ps) => [window(ps, ['8192', '511'], {}, [8, 9])]);
-    const question = "What's the default length of the queue of pending TCP connections?";
-    const r = await readAnswer(reader, question, [hop(null)], [buffer, bufferWhat, backlog], false);
-    // the other directive's Default cell no longer outweighs the entry the question describes
-    expect(r.value).toBe('511');
-    expect(r.features.labelled).toBe(false);
-    // the same row, when it is the entry asked about, keeps its weight
-    const asked = await readAnswer(
+    const poolDefault = row(1, 'Pool > PoolSize Setting', 'Default: PoolSize 16', 1);
+    const poolMaximum = row(2, 'Pool > PoolSize Setting', 'Maximum: PoolSize 64', 1);
+    const reader = scripted((_, ps) => [window(ps, ['16', '64'], {}, [8, 9])]);
+    const r = await readAnswer(
       reader,
-      'What size are the buffers used to read data by default?',
+      'How many connections does the pool hold by default?',
       [hop(null)],
-      [buffer, bufferWhat, backlog],
+      [poolDefault, poolMaximum],
       false,
     );
-    expect(asked.value).toBe('8192');
-    expect(asked.features.labelled).toBe(true);
+    // the reader prefers the Maximum cell by a logit; the named "Default" cell outweighs it
+    expect(r.value).toBe('16');
+    expect(r.features.labelled).toBe(true);
   });
 });
 
