@@ -35,20 +35,7 @@ const COMPARATIVE = words.comparatives.join('|');
 const YES_NO_OPENING = openingMatcher(words.auxiliaries);
 const SAYS_SAME = cueMatcher(words.sameness);
 /** A choice is asked with a wh-word, an auxiliary or "between" first. */
-const CHOICE_OPENING = openingMatcher([
-  'who',
-  'which',
-  'what',
-  'whom',
-  'whose',
-  'did',
-  'was',
-  'were',
-  'is',
-  'are',
-  'does',
-  'between',
-]);
+const CHOICE_OPENING = openingMatcher(words.choiceOpenings);
 
 /** The two options of "…, A or B?", "between A and B, …", "Which came first A or B?". */
 export function choiceOptions(question: string): string[] | null {
