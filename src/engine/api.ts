@@ -3,6 +3,7 @@ import type { AccessContext } from '../store/access.js';
 import type { AccessResolver } from './access.js';
 import type { Encoder } from '../models/encoder.js';
 import type { LinesObserver } from './answer/index.js';
+import type { SpansObserver } from './answer/read.js';
 import type { Decomposer } from './decompose.js';
 import type { QueryCache } from './query-cache.js';
 import type { Retriever } from './retrieve.js';
@@ -44,4 +45,6 @@ export interface EngineDeps {
   now?: () => number;
   /** Sees every reading's candidate lines (ragask calibrate --lines). */
   observeLines?: LinesObserver;
+  /** Sees every reading's competing spans (ragask calibrate --spans). */
+  observeSpans?: SpansObserver;
 }

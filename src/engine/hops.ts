@@ -367,6 +367,7 @@ export class HopEngine implements EngineApi {
       windowsOf: (ids: readonly number[]) => this.deps.retriever.windowsOf(ids),
       ...(state.questionVector ? { questionVector: state.questionVector } : {}),
       ...(this.deps.observeLines ? { observeLines: this.deps.observeLines } : {}),
+      ...(this.deps.observeSpans ? { observeSpans: this.deps.observeSpans } : {}),
     };
     const left = t0 + settings.totalBudgetMs - this.now();
     const passages =

@@ -51,7 +51,7 @@ export function fitLogistic(
 }
 
 /** Gaussian elimination with partial pivoting (H is small, symmetric, positive definite). */
-function solve(A: number[][], b: number[]): number[] {
+export function solve(A: number[][], b: number[]): number[] {
   const n = b.length;
   const M = A.map((row, i) => [...row, b[i]!]);
   for (let c = 0; c < n; c++) {

@@ -32,9 +32,11 @@ describe('a chain stops hopping once its evidence holds a short answer', () => {
   });
 
   it('hops on from a first reading that is not high', async () => {
-    const q = 'Which calibration offset applies at −20 °C to the temperature sensor used in Project Falcon?';
+    // the first hop reads the incident report, whose best reading ("radio team") is far below high;
+    // the project lead is on the project's page, a hop on
+    const q = 'Who leads the project whose drone lost telemetry on 2024-03-14?';
     const r = await core.engine.run(q, LOCAL, { answerEarly: true });
-    expect(r.hops.length).toBe(2);
-    expect(r.answer.value).toBe('+0.35 °C');
+    expect(r.hops.length).toBeGreaterThanOrEqual(2);
+    expect(r.answer.value).toBe('Mirela Ostrowski');
   });
 });

@@ -14,6 +14,7 @@ import { parsePositiveInt } from './shared.js';
 import { evalEngine, withDatasetCore } from './eval.js';
 import { calibrateLines } from './calibrate-lines.js';
 import { calibrateGate } from './calibrate-gate.js';
+import { calibrateSpans } from './calibrate-spans.js';
 import { commandLine, outOfFold, weightLines, type CalibrateOptions } from './calibrate-fit.js';
 import type { ReadingFeatures } from '../../engine/answer/features.js';
 import type { CliContext } from '../context.js';
@@ -255,6 +256,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--limit <n>', 'only the first n questions of each dataset', parsePositiveInt('--limit', 1_000_000))
     .option('--gate', 'fit the hop gate (P(next hop right)) instead of the answer confidence')
     .option('--lines', 'fit the line ranker (which line a reply leads with) instead of the answer confidence')
+    .option('--spans', "fit the span scorer's weights (which span is the answer) instead of the answer confidence")
     .option(
       '--max-stopped-right <x>',
       'the gate: most share of right hops it may stop (chooses its threshold)',
@@ -278,6 +280,7 @@ export function register(program: Command, ctx: CliContext): void {
       if (opts.folds < 2) throw new UserError('--folds must be at least 2 for cross-validation');
       if (opts.gate) return calibrateGate(ctx, cmd, opts);
       if (opts.lines) return calibrateLines(ctx, cmd, opts, commandLine(opts));
+      if (opts.spans) return calibrateSpans(ctx, cmd, opts, commandLine(opts));
       return calibrateAnswers(ctx, cmd, opts);
     });
 }

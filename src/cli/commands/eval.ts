@@ -8,6 +8,7 @@ import { loadDataset, type EvalDataset } from '../../eval/dataset.js';
 import { multiHopRanker, singleHopRanker } from '../../eval/rankers.js';
 import { HopEngine } from '../../engine/hops.js';
 import type { LinesObserver } from '../../engine/answer/index.js';
+import type { SpansObserver } from '../../engine/answer/read.js';
 import { Decomposer } from '../../engine/decompose.js';
 import type { Retriever } from '../../engine/retrieve.js';
 import { engineSettings, type Core } from '../../core.js';
@@ -115,6 +116,7 @@ export function evalEngine(
   config: Config,
   retriever: Retriever = core.retriever,
   observeLines?: LinesObserver,
+  observeSpans?: SpansObserver,
 ): HopEngine {
   const decomposer = new Decomposer({
     store: core.store,
@@ -132,6 +134,7 @@ export function evalEngine(
       queryCache: null,
       log: core.log,
       ...(observeLines ? { observeLines } : {}),
+      ...(observeSpans ? { observeSpans } : {}),
     },
     engineSettings(config),
   );

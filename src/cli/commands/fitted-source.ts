@@ -94,6 +94,27 @@ ${modelLiteral(model)}
 `;
 }
 
+/** The span scorer's fitted-weights file. */
+export function fittedSpansSource(features: readonly string[], weights: readonly number[], fitted: object): string {
+  return `// The fitted weights of the span scorer (see span-scores.ts). Written by \`ragask calibrate --spans\`;
+// refit with the command in \`fitted.command\`, never by hand. fitted null: the hand-set weights that
+// came before the fit (swept one at a time on the tuning sets, BENCHMARKS.md).
+
+export interface FittedSpans {
+  features: readonly string[];
+  /** Logits per unit of each feature, on the reader's own scale (its score's weight is 1). */
+  weights: number[];
+  fitted: { command: string; datasets: string[]; questions: number; spans: number; l2: number; date: string } | null;
+}
+
+export const SPANS: FittedSpans = {
+  features: [${features.map((f) => `'${f}'`).join(', ')}],
+  weights: ${numbers(weights.map((w) => Number(w.toPrecision(3))))},
+  fitted: ${tsObject(fitted)},
+};
+`;
+}
+
 /** Where a fitted-constants file of the engine lives in a source checkout. */
 export function sourceFile(...parts: string[]): string {
   const file = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'src', 'engine', ...parts);

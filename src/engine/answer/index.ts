@@ -2,7 +2,7 @@ import type { ChunkRow, WindowRow } from '../../store/types.js';
 import type { Answer, HopState, Snippet, StopReason } from '../types.js';
 import { composeAnswer, noEvidenceAnswer } from './compose.js';
 import { evidencePassages, READER_PASSAGES, type EvidencePassage } from './passages.js';
-import { readAnswer } from './read.js';
+import { readAnswer, type SpansObserver } from './read.js';
 import { candidateLines, rankLines, type LineCandidate } from './lines.js';
 import { LINES } from './lines.fitted.js';
 import { CALIBRATION } from './calibration.fitted.js';
@@ -18,6 +18,8 @@ export interface AnswerDeps {
   questionVector?: Float32Array;
   /** Sees every candidate line of a reading (`ragask calibrate --lines` fits the line ranker on them). */
   observeLines?: LinesObserver;
+  /** Sees every span that competes to be the answer (`ragask calibrate --spans` fits the span scorer on them). */
+  observeSpans?: SpansObserver;
 }
 
 /** A measurement hook: the question and every line it could lead with, features and all. */
@@ -40,7 +42,7 @@ export async function answerFromEvidence(
   // a chain stopped for a person or by the clock, or a reading the clock cut short, is not the whole story
   const stopped =
     stopReason === 'low_coherence' || stopReason === 'budget' || hops.some((h) => h.incomplete) || !!opts.cutShort;
-  const reading = await readAnswer(deps.reader, question, hops, read, stopped);
+  const reading = await readAnswer(deps.reader, question, hops, read, stopped, deps.observeSpans);
   const chosen =
     reading.passage && reading.start >= 0 ? { passage: reading.passage, start: reading.start, end: reading.end } : null;
   const nearness = await windowNearness(deps, read);

@@ -6,7 +6,15 @@ import { readerInput, type EvidencePassage } from './passages.js';
 import { wholeValue } from './whole-value.js';
 import { expectedType, typedRanges, type ExpectedType } from './answer-type.js';
 import type { ReadKind, ComparisonPath, ReadingFeatures } from './features.js';
-import { scoreSpans, valueAsked, unlabelled, saidElsewhere, type ScoredSpan } from './span-scores.js';
+import {
+  featureSpans,
+  rankSpans,
+  valueAsked,
+  unlabelled,
+  saidElsewhere,
+  type FeaturedSpan,
+  type ScoredSpan,
+} from './span-scores.js';
 import { readComparison, askedPart } from './read-comparison.js';
 import {
   type AnswerReader,
@@ -29,6 +37,17 @@ const NEXT_BEST = 8;
 
 /** P(answer here) from which a window is taken to answer (its training's decision edge): for yes/no, and for a rival reading. */
 const READER_ANSWERS = 0.5;
+
+/** A measurement hook: every span that competes to be the answer, with its features, before ranking. */
+export type SpansObserver = (question: string, spans: readonly ObservedSpan[]) => void;
+
+/** A competing span: the reader's score, SPAN_FEATURES, its value and the whole value a reply would show. */
+export interface ObservedSpan {
+  score: number;
+  features: readonly number[];
+  text: string;
+  whole: string;
+}
 
 /**
  * Spans that may not be the answer of a question that is not a comparison: one the question already
@@ -71,8 +90,9 @@ export async function readAnswer(
   hops: readonly HopState[],
   passages: readonly EvidencePassage[],
   stopped: boolean,
+  observe?: SpansObserver,
 ): Promise<Reading> {
-  const reading = await readAnyPath(reader, question, hops, passages, stopped);
+  const reading = await readAnyPath(reader, question, hops, passages, stopped, observe);
   if (reading.kind === 'span' && reading.value)
     reading.features.words = reading.value.split(/\s+/).filter(Boolean).length;
   return reading;
@@ -84,6 +104,7 @@ async function readAnyPath(
   hops: readonly HopState[],
   passages: readonly EvidencePassage[],
   stopped: boolean,
+  observe?: SpansObserver,
 ): Promise<Reading> {
   const t0 = performance.now();
   const comparison = parseComparison(question);
@@ -95,7 +116,7 @@ async function readAnyPath(
   const expected = expectedType(question);
   const input = readerInput(passages).map((p) => ({ ...p, candidateRanges: typedRanges(expected, p.text) }));
   const result = await readFolded(reader, askedPart(question), input);
-  const reading = fromResult(result, question, hops, passages, stopped, 'none');
+  const reading = fromResult(result, question, hops, passages, stopped, 'none', observe);
   return { ...reading, ms: performance.now() - t0 };
 }
 
@@ -106,6 +127,7 @@ function fromResult(
   passages: readonly EvidencePassage[],
   stopped: boolean,
   path: ComparisonPath,
+  observe?: SpansObserver,
 ): Omit<Reading, 'ms'> {
   const none = (kind: ReadKind = 'none'): Omit<Reading, 'ms'> => ({
     kind,
@@ -139,12 +161,18 @@ function fromResult(
   // passed over as read, and again when its cut value is what the question says ("the KeepAlive
   // directive" → "KeepAlive"); a value cut out of a bridge's text stays (a path the chain went by)
   const said = saidBy(question);
-  const scored = scoreSpans(
+  const competing = featureSpans(
     spansOf(result).filter((x) => !bad(x.text)),
     expected,
     question,
     passages,
   ).filter((x) => x.text && !said(x.text));
+  if (observe)
+    observe(
+      question,
+      competing.map((x) => observed(x, passages)),
+    );
+  const scored = rankSpans(competing);
   const chosen = scored[0];
   if (!chosen) return none();
   const passage = passages[chosen.passage]!;
@@ -224,4 +252,10 @@ function spanFeatures(r: {
     coverage: evidenceCoverage(question, `${passage.title} ${passage.text}`),
     corroborated: saidElsewhere(chosen.text, passage, passages),
   };
+}
+
+function observed(x: FeaturedSpan, passages: readonly EvidencePassage[]): ObservedSpan {
+  const text = passages[x.passage]!.text;
+  const whole = wholeValue(text, x.start, x.end);
+  return { score: x.score, features: x.features, text: x.text, whole: text.slice(whole.start, whole.end) };
 }

@@ -1,38 +1,33 @@
-/** How the reader's spans are scored against what the question asks: type fit, labels, the subject and a row's condition. */
+/** How the reader's spans are scored against what the question asks: its kind, a named label, a stated default, a row's condition, the window's belief. */
 import { normalizeAnswer } from './normalize.js';
 import { contentTerms, termSet } from '../text.js';
 import type { EvidencePassage } from './passages.js';
 import { asksForDefault, statesDefaultBefore, typeFit, valueWithin, type ExpectedType } from './answer-type.js';
 import type { SpanCandidate } from '../../models/reader-types.js';
-
-/** Logits a span of the expected kind is worth over one that cannot tell. */
-const TYPE_WEIGHT = 3;
+import { SPANS } from './spans.fitted.js';
 
 /**
- * Logits a span of another kind loses: a description where a value is asked for ("Number of
- * seconds"), a sentence where a name is. The reader scores a manual's descriptions far above the
- * value in the Default row beside them (11.3 against −6.6 logits), and such a span is never the
- * answer; it stays the proposal only when nothing of the kind asked comes close. Swept 3 / 6 / 9 / 15
- * on the tuning sets (BENCHMARKS.md).
+ * What the span scorer reads of a span besides the reader's own score, in the order of the weights
+ * in spans.fitted.ts: it is of the kind asked for (+1), of another kind (a description where a value
+ * is asked for), in a table cell whose label the question names, stated by its own sentence as the
+ * default asked for, in a table row that states the question's own condition (+1: the −20 °C row
+ * for "at −20 °C") or another value of it (−1), and its window's log-odds of answering at all. Each
+ * weight is in the reader's logits; `ragask calibrate --spans` fits them on the tuning sets and
+ * judges the fit leave one set out (BENCHMARKS.md, "The span scorer, fitted"). Only the sample
+ * corpus's datasheets ask about a row's condition, so only they can weigh it.
  */
-const MISFIT_WEIGHT = 9;
+export const SPAN_FEATURES = [
+  'typed',
+  'misfit',
+  'named_label',
+  'stated_default',
+  'row_condition',
+  'window_log_odds',
+] as const;
 
-/** Logits for a span in a labelled cell whose label the question names ("Default: 5" for "by default"). */
-const LABEL_WEIGHT = 6;
-
-/**
- * Logits for a value its own sentence states as the default, when the question asks for one
- * ("The default value is 7200 seconds"): as much as a table's Default cell, which says the same.
- * Measured 3 against 6 on teamdocs-apache and teamdocs-manpages (BENCHMARKS.md).
- */
-const STATED_DEFAULT_WEIGHT = LABEL_WEIGHT;
-
-/** Logits per unit of log-odds that the span's window answers at all. */
-const WINDOW_WEIGHT = 3;
-
-export interface ScoredSpan extends Located {
-  /** The reader's score moved by the type, the cell's label and the window's belief. */
-  adjusted: number;
+export interface FeaturedSpan extends Located {
+  /** SPAN_FEATURES of the span. */
+  features: number[];
   fit: -1 | 0 | 1;
   /** The span stands in a table cell whose label the question names. */
   named: boolean;
@@ -42,6 +37,11 @@ export interface ScoredSpan extends Located {
   condition: number;
 }
 
+export interface ScoredSpan extends FeaturedSpan {
+  /** The reader's score moved by the weighted features. */
+  adjusted: number;
+}
+
 /** Whether a passage of another document holds the value as whole words ("Mirela Ostrowski" in the people directory too). */
 export function saidElsewhere(value: string, from: EvidencePassage, passages: readonly EvidencePassage[]): boolean {
   const v = ` ${normalizeAnswer(value)} `;
@@ -49,9 +49,12 @@ export function saidElsewhere(value: string, from: EvidencePassage, passages: re
   return passages.some((p) => p.snippet.docId !== from.snippet.docId && ` ${normalizeAnswer(p.text)} `.includes(v));
 }
 
+const NAMED = SPAN_FEATURES.indexOf('named_label');
+const CONDITION = SPAN_FEATURES.indexOf('row_condition');
+
 /** A span's score without what only a table cell can earn: how a rival outside a table is judged against it. */
-export const unlabelled = (x: ScoredSpan) =>
-  x.adjusted - (x.named ? LABEL_WEIGHT : 0) - CONDITION_WEIGHT * Math.max(0, x.condition);
+export const unlabelled = (x: ScoredSpan, weights: readonly number[] = SPANS.weights) =>
+  x.adjusted - weights[NAMED]! * x.features[NAMED]! - weights[CONDITION]! * Math.max(0, x.features[CONDITION]!);
 
 const logOdds = (p: number) => Math.log(Math.max(1e-4, p) / Math.max(1e-4, 1 - p));
 
@@ -62,21 +65,19 @@ export function valueAsked(expected: ExpectedType, text: string): string {
 }
 
 /**
- * The spans as answers, best first: the reader's score, moved by how the span fits what the
- * question asks for, whether its table cell is labelled with the question's words, and how much
- * its window believes it answers; each cut to its value. Offsets stay offsets into the passage.
+ * Each span with what the scorer reads of it (SPAN_FEATURES), cut to its value. Offsets stay offsets
+ * into the passage.
  */
-export function scoreSpans(
+export function featureSpans(
   spans: readonly Located[],
   expected: ExpectedType,
   question: string,
   passages: readonly EvidencePassage[],
-): ScoredSpan[] {
+): FeaturedSpan[] {
   const asked = termSet(question);
   const wantsDefault = asksForDefault(question);
   if (wantsDefault) asked.add('default');
-  const out: ScoredSpan[] = [];
-  for (const x of spans) {
+  return spans.map((x) => {
     const fit = typeFit(expected, x.text);
     const label = cellLabel(passages[x.passage]!, x.start);
     // the label must name what is asked, all of it ("Offset", "Default"), not share a word with the
@@ -88,25 +89,31 @@ export function scoreSpans(
     const cut = valueWithin(expected, x.text);
     const stated =
       wantsDefault && label === null && statesDefaultBefore(passages[x.passage]!.text, x.start + cut.start);
-    const adjusted =
-      x.score +
-      (fit < 0 ? MISFIT_WEIGHT : TYPE_WEIGHT) * fit +
-      (named ? LABEL_WEIGHT : 0) +
-      (stated ? STATED_DEFAULT_WEIGHT : 0) +
-      CONDITION_WEIGHT * condition +
-      WINDOW_WEIGHT * logOdds(x.pAnswer);
-    out.push({
+    return {
       ...x,
       start: x.start + cut.start,
       end: x.start + cut.end,
       text: x.text.slice(cut.start, cut.end),
-      adjusted,
+      features: [fit > 0 ? 1 : 0, fit < 0 ? 1 : 0, named ? 1 : 0, stated ? 1 : 0, condition, logOdds(x.pAnswer)],
       fit,
       named,
       columnLabel: named && labelOfOtherRow(passages, x.passage, label!),
       condition,
-    });
-  }
+    };
+  });
+}
+
+/**
+ * The spans as answers, best first, one per value: the reader's score moved by the weighted features
+ * (how the span fits what the question asks for, its table cell's label and row, a stated default,
+ * how much its window believes it answers).
+ */
+export function rankSpans(spans: readonly FeaturedSpan[], weights: readonly number[] = SPANS.weights): ScoredSpan[] {
+  if (weights.length !== SPAN_FEATURES.length || SPANS.features.some((f, i) => f !== SPAN_FEATURES[i]))
+    throw new Error(
+      `the span scorer's fitted features (${SPANS.features.join(', ')}) are not the code's (${SPAN_FEATURES.join(', ')}): refit them with \`npx ragask calibrate --spans … --write\``,
+    );
+  const out = spans.map((x) => ({ ...x, adjusted: x.score + x.features.reduce((s, f, i) => s + weights[i]! * f, 0) }));
   out.sort((p, q) => q.adjusted - p.adjusted);
   // one reading per value: the best of each
   const seen = new Set<string>();
@@ -121,11 +128,9 @@ export function scoreSpans(
 /**
  * A table row's other cells against the conditions the question states: +1 when a cell holds the
  * question's own figure ("−20 °C" in "Temperature: -20 °C"), −1 when cells give the same unit only
- * at other values (the −40 °C row for a −20 °C question), 0 otherwise. As strong as a named label:
- * a row about another condition answers another question.
+ * at other values (the −40 °C row for a −20 °C question), 0 otherwise: a row about another
+ * condition answers another question.
  */
-const CONDITION_WEIGHT = 6;
-
 const FIGURE = /([+\-\u2212]?\d+(?:[.,]\d+)?)\s*(°\s?[CFK]|%|[A-Za-zµ]{1,4}\b)/g;
 
 function figuresOf(text: string): { value: number; unit: string }[] {
