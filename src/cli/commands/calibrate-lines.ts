@@ -11,6 +11,7 @@ import { fittedLinesSource, sourceFile } from './fitted-source.js';
 import { evalEngine, withDatasetCore } from './eval.js';
 import type { CliContext } from '../context.js';
 import { fitLogistic } from '../../eval/fit.js';
+import { heldOutReport } from './held-out.js';
 
 /** One question's candidate lines: each line's features and whether it holds a gold answer. */
 interface QuestionLines {
@@ -108,30 +109,8 @@ export async function calibrateLines(ctx: CliContext, cmd: Command, opts: LinesO
     fs.writeFileSync(opts.dump, `${[...questions, ...reported].map((q) => JSON.stringify(q)).join('\n')}\n`);
   if (questions.flatMap((q) => q.lines).filter((l) => l.y === 1).length < 20)
     throw new UserError('fewer than 20 lines hold an answer: too few to fit; add datasets or questions');
-  const out = ['leave one set out (fitted on the others; leads: the reply without the ranker):'];
-  for (const set of sets)
-    out.push(
-      summary(
-        set,
-        questions.filter((q) => q.dataset === set),
-        fitOn(
-          questions.filter((q) => q.dataset !== set),
-          opts.l2,
-        ),
-      ),
-    );
-  const model = fitOn(questions, opts.l2);
-  if (reported.length) {
-    out.push('', 'never fitted on (the fit on all --dataset sets):');
-    for (const set of [...new Set(reported.map((q) => q.dataset))])
-      out.push(
-        summary(
-          set,
-          reported.filter((q) => q.dataset === set),
-          model,
-        ),
-      );
-  }
+  const { model, lines } = heldOutReport(questions, reported, (qs) => fitOn(qs, opts.l2), summary);
+  const out = ['leave one set out (fitted on the others; leads: the reply without the ranker):', ...lines];
   out.push('', 'fit on all (standardised weights):');
   out.push(...LINE_FEATURES.map((f, i) => `  ${f.padEnd(18)}${model.weights[i]!.toFixed(3).padStart(8)}`));
   out.push(`  ${'bias'.padEnd(18)}${model.bias.toFixed(3).padStart(8)}`);

@@ -11,6 +11,7 @@ import { UserError } from '../../errors.js';
 import { progressBar } from '../progress.js';
 import { fittedSpansSource, sourceFile } from './fitted-source.js';
 import { evalEngine, withDatasetCore } from './eval.js';
+import { heldOutReport } from './held-out.js';
 import type { CliContext } from '../context.js';
 
 /** Right spans below which a fit says nothing. */
@@ -81,35 +82,14 @@ export async function calibrateSpans(ctx: CliContext, cmd: Command, opts: SpansO
     fs.writeFileSync(opts.dump, `${[...questions, ...reported].map((q) => JSON.stringify(q)).join('\n')}\n`);
   if (questions.flatMap((q) => q.y).filter((v) => v === 1).length < MIN_RIGHT_SPANS)
     throw new UserError(`fewer than ${MIN_RIGHT_SPANS} spans are right: too few to fit; add datasets or questions`);
-  const d = SPAN_FEATURES.length;
   const sets = [...new Set(questions.map((q) => q.dataset))];
-  const out = [`features: ${SPAN_FEATURES.join(' ')}; in use: ${SPANS.weights.join(' ')}`, 'leave one set out:'];
-  for (const set of sets) {
-    const fit = fitSpanWeights(
-      questions.filter((q) => q.dataset !== set),
-      d,
-      opts.l2,
-    );
-    out.push(
-      summary(
-        set,
-        questions.filter((q) => q.dataset === set),
-        fit,
-      ),
-    );
-  }
-  const weights = fitSpanWeights(questions, d, opts.l2);
-  if (reported.length) {
-    out.push('', 'never fitted on (the fit on all --dataset sets):');
-    for (const set of [...new Set(reported.map((q) => q.dataset))])
-      out.push(
-        summary(
-          set,
-          reported.filter((q) => q.dataset === set),
-          weights,
-        ),
-      );
-  }
+  const fitOn = (qs: readonly QuestionSpans[]) => fitSpanWeights(qs, SPAN_FEATURES.length, opts.l2);
+  const { model: weights, lines } = heldOutReport(questions, reported, fitOn, summary);
+  const out = [
+    `features: ${SPAN_FEATURES.join(' ')}; in use: ${SPANS.weights.join(' ')}`,
+    'leave one set out:',
+    ...lines,
+  ];
   out.push('', `fit on all: ${SPAN_FEATURES.map((f, i) => `${f} ${weights[i]!.toFixed(2)}`).join(', ')}`);
   ctx.out(out.join('\n'));
   if (opts.write) {
