@@ -166,13 +166,16 @@ function fromResult(
     expected,
     question,
     passages,
-  ).filter((x) => x.text && !said(x.text));
+  );
+  const answerable = (x: FeaturedSpan) => x.text !== '' && !said(x.text);
   if (observe)
     observe(
       question,
-      competing.map((x) => observed(x, passages)),
+      competing.filter(answerable).map((x) => observed(x, passages)),
     );
-  const scored = rankSpans(competing);
+  // one reading per value first, then the values the question says go (a value whose best reading
+  // is said goes whole, as before the scorer's weights were named)
+  const scored = rankSpans(competing).filter(answerable);
   const chosen = scored[0];
   if (!chosen) return none();
   const passage = passages[chosen.passage]!;

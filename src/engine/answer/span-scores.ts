@@ -113,7 +113,9 @@ export function rankSpans(spans: readonly FeaturedSpan[], weights: readonly numb
     throw new Error(
       `the span scorer's fitted features (${SPANS.features.join(', ')}) are not the code's (${SPAN_FEATURES.join(', ')}): refit them with \`npx ragask calibrate --spans … --write\``,
     );
-  const out = spans.map((x) => ({ ...x, adjusted: x.score + x.features.reduce((s, f, i) => s + weights[i]! * f, 0) }));
+  // summed from the reader's score term by term, in the order the hand-set constants were added
+  // before they were weights, so every score is the same to the last bit
+  const out = spans.map((x) => ({ ...x, adjusted: x.features.reduce((s, f, i) => s + weights[i]! * f, x.score) }));
   out.sort((p, q) => q.adjusted - p.adjusted);
   // one reading per value: the best of each
   const seen = new Set<string>();
