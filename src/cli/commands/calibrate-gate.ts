@@ -5,7 +5,7 @@ import { labelGateChecks, type GateCheck } from '../../eval/gate.js';
 import { loadDataset } from '../../eval/dataset.js';
 import { LOCAL } from '../../store/access.js';
 import { UserError } from '../../errors.js';
-import { fittedGateSource, sourceFile } from './fitted-source.js';
+import { fittedGateSource, sourceFile, writeFitted } from './fitted-source.js';
 import { progressBar } from '../progress.js';
 import { evalEngine, withDatasetCore } from './eval.js';
 import { commandLine, outOfFold, weightLines, type CalibrateOptions } from './calibrate-fit.js';
@@ -68,8 +68,7 @@ export async function calibrateGate(ctx: CliContext, cmd: Command, opts: Calibra
     stoppedRight: Number((right.stopped / Math.max(1, right.n)).toFixed(4)),
     date: new Date().toISOString().slice(0, 10),
   };
-  fs.writeFileSync(file, fittedGateSource(model, threshold, fitted));
-  process.stderr.write(`ragask: wrote ${file}; run \`npm run build\` to use it\n`);
+  writeFitted(file, fittedGateSource(model, threshold, fitted));
 }
 
 /** Every hop check of every --dataset question, run with the gate in shadow so each hop is taken. */

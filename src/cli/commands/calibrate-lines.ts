@@ -7,7 +7,7 @@ import { containsAnswer, mean } from '../../eval/metrics.js';
 import { LOCAL } from '../../store/access.js';
 import { UserError } from '../../errors.js';
 import { progressBar } from '../progress.js';
-import { fittedLinesSource, sourceFile } from './fitted-source.js';
+import { fittedLinesSource, sourceFile, writeFitted } from './fitted-source.js';
 import { evalEngine, withDatasetCore } from './eval.js';
 import type { CliContext } from '../context.js';
 import { fitLogistic } from '../../eval/fit.js';
@@ -124,7 +124,6 @@ export async function calibrateLines(ctx: CliContext, cmd: Command, opts: LinesO
       lines: questions.reduce((n, q) => n + q.lines.length, 0),
       date: new Date().toISOString().slice(0, 10),
     };
-    fs.writeFileSync(file, fittedLinesSource(model, fitted));
-    process.stderr.write(`ragask: wrote ${file}; run \`npm run build\` to use it\n`);
+    writeFitted(file, fittedLinesSource(model, fitted));
   }
 }

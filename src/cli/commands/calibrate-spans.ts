@@ -9,7 +9,7 @@ import { answerRight } from '../../eval/visible.js';
 import { LOCAL } from '../../store/access.js';
 import { UserError } from '../../errors.js';
 import { progressBar } from '../progress.js';
-import { fittedSpansSource, sourceFile } from './fitted-source.js';
+import { fittedSpansSource, sourceFile, writeFitted } from './fitted-source.js';
 import { evalEngine, withDatasetCore } from './eval.js';
 import { heldOutReport } from './held-out.js';
 import type { CliContext } from '../context.js';
@@ -102,7 +102,6 @@ export async function calibrateSpans(ctx: CliContext, cmd: Command, opts: SpansO
       l2: opts.l2,
       date: new Date().toISOString().slice(0, 10),
     };
-    fs.writeFileSync(file, fittedSpansSource(SPAN_FEATURES, weights, fitted));
-    process.stderr.write(`ragask: wrote ${file}; run \`npm run build\` to use it\n`);
+    writeFitted(file, fittedSpansSource(SPAN_FEATURES, weights, fitted));
   }
 }

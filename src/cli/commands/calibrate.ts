@@ -8,7 +8,7 @@ import { answerRight } from '../../eval/visible.js';
 import { leaveOneSetOut } from '../../eval/calibration.js';
 import { LOCAL } from '../../store/access.js';
 import { UserError } from '../../errors.js';
-import { fittedSource, sourceFile } from './fitted-source.js';
+import { fittedSource, sourceFile, writeFitted } from './fitted-source.js';
 import { progressBar } from '../progress.js';
 import { parsePositiveInt } from './shared.js';
 import { evalEngine, withDatasetCore } from './eval.js';
@@ -201,7 +201,7 @@ function writeAnswerCalibration(
   reader: string,
 ): void {
   const file = sourceFile('answer', 'calibration.fitted.ts');
-  fs.writeFileSync(
+  writeFitted(
     file,
     fittedSource(model, {
       command: commandLine(opts),
@@ -213,7 +213,6 @@ function writeAnswerCalibration(
       date: new Date().toISOString().slice(0, 10),
     }),
   );
-  process.stderr.write(`ragask: wrote ${file}; run \`npm run build\` to use it\n`);
 }
 
 function summary(name: string, samples: readonly Sample[], p: readonly number[]): string[] {

@@ -121,3 +121,9 @@ export function sourceFile(...parts: string[]): string {
   if (!fs.existsSync(file)) throw new UserError(`${file} is missing: --write needs a source checkout of ragask`);
   return file;
 }
+
+/** Writes a fitted-constants file and says so, with what makes the engine use it. */
+export function writeFitted(file: string, source: string): void {
+  fs.writeFileSync(file, source);
+  process.stderr.write(`ragask: wrote ${file}; run \`npm run build\` to use it\n`);
+}
