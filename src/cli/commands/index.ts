@@ -8,6 +8,7 @@ import * as evaluate from './eval.js';
 import * as feedback from './feedback.js';
 import * as ingest from './ingest.js';
 import * as migrate from './migrate.js';
+import * as rows from './rows.js';
 import * as reindex from './reindex.js';
 import * as serve from './serve.js';
 import * as sources from './sources.js';
@@ -22,6 +23,7 @@ export function registerCommands(program: Command, ctx: CliContext): void {
     stats,
     evaluate,
     calibrate,
+    rows,
     reindex,
     migrate,
     bench,

@@ -22,8 +22,15 @@ export interface AnswerDeps {
   observeSpans?: SpansObserver;
 }
 
-/** A measurement hook: the question and every line it could lead with, features and all. */
-export type LinesObserver = (question: string, lines: readonly LineCandidate[]) => void;
+/**
+ * A measurement hook: the question, every line it could lead with (features and all) and the
+ * passages they were read from (`ragask rows` writes them as training rows).
+ */
+export type LinesObserver = (
+  question: string,
+  lines: readonly LineCandidate[],
+  passages: readonly EvidencePassage[],
+) => void;
 
 /**
  * The answer to `question` from a ranked evidence list (and the hops that found it, if any): the
@@ -47,7 +54,7 @@ export async function answerFromEvidence(
     reading.passage && reading.start >= 0 ? { passage: reading.passage, start: reading.start, end: reading.end } : null;
   const nearness = await windowNearness(deps, read);
   const lines = candidateLines(question, read, reading.spans ?? [], chosen, nearness);
-  deps.observeLines?.(question, lines);
+  deps.observeLines?.(question, lines, read);
   const ranked = LINES.model ? rankLines(lines, LINES.model) : null;
   const answer = composeAnswer(hops, evidence, read, reading, stopReason, CALIBRATION.model, ranked);
   if (opts.cutShort)

@@ -43,6 +43,10 @@ export const LINE_FEATURES = [
 export interface LineCandidate {
   /** The sentence as a snippet of its passage (the citation stays the passage's). */
   snippet: Snippet;
+  /** The passage it was read from (an index of the passages read) and its character range there. */
+  passage: number;
+  start: number;
+  end: number;
   features: number[];
 }
 
@@ -103,6 +107,9 @@ export function candidateLines(
       const cosine = near.length ? Math.max(...near.map((w) => w.cosine)) : p.snippet.score;
       out.push({
         snippet: { ...p.snippet, text: s.text.length > LINE_CHARS ? `${s.text.slice(0, LINE_CHARS - 1)}…` : s.text },
+        passage: i,
+        start: s.start,
+        end: s.end,
         features: [
           Number.isFinite(s.best) ? clip(s.best, SPAN_FLOOR, SPAN_CEIL) : SPAN_FLOOR,
           Number.isFinite(s.best) ? 1 : 0,

@@ -1,0 +1,168 @@
+#!/usr/bin/env node
+// Teaches ragask's reader to read team documents, from teamqa (../shared/datasets/teamqa), in one
+// command that resumes where it stopped:
+//
+//   npm run train-teamqa [-- --data ../shared/datasets --out .tmp/teamqa --no-folds --no-ship --sets a,b]
+//
+// 1. rows: `ragask rows` runs every teamqa question through the engine as it answers (ingest,
+//    retrieval, hops) and writes the passages its reader read and every candidate line;
+// 2. folds: for each fold of FOLDS, scripts/train_teamqa.py fine-tunes the phase-1 reader on the
+//    other fold's sets (beside a sample of SQuAD 1.1 train) and packages it as models/reader-teamqa-<fold>
+//    (never committed), so every figure reported for a set comes from a reader that never saw it;
+//    `ragask eval` then measures each held-out set with its fold's reader (OUT/eval/<set>.json);
+// 3. ship: the same recipe on all thirteen sets writes models/reader-minilm (int8, MODEL.md's figures
+//    are the folds') and the TypeScript parity fixture test/fixtures/reader-golden.json.
+// Each step skips what its output already holds; a killed training resumes from its checkpoint.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** Two folds of the thirteen sets, each with manuals, manual pages and a handbook (leave one fold out). */
+const FOLDS = {
+  a: ['lighttpd', 'engpractices', 'gdsway', 'opsman', 'opsman2', 'haproxy'],
+  b: ['bind9', 'exim', 'postfix', 'rsyslog', 'playbook', 'runbooks', 'python'],
+};
+/** The reader every run starts from: phase 1 of scripts/train_reader.py, as committed at efbd4e3. */
+const PHASE1_READER = {
+  commit: 'efbd4e3',
+  sha256: '52188fb656130229f2ee1f6fec8271bba21492afaf4f5bacba460bb10016048a',
+};
+
+const argv = process.argv.slice(2);
+if (argv.includes('--help')) {
+  process.stdout.write(`npm run train-teamqa [-- options]
+  --data DIR     the shared datasets folder (default ../shared/datasets): teamqa/ and reader-squad11-train/
+  --out DIR      where rows, checkpoints and evaluations go (default .tmp/teamqa)
+  --sets a,b     only these teamqa sets (a smoke run; with --no-folds --no-ship)
+  --no-folds     skip the leave-one-fold-out readers and their evaluation
+  --no-ship      leave models/reader-minilm alone
+  --epochs N, --squad N, --limit N, --threads N   passed to scripts/train_teamqa.py
+`);
+  process.exit(0);
+}
+const flag = (name) => {
+  const i = argv.indexOf(name);
+  if (i >= 0) argv.splice(i, 1);
+  return i >= 0;
+};
+const take = (name, fallback) => {
+  const i = argv.indexOf(name);
+  if (i < 0) return fallback;
+  const v = argv[i + 1];
+  argv.splice(i, 2);
+  return v;
+};
+const noFolds = flag('--no-folds');
+const noShip = flag('--no-ship');
+const data = path.resolve(take('--data', path.join(ROOT, '..', 'shared', 'datasets')));
+const out = path.resolve(take('--out', path.join(ROOT, '.tmp', 'teamqa')));
+const onlySets = take('--sets', null);
+const teamqa = path.join(data, 'teamqa');
+const fail = (msg) => {
+  process.stderr.write(`[train-teamqa] error: ${msg}\n`);
+  process.exit(1);
+};
+const say = (msg) => process.stderr.write(`[train-teamqa] ${msg}\n`);
+const allSets = Object.values(FOLDS).flat();
+const sets = onlySets ? onlySets.split(',') : allSets;
+for (const s of sets)
+  if (!fs.existsSync(path.join(teamqa, s, 'questions.jsonl')))
+    fail(`--data ${data}: no teamqa/${s}/questions.jsonl; point --data at the shared datasets folder`);
+fs.mkdirSync(out, { recursive: true });
+
+const ragask = (args, env = {}) => {
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'ragask.js'), ...args], {
+    stdio: 'inherit',
+    env: { ...process.env, ...env },
+  });
+  if (r.status !== 0) fail(`ragask ${args[0]} exited with ${r.status}; rerun the same command to resume`);
+};
+
+/** Step 1: one rows file per set (a set whose file has every question is not run again). */
+function rowsOf(set) {
+  const file = path.join(out, 'rows', `${set}.jsonl`);
+  const questions = fs
+    .readFileSync(path.join(teamqa, set, 'questions.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim()).length;
+  const have = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0;
+  if (have < questions) {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    ragask(['rows', '--dataset', path.join(teamqa, set), '--out', file]);
+  }
+  return file;
+}
+const rowFiles = sets.map(rowsOf);
+const rows = path.join(out, 'rows.jsonl');
+fs.writeFileSync(rows, rowFiles.map((f) => fs.readFileSync(f, 'utf8')).join(''));
+say(`rows of ${sets.length} sets in ${rows}`);
+
+// The upstream tokenizer and config, through the pinned path `npm run models` takes, and its venv.
+const upstream = path.join(out, 'upstream');
+const fetched = spawnSync(
+  process.execPath,
+  [path.join(ROOT, 'scripts', 'fetch-models.mjs'), `--upstream-to=${upstream}`],
+  {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8',
+  },
+);
+if (fetched.status !== 0) fail('could not fetch the upstream all-MiniLM-L6-v2 files (see above)');
+const python = fetched.stdout.trim().split('\n').pop();
+
+/** The phase-1 reader, every run's starting point, as a file under --out (git history keeps it). */
+function phase1Reader() {
+  const file = path.join(out, 'phase1.int8.onnx');
+  if (!fs.existsSync(file)) {
+    const blob = spawnSync('git', ['show', `${PHASE1_READER.commit}:models/reader-minilm/model.int8.onnx`], {
+      cwd: ROOT,
+      maxBuffer: 64 << 20,
+    });
+    if (blob.status !== 0) fail(`git show ${PHASE1_READER.commit}: the phase-1 reader is not in this clone's history`);
+    fs.writeFileSync(file, blob.stdout);
+  }
+  const sha = createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+  if (sha !== PHASE1_READER.sha256) fail(`${file}: sha256 ${sha}, not the phase-1 reader's ${PHASE1_READER.sha256}`);
+  return file;
+}
+
+const train = (name, holdOut, pkg) => {
+  const dir = path.join(out, name);
+  if (fs.existsSync(path.join(pkg, 'ragask-model.json')) && fs.existsSync(path.join(dir, 'report.json'))) {
+    say(`${name}: packaged already in ${pkg}`);
+    return;
+  }
+  const args = [path.join(ROOT, 'scripts', 'train_teamqa.py'), '--rows', rows, '--base', upstream, '--data', data];
+  args.push('--init', phase1Reader(), '--out', dir, '--package', pkg, '--threads', String(os.availableParallelism()));
+  if (holdOut.length) args.push('--hold-out', holdOut.join(','));
+  const r = spawnSync(python, [...args, '--bf16', ...argv], { stdio: 'inherit' });
+  if (r.status !== 0)
+    fail(`scripts/train_teamqa.py (${name}) exited with ${r.status}; rerun to resume from its checkpoint`);
+};
+
+// Step 2: leave one fold out, then each held-out set measured with the reader that never saw it.
+if (!noFolds) {
+  for (const [fold, held] of Object.entries(FOLDS)) {
+    const name = `reader-teamqa-${fold}`;
+    train(name, held, path.join(ROOT, 'models', name));
+    for (const set of held.filter((s) => sets.includes(s))) {
+      const report = path.join(out, 'eval', `${set}.json`);
+      if (fs.existsSync(report)) continue;
+      fs.mkdirSync(path.dirname(report), { recursive: true });
+      ragask(['eval', '--dataset', path.join(teamqa, set), '--modes', 'multihop', '--json', report], {
+        RAGASK_READER_MODEL: name,
+      });
+    }
+  }
+}
+// Step 3: the shipped reader, on every set.
+if (!noShip) {
+  train('reader-teamqa-all', [], path.join(ROOT, 'models', 'reader-minilm'));
+  say(
+    'models/reader-minilm written; regenerate the parity fixture with scripts/train_reader.py --from-onnx (see MODEL.md)',
+  );
+}

@@ -1,0 +1,120 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import type { EvidencePassage } from '../../engine/answer/passages.js';
+import type { LineCandidate } from '../../engine/answer/lines.js';
+import { loadDataset, type EvalQuestion } from '../../eval/dataset.js';
+import { LOCAL } from '../../store/access.js';
+import { progressBar } from '../progress.js';
+import { evalEngine, withDatasetCore } from './eval.js';
+import { parsePositiveInt } from './shared.js';
+import type { CliContext } from '../context.js';
+
+/**
+ * Training rows as the engine really reads a question: the passages its reader read (title and
+ * whole text, as the reader's input is built from them) and every candidate first line with its
+ * place in its passage and its features. scripts/train_teamqa.py labels them with the dataset's
+ * evidence lines and answers, so the reading is trained on what it sees at inference.
+ */
+interface QuestionRow {
+  dataset: string;
+  id: string;
+  question: string;
+  type: string | null;
+  answers: string[];
+  evidence: string[];
+  supporting: string[];
+  passages: { title: string; text: string; document: string; rank: number; hop: number }[];
+  lines: { passage: number; start: number; end: number; text: string; features: number[] }[];
+  /** What the shipped reading said: its short answer and calibrated P(right). */
+  value: string | null;
+  p: number;
+  hops: number;
+}
+
+/** Each question's evidence lines by id (a teamqa field the eval's question type does not carry). */
+function evidenceById(dir: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const raw of fs.readFileSync(path.join(dir, 'questions.jsonl'), 'utf8').split('\n')) {
+    if (!raw.trim()) continue;
+    const o = JSON.parse(raw) as { id: string; evidence?: unknown };
+    out.set(String(o.id), Array.isArray(o.evidence) ? o.evidence.map(String) : []);
+  }
+  return out;
+}
+
+function rowOf(
+  dataset: string,
+  q: EvalQuestion,
+  evidence: string[],
+  seen: { lines: readonly LineCandidate[]; passages: readonly EvidencePassage[] },
+  answer: { value: string | null; p: number; hops: number },
+): QuestionRow {
+  return {
+    dataset,
+    id: q.id,
+    question: q.question,
+    type: q.type,
+    answers: q.answers,
+    evidence,
+    supporting: q.supporting,
+    passages: seen.passages.map((p) => ({
+      title: p.title,
+      text: p.text,
+      document: p.snippet.citation.document,
+      rank: p.rank,
+      hop: p.hop,
+    })),
+    lines: seen.lines.map((c) => ({
+      passage: c.passage,
+      start: c.start,
+      end: c.end,
+      text: c.snippet.text,
+      features: c.features,
+    })),
+    ...answer,
+  };
+}
+
+/** Runs every question of each dataset and appends its row to `out` (one JSON object a line). */
+async function writeRows(ctx: CliContext, cmd: Command, dirs: readonly string[], out: string, limit?: number) {
+  fs.writeFileSync(out, '');
+  let written = 0;
+  for (const dir of dirs) {
+    const dataset = loadDataset(dir);
+    const evidence = evidenceById(dataset.dir);
+    const questions = dataset.questions.slice(0, limit ?? Infinity);
+    await withDatasetCore(ctx, cmd, dataset, undefined, async (core, config) => {
+      let seen: { lines: readonly LineCandidate[]; passages: readonly EvidencePassage[] } = { lines: [], passages: [] };
+      const engine = evalEngine(core, config, core.retriever, (_q, lines, passages) => {
+        seen = { lines, passages };
+      });
+      const bar = progressBar();
+      bar.start(questions.length, `rows ${dataset.name}`);
+      for (const [i, q] of questions.entries()) {
+        seen = { lines: [], passages: [] };
+        const r = await engine.run(q.question, LOCAL);
+        const answer = { value: r.answer.value, p: r.answer.confidence.score, hops: r.hops.length };
+        fs.appendFileSync(out, `${JSON.stringify(rowOf(dataset.name, q, evidence.get(q.id) ?? [], seen, answer))}\n`);
+        written++;
+        bar.update(i + 1, `rows ${dataset.name}`);
+      }
+      bar.stop();
+    });
+  }
+  process.stderr.write(`ragask: wrote ${written} rows to ${out}\n`);
+}
+
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('rows')
+    .description(
+      "write training rows: for each question of the datasets, the passages the reader read and every candidate line (scripts/train_teamqa.py's input)",
+    )
+    .requiredOption('--dataset <dirs...>', 'dataset folders (questions.jsonl with evidence lines, as teamqa)')
+    .requiredOption('--out <file>', 'the JSON-lines file to write')
+    .option('--limit <n>', 'only the first n questions of each', parsePositiveInt('--limit', 1_000_000))
+    .action(async (opts: { dataset: string[]; out: string; limit?: number }, cmd: Command) =>
+      writeRows(ctx, cmd, opts.dataset, opts.out, opts.limit),
+    );
+}

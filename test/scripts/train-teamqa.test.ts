@@ -1,0 +1,111 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, tempDir } from '../helpers.js';
+import { runCli } from '../cli/run-cli.js';
+
+/**
+ * The teamqa training pipeline (scripts/train-teamqa.mjs's steps) on a tiny teamqa-shaped set made
+ * for this test (test/fixtures/teamqa-tiny: two pages, five questions, verify.py-clean): the rows the
+ * engine writes, their labels, and a reader trained from them end to end.
+ */
+const TINY = path.join(ROOT, 'test', 'fixtures', 'teamqa-tiny');
+let dir: string;
+let rowsFile: string;
+
+interface Row {
+  id: string;
+  passages: { title: string; text: string }[];
+  lines: { passage: number; start: number; end: number; text: string }[];
+}
+interface Labelled {
+  id: string;
+  views: { kind: string; placed: boolean; spans: { text: string; line: string }[] }[];
+}
+
+const readJsonl = <T>(text: string): T[] =>
+  text
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as T);
+
+beforeAll(async () => {
+  dir = tempDir('ragask-teamqa-');
+  rowsFile = path.join(dir, 'rows.jsonl');
+  const r = await runCli(path.join(dir, 'data'), ['rows', '--dataset', TINY, '--out', rowsFile], {
+    RAGASK_CACHE_DIR: path.join(dir, 'cache'),
+  });
+  expect(r.code, r.err).toBe(0);
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe('ragask rows', () => {
+  it('writes every question with the passages its reader read and lines that point into them', () => {
+    const rows = readJsonl<Row>(fs.readFileSync(rowsFile, 'utf8'));
+    expect(rows.map((r) => r.id)).toEqual(['tt-001', 'tt-002', 'tt-003', 'tt-004', 'tt-005']);
+    const howTo = rows[2]!;
+    const line = howTo.lines.find((l) => l.text.includes('queuectl flush --all'));
+    expect(line).toBeDefined();
+    // a line's range is its place in its passage's text
+    expect(howTo.passages[line!.passage]!.text.slice(line!.start, line!.end)).toContain('queuectl flush --all');
+  });
+});
+
+describe('the rows, labelled (scripts/teamqa_rows.py)', () => {
+  const labelled = () =>
+    readJsonl<Labelled>(
+      execFileSync('python3', [path.join(ROOT, 'scripts', 'teamqa_rows.py'), rowsFile], { encoding: 'utf8' }),
+    );
+
+  it("marks the answer's span inside the evidence line, and only there", () => {
+    const byId = new Map(labelled().map((l) => [l.id, l]));
+    const value = byId.get('tt-001')!.views[0]!;
+    expect(value.kind).toBe('span');
+    expect(value.spans.map((s) => s.text)).toEqual(['3d']);
+    expect(value.spans[0]!.line).toContain('how long a message may stay deferred before it is returned to its sender');
+    // "Default: 45m" and "Default: 12" stand in the same passage and are not taught
+    expect(byId.get('tt-002')!.views[0]!.spans.map((s) => s.text)).toEqual(['relay_slots']);
+    expect(byId.get('tt-003')!.views[0]!.spans.map((s) => s.text)).toEqual(['queuectl flush --all']);
+  });
+
+  it('teaches an unanswerable question that nothing answers it', () => {
+    const none = labelled().find((l) => l.id === 'tt-005')!;
+    expect(none.views.map((v) => v.kind)).toEqual(['unanswerable']);
+    expect(none.views[0]!.spans).toEqual([]);
+  });
+});
+
+describe('scripts/train_teamqa.py end to end', () => {
+  it('trains a reader from the rows and packages it for the engine', { timeout: 900_000 }, () => {
+    const upstream = path.join(dir, 'upstream');
+    // the same pinned files and venv as `npm run models` (the venv is made once, about a minute)
+    const fetched = spawnSync(
+      process.execPath,
+      [path.join(ROOT, 'scripts', 'fetch-models.mjs'), `--upstream-to=${upstream}`],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(fetched.status, fetched.stderr).toBe(0);
+    const python = fetched.stdout.trim().split('\n').pop()!;
+    const pkg = path.join(dir, 'models', 'reader-tiny');
+    const args = [path.join(ROOT, 'scripts', 'train_teamqa.py'), '--rows', rowsFile, '--base', upstream];
+    args.push('--data', path.join(dir, 'no-squad'), '--squad', '0', '--batch', '4', '--out', path.join(dir, 'train'));
+    args.push('--package', pkg, '--threads', '1');
+    const run = spawnSync(python, args, { encoding: 'utf8' });
+    expect(run.status, run.stderr.slice(-2000)).toBe(0);
+    const report = JSON.parse(fs.readFileSync(path.join(dir, 'train', 'report.json'), 'utf8'));
+    // four answerable rows read once each, one unanswerable: windows were built and trained on
+    expect(report.teamqa.rows).toBe(5);
+    expect(report.teamqa.unanswerable).toBe(1);
+    expect(report.steps).toBeGreaterThanOrEqual(1);
+    const manifest = JSON.parse(fs.readFileSync(path.join(pkg, 'ragask-model.json'), 'utf8'));
+    expect(manifest.kind).toBe('reader');
+    const sha = createHash('sha256')
+      .update(fs.readFileSync(path.join(pkg, 'model.int8.onnx')))
+      .digest('hex');
+    expect(manifest.sha256['model.int8.onnx']).toBe(sha);
+  });
+});
