@@ -73,7 +73,7 @@ export const MIN_BRIDGE_SCORE = 1.2;
 
 /**
  * Candidate score → probability that the bridge leads to needed evidence. Calibrated on the
- * hop-1 bridges of hotpotqa-train-100 (n=46; see BENCHMARKS.md): below a score of 1.5 no bridge was
+ * hop-1 bridges of hotpotqa-train-100 (n=46; see docs/benchmarks-history.md): below a score of 1.5 no bridge was
  * right, from 2.0 up about four in five were. The merge of hops' evidence weighs by it.
  */
 function bridgeConfidence(score: number): number {

@@ -15,7 +15,7 @@ export const ENGINE_DEFAULTS: Readonly<Omit<EngineSettings, MeasuredSettings>> =
    * A next query puts the entity where the question's slot was, which can move a right hop's query
    * far; the gate weighs the cosine among its features instead. On hotpotqa-train-100 (slot-replacing
    * queries, the first form tried) a floor of 0.75 cut all-support@5 from 0.88 to 0.75, and 0.5 to
-   * 0.80 (BENCHMARKS.md, "Hops worth a click").
+   * 0.80 (docs/benchmarks-history.md, "Hops worth a click").
    */
   coherenceThreshold: 0,
   rerankTopK: 5,
@@ -31,7 +31,7 @@ export const ENGINE_DEFAULTS: Readonly<Omit<EngineSettings, MeasuredSettings>> =
    * Stop after the first hop when its evidence holds a high short answer: off. On teamdocs-apache it
    * saved 0.03 hops a question and cost 75 ms at p50 (the first hop's reading, thrown away when not
    * high); at the answer threshold instead of *high* it stopped bridge questions on wrong readings
-   * (BENCHMARKS.md, "Stop when answered").
+   * (docs/benchmarks-history.md, "Stop when answered").
    */
   answerEarly: false,
   stopForPerson: 'when-useful',

@@ -8,7 +8,7 @@ import type { CandidateRef } from './types.js';
  * what the engine knows at that point. Below GATE.threshold the chain stops and a person chooses
  * (the suggestion buttons). Fitted by `ragask calibrate --gate` on QA datasets, where a "wrong
  * bridge" is a next hop that brings none of the still-missing supporting passages into its top
- * snippets; the threshold is chosen from that measurement (see BENCHMARKS.md, "Hop gate").
+ * snippets; the threshold is chosen from that measurement (see docs/benchmarks-history.md, "Hop gate").
  */
 
 export interface GateInput {
@@ -77,7 +77,7 @@ export const GATE_THRESHOLD = GATE.threshold;
 /**
  * A stop asks a person only when a suggestion is at least this likely to bring a missing
  * supporting passage (the same P, for the hop the suggestion would start). Chosen on the tuning
- * sets from every stop's suggestions, each followed and labelled by `ragask eval` (BENCHMARKS.md,
+ * sets from every stop's suggestions, each followed and labelled by `ragask eval` (docs/benchmarks-history.md,
  * "Hops worth a click"); below it a click would most likely fetch nothing the answer needs.
  */
 export const USEFUL_THRESHOLD = 0.5;

@@ -36,7 +36,7 @@ const DEFAULT_SETTINGS: EngineSettings = {
 };
 
 /**
- * Time the chain leaves the reader within the total budget: the reader's p95 on 2 cores (BENCHMARKS.md,
+ * Time the chain leaves the reader within the total budget: the reader's p95 on 2 cores (docs/benchmarks-history.md,
  * "Reader"); a chain that reaches it stops, marked incomplete.
  */
 const READER_RESERVE_MS = 250;
@@ -44,7 +44,7 @@ const READER_RESERVE_MS = 250;
 /**
  * The P(right) a first hop's reading needs to end the chain: a *high* answer only. At the answer
  * threshold (0.5) a bridge question's first hop stopped with a confident wrong reading that its later
- * hops would have corrected (teamdocs-apache, BENCHMARKS.md "Stop when answered").
+ * hops would have corrected (teamdocs-apache, docs/benchmarks-history.md "Stop when answered").
  */
 const EARLY_ANSWER = HIGH_CONFIDENCE;
 

@@ -4,7 +4,7 @@ import type { EngineSettings } from './settings.js';
 /**
  * Which suggestions a stop lists for a person. Each rule was measured on every suggestion of every
  * stop at the gate over the five tuning sets, each followed as a click would and labelled by
- * whether it brought a supporting passage still missing (`ragask eval`; BENCHMARKS.md, "Suggestions
+ * whether it brought a supporting passage still missing (`ragask eval`; docs/benchmarks-history.md, "Suggestions
  * a person can judge"). teamdocs-git was not looked at.
  */
 

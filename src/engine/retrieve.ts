@@ -93,7 +93,7 @@ function titleMatch(entityTerms: readonly string[], title: string): number {
 /**
  * The share of its score a demoted source keeps (the score is the reranker's cosine, about 0.3 to
  * 0.9 for candidates, plus the lexical share): it falls below the passages that answer nearly as
- * well, and is still found when nothing else answers (BENCHMARKS.md, "Demoted sources").
+ * well, and is still found when nothing else answers (docs/benchmarks-history.md, "Demoted sources").
  */
 const DEMOTE_FACTOR = 0.7;
 

@@ -95,7 +95,7 @@ export interface AnswerStats {
   reader_ms: { p50: number; p95: number };
 }
 
-/** How the hop-to-hop coherence checks went over a run (see BENCHMARKS.md, "Coherence"). */
+/** How the hop-to-hop coherence checks went over a run (see docs/benchmarks-history.md, "Coherence"). */
 export interface CoherenceStats {
   checks: number;
   pass_rate: number;

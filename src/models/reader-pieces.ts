@@ -33,7 +33,7 @@ export function piecesWithOffsets(tokenizer: BertTokenizer, text: string): Piece
 /**
  * Padding a group may carry, as a share of its longest window. Windows are packed to the reader's
  * length, so a read is usually two or three full windows and a short last one; padded to one batch,
- * 17–19 % of the pieces computed were padding (BENCHMARKS.md, "The reader's windows without padding").
+ * 17–19 % of the pieces computed were padding (docs/benchmarks-history.md, "The reader's windows without padding").
  */
 const MAX_PADDING = 0.1;
 

@@ -8,7 +8,7 @@
  *
  * The question's cues are data (data/answer-types.json). They were written and tuned on
  * teamdocs-apache and the Wikipedia sets, never on teamdocs-git; each group was then ablated on the
- * sets it was not written from, and those that earned nothing there went (BENCHMARKS.md, "Every rule
+ * sets it was not written from, and those that earned nothing there went (docs/benchmarks-history.md, "Every rule
  * family ablated"). A classifier on the question's sentence embedding, trained on TREC's question
  * types and the tuning sets' answers, was measured against them and lost (the same section).
  */

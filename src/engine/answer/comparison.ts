@@ -47,7 +47,7 @@ export function choiceOptions(question: string): string[] | null {
     s
       .trim()
       // an article is grammar ("the Pterocarya"); keeping a capital one as part of a name earned
-      // nothing on the sets it was not written from (BENCHMARKS.md, "Every rule family ablated")
+      // nothing on the sets it was not written from (docs/benchmarks-history.md, "Every rule family ablated")
       .replace(/^(the|a|an)\s+/i, '')
       .replace(/^["'“]|["'”,.]$/g, '')
       .trim();

@@ -33,7 +33,7 @@ export const FEATURE_NAMES = [
 ] as const;
 
 /**
- * The features as numbers, in FEATURE_NAMES order (each defended in BENCHMARKS.md, "Answer
+ * The features as numbers, in FEATURE_NAMES order (each defended in docs/benchmarks-history.md, "Answer
  * confidence"). Only what the reading says of itself, and fewer of those: the retrieval score and
  * chain position flipped sign between Wikipedia and manuals, and the reader's own P(answer), kind
  * and agreement did not help judged leave-one-set-out, so they are not features.

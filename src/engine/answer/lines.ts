@@ -2,7 +2,7 @@
  * Which line a person reads first. Every sentence of the passages the reader read is a candidate,
  * described by what the reading and the retrieval say of it, and ranked by a logistic regression
  * fitted to "this line holds the answer" on the tuning sets (`ragask calibrate --lines`; constants
- * in lines.fitted.ts, its leave-one-set-out figures in BENCHMARKS.md). Learned, not written from
+ * in lines.fitted.ts, its leave-one-set-out figures in docs/benchmarks-history.md). Learned, not written from
  * any question's wording: the features are the reader's spans, the retrieval rank and score, how
  * much of the question the line and its entry cover, and where the line stands in its passage.
  */

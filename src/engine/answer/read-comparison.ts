@@ -190,7 +190,7 @@ async function readSideBySide(
  * The sentence of a question that asks: its last one ending in "?", without the setting told before
  * it ("A client with enormous cookies is getting rejected. By default, how many bytes …?"). The
  * reader was trained on one-sentence questions; the setting serves retrieval, which reads it all.
- * Measured on teamdocs-apache: proposals right 0.317 → 0.400 (BENCHMARKS.md, "The reader reads the
+ * Measured on teamdocs-apache: proposals right 0.317 → 0.400 (docs/benchmarks-history.md, "The reader reads the
  * question asked").
  */
 export function askedPart(question: string): string {

@@ -13,7 +13,7 @@ import { SPANS } from './spans.fitted.js';
  * default asked for, in a table row that states the question's own condition (+1: the −20 °C row
  * for "at −20 °C") or another value of it (−1), and its window's log-odds of answering at all. Each
  * weight is in the reader's logits; `ragask calibrate --spans` fits them on the tuning sets and
- * judges the fit leave one set out (BENCHMARKS.md, "The span scorer, fitted"). Only the sample
+ * judges the fit leave one set out (docs/benchmarks-history.md, "The span scorer, fitted"). Only the sample
  * corpus's datasheets ask about a row's condition, so only they can weigh it.
  */
 export const SPAN_FEATURES = [
@@ -82,7 +82,7 @@ export function featureSpans(
     const label = cellLabel(passages[x.passage]!, x.start);
     // the label must name what is asked, all of it ("Offset", "Default"), not share a word with the
     // question (a rule that the row's section must also cover the question went with its ablation:
-    // BENCHMARKS.md, "Every rule family ablated")
+    // docs/benchmarks-history.md, "Every rule family ablated")
     const labelTerms = label === null ? [] : contentTerms(label);
     const named = labelTerms.length > 0 && labelTerms.every((t) => asked.has(t));
     const condition = rowCondition(passages[x.passage]!, x.start, question);

@@ -2,7 +2,7 @@
 // refit with the command in `fitted.command`, never by hand. fitted null: the hand-set weights,
 // swept one at a time on the tuning sets; a fit on eight sets (`npx ragask calibrate --spans
 // --dataset <the tuning sets and data/sample> --l2 0.3`) ranked as many first spans right held out
-// (144 of 529 against 145) and moved the replies both ways, so they stay (BENCHMARKS.md, "The span
+// (144 of 529 against 145) and moved the replies both ways, so they stay (docs/benchmarks-history.md, "The span
 // scorer, fitted").
 
 export interface FittedSpans {
