@@ -2,17 +2,22 @@
 // Teaches ragask's reader to read team documents, from teamqa (../shared/datasets/teamqa), in one
 // command that resumes where it stopped:
 //
-//   npm run train-teamqa [-- --data ../shared/datasets --out .tmp/teamqa --no-folds --no-ship --sets a,b]
+//   npm run train-teamqa [-- --data ../shared/datasets --out .tmp/teamqa --no-folds --ship --sets a,b]
 //
 // 1. rows: `ragask rows` runs every teamqa question through the engine as it answers (ingest,
 //    retrieval, hops) and writes the passages its reader read and every candidate line;
-// 2. folds: for each fold of FOLDS, scripts/train_teamqa.py fine-tunes the phase-1 reader on the
-//    other fold's sets (beside a sample of SQuAD 1.1 train) and packages it as models/reader-teamqa-<fold>
-//    (never committed), so every figure reported for a set comes from a reader that never saw it;
-//    `ragask eval` then measures each held-out set with its fold's reader (OUT/eval/<set>.json);
-// 3. ship: the same recipe on all thirteen sets writes models/reader-minilm (int8, MODEL.md's figures
-//    are the folds') and the TypeScript parity fixture test/fixtures/reader-golden.json.
-// Each step skips what its output already holds; a killed training resumes from its checkpoint.
+// 2. folds: for each fold of FOLDS, on the other fold's sets,
+//    - scripts/train_teamqa.py fine-tunes the phase-1 reader (beside a sample of SQuAD 1.1 train) and
+//      packages it as models/reader-teamqa-<fold> (never committed); `ragask eval` then measures each
+//      held-out set with its fold's reader (OUT/eval/<set>.json; pool them with scripts/teamqa-report.mjs);
+//    - scripts/train_teamqa_lines.py trains the line scorer and writes its logits for the held-out
+//      sets' candidate lines; scripts/measure_teamqa_lines.py then fits the line ranker with them,
+//      leave one set out (OUT/lines.md);
+//    so every figure reported for a set comes from weights that never saw it;
+// 3. --ship: the reader's recipe on all thirteen sets writes models/reader-minilm. Not the default:
+//    measured held out, the reader trained this way is not kept yet (BENCHMARKS.md, "Reading team
+//    documents").
+// Each step skips what its output already holds; a killed reader training resumes from its checkpoint.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -37,9 +42,9 @@ if (argv.includes('--help')) {
   process.stdout.write(`npm run train-teamqa [-- options]
   --data DIR     the shared datasets folder (default ../shared/datasets): teamqa/ and reader-squad11-train/
   --out DIR      where rows, checkpoints and evaluations go (default .tmp/teamqa)
-  --sets a,b     only these teamqa sets (a smoke run; with --no-folds --no-ship)
+  --sets a,b     only these teamqa sets (a smoke run, with --no-folds)
   --no-folds     skip the leave-one-fold-out readers and their evaluation
-  --no-ship      leave models/reader-minilm alone
+  --ship         also train the reader on every set into models/reader-minilm (not kept yet)
   --epochs N, --squad N, --limit N, --threads N   passed to scripts/train_teamqa.py
 `);
   process.exit(0);
@@ -57,7 +62,7 @@ const take = (name, fallback) => {
   return v;
 };
 const noFolds = flag('--no-folds');
-const noShip = flag('--no-ship');
+const ship = flag('--ship');
 const data = path.resolve(take('--data', path.join(ROOT, '..', 'shared', 'datasets')));
 const out = path.resolve(take('--out', path.join(ROOT, '.tmp', 'teamqa')));
 const onlySets = take('--sets', null);
@@ -144,6 +149,28 @@ const train = (name, holdOut, pkg) => {
     fail(`scripts/train_teamqa.py (${name}) exited with ${r.status}; rerun to resume from its checkpoint`);
 };
 
+/** The line scorer trained without a fold's sets, and its logits for their candidate lines. */
+function lineScores(fold, held) {
+  const scores = path.join(out, `line-scores-${fold}.jsonl`);
+  if (fs.existsSync(scores)) return;
+  const args = [path.join(ROOT, 'scripts', 'train_teamqa_lines.py'), '--rows', rows, '--base', upstream];
+  args.push('--out', path.join(out, `line-scorer-${fold}`), '--hold-out', held.join(','), '--score-held-out', scores);
+  const r = spawnSync(python, [...args, '--epochs', '1.5', '--bf16', '--no-export'], { stdio: 'inherit' });
+  if (r.status !== 0) fail(`scripts/train_teamqa_lines.py (${fold}) exited with ${r.status}; rerun to start it again`);
+}
+
+/** The line ranker with and without the scorer's held-out logits, leave one set out. */
+function measureLines() {
+  const files = Object.keys(FOLDS).map((fold) => path.join(out, `line-scores-${fold}.jsonl`));
+  const r = spawnSync(python, [path.join(ROOT, 'scripts', 'measure_teamqa_lines.py'), rows, ...files], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (r.status !== 0) fail('scripts/measure_teamqa_lines.py failed (see above)');
+  fs.writeFileSync(path.join(out, 'lines.md'), r.stdout);
+  process.stdout.write(r.stdout);
+}
+
 // Step 2: leave one fold out, then each held-out set measured with the reader that never saw it.
 if (!noFolds) {
   for (const [fold, held] of Object.entries(FOLDS)) {
@@ -157,10 +184,12 @@ if (!noFolds) {
         RAGASK_READER_MODEL: name,
       });
     }
+    lineScores(fold, held);
   }
+  measureLines();
 }
 // Step 3: the shipped reader, on every set.
-if (!noShip) {
+if (ship) {
   train('reader-teamqa-all', [], path.join(ROOT, 'models', 'reader-minilm'));
   say(
     'models/reader-minilm written; regenerate the parity fixture with scripts/train_reader.py --from-onnx (see MODEL.md)',

@@ -152,7 +152,7 @@ def main():
     ap.add_argument("--init", default=None, help="the int8 reader to start from (default models/reader-minilm)")
     ap.add_argument("--out", required=True)
     ap.add_argument("--hold-out", default="", help="comma-separated teamqa sets never trained on")
-    ap.add_argument("--squad", type=int, default=2000, help="SQuAD 1.1 train rows read beside teamqa")
+    ap.add_argument("--squad", type=int, default=1000, help="SQuAD 1.1 train rows read beside teamqa")
     ap.add_argument("--teamqa-repeats", type=int, default=2, help="times each teamqa row is read per epoch (different placements)")
     ap.add_argument("--epochs", type=float, default=1.0)
     ap.add_argument("--lr", type=float, default=3e-5)
