@@ -40,7 +40,7 @@ def fit(X, y, iters=30):
         W = p * (1 - p) + 1e-9
         w -= np.linalg.solve((Z.T * W) @ Z + L2 * np.eye(len(w)), Z.T @ (p - y) + L2 * w)
         b -= (p - y).sum() / W.sum()
-    return (lambda X: ((X - mu) / sd) @ w + b), (w / sd, b - (mu / sd) @ w)
+    return (lambda X: ((X - mu) / sd) @ w + b), (mu, sd, w, b)
 
 
 def features(line, use):
@@ -97,8 +97,12 @@ def main(rows_file, *score_files):
         print(f"| {s} | {n} | {ceiling[s] / n:.3f} | " + " | ".join(cells) + " |")
     print(f"| **pooled** | {n_all} | {c_all / n_all:.3f} | " + " | ".join(f"{tot[u][0] / n_all:.3f} / {tot[u][1] / n_all:.3f}" for u in uses) + " |")
     all_lines = [l for r in rows for l in r["lines"]]
-    _, (w, b) = fit(np.array([features(l, "ranker+scorer") for l in all_lines]), np.array([l["y"] for l in all_lines]))
-    print(json.dumps({"ranker+scorer weights (raw features, fit on all)": [round(float(x), 4) for x in w], "bias": round(float(b), 4)}))
+    _, (mu, sd, w, b) = fit(np.array([features(l, "ranker+scorer") for l in all_lines]), np.array([l["y"] for l in all_lines]))
+    # the line ranker fitted on every set, in src/engine/logistic.ts's form (standardised weights)
+    model = {"mean": [round(float(x), 6) for x in mu], "std": [round(float(x), 6) for x in sd],
+             "weights": [round(float(x), 6) for x in w], "bias": round(float(b), 6),
+             "questions": len(rows), "lines": len(all_lines), "datasets": sets}
+    print(json.dumps(model))
 
 
 if __name__ == "__main__":
