@@ -12,17 +12,12 @@
 // no better overall (BENCHMARKS.md, "The multi-passage phase"), so it is not the default.
 // A new user never needs any of this: the trained reader ships with the repository.
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { phase1Reader } from './phase1-reader.mjs';
 
-/** The reader phases 3, 4 and 5 start from: phase 1's int8 file, the shipped one. */
-const PHASE1_READER = {
-  commit: 'efbd4e3',
-  sha256: '52188fb656130229f2ee1f6fec8271bba21492afaf4f5bacba460bb10016048a',
-};
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
 if (argv.includes('--help')) {
@@ -94,21 +89,6 @@ const ship = [
   '--package',
   path.join(ROOT, 'models', 'reader-minilm'),
 ];
-/** The phase-1 reader, the one that ships, as a file under --out (git history keeps that exact file). */
-function phase1Reader() {
-  const shipped = path.join(out, 'phase1.int8.onnx');
-  if (!fs.existsSync(shipped)) {
-    const blob = spawnSync('git', ['show', `${PHASE1_READER.commit}:models/reader-minilm/model.int8.onnx`], {
-      cwd: ROOT,
-      maxBuffer: 64 << 20,
-    });
-    if (blob.status !== 0) fail(`git show ${PHASE1_READER.commit}: the phase-1 reader is not in this clone's history`);
-    fs.writeFileSync(shipped, blob.stdout);
-  }
-  const sha = createHash('sha256').update(fs.readFileSync(shipped)).digest('hex');
-  if (sha !== PHASE1_READER.sha256) fail(`${shipped}: sha256 ${sha}, not the phase-1 reader's ${PHASE1_READER.sha256}`);
-  return shipped;
-}
 /** Phases 3, 4 and 5 were measured and not kept (BENCHMARKS.md): their runs leave the shipped reader alone. */
 function notShipped() {
   process.stderr.write(`[train-reader] done: ${path.join(out, 'model.int8.onnx')} (not shipped; see BENCHMARKS.md)\n`);
@@ -136,7 +116,7 @@ if (onlyPhase3) {
       '--techdocs',
       techdocs,
       '--init-from-onnx',
-      phase1Reader(),
+      phase1Reader(ROOT, out, fail),
       '--epochs',
       '1',
       '--lr',
@@ -149,7 +129,7 @@ if (onlyPhase3) {
 }
 if (onlyPhase4) {
   runPhase(
-    ['--phase', '4', '--init-from-onnx', phase1Reader(), '--epochs', '1', '--lr', '3e-5', ...argv],
+    ['--phase', '4', '--init-from-onnx', phase1Reader(ROOT, out, fail), '--epochs', '1', '--lr', '3e-5', ...argv],
     path.join(out, 'phase4.pt'),
   );
   notShipped();
@@ -160,7 +140,7 @@ if (onlyPhase5) {
       '--phase',
       '5',
       '--init-from-onnx',
-      phase1Reader(),
+      phase1Reader(ROOT, out, fail),
       '--phase5-rows',
       '40000',
       '--bf16',

@@ -19,22 +19,17 @@
 //    documents").
 // Each step skips what its output already holds; a killed reader training resumes from its checkpoint.
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { phase1Reader } from './phase1-reader.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** Two folds of the thirteen sets, each with manuals, manual pages and a handbook (leave one fold out). */
 const FOLDS = {
   a: ['lighttpd', 'engpractices', 'gdsway', 'opsman', 'opsman2', 'haproxy'],
   b: ['bind9', 'exim', 'postfix', 'rsyslog', 'playbook', 'runbooks', 'python'],
-};
-/** The reader every run starts from: phase 1 of scripts/train_reader.py, as committed at efbd4e3. */
-const PHASE1_READER = {
-  commit: 'efbd4e3',
-  sha256: '52188fb656130229f2ee1f6fec8271bba21492afaf4f5bacba460bb10016048a',
 };
 
 const argv = process.argv.slice(2);
@@ -119,22 +114,6 @@ const fetched = spawnSync(
 if (fetched.status !== 0) fail('could not fetch the upstream all-MiniLM-L6-v2 files (see above)');
 const python = fetched.stdout.trim().split('\n').pop();
 
-/** The phase-1 reader, every run's starting point, as a file under --out (git history keeps it). */
-function phase1Reader() {
-  const file = path.join(out, 'phase1.int8.onnx');
-  if (!fs.existsSync(file)) {
-    const blob = spawnSync('git', ['show', `${PHASE1_READER.commit}:models/reader-minilm/model.int8.onnx`], {
-      cwd: ROOT,
-      maxBuffer: 64 << 20,
-    });
-    if (blob.status !== 0) fail(`git show ${PHASE1_READER.commit}: the phase-1 reader is not in this clone's history`);
-    fs.writeFileSync(file, blob.stdout);
-  }
-  const sha = createHash('sha256').update(fs.readFileSync(file)).digest('hex');
-  if (sha !== PHASE1_READER.sha256) fail(`${file}: sha256 ${sha}, not the phase-1 reader's ${PHASE1_READER.sha256}`);
-  return file;
-}
-
 const train = (name, holdOut, pkg) => {
   const dir = path.join(out, name);
   if (fs.existsSync(path.join(pkg, 'ragask-model.json')) && fs.existsSync(path.join(dir, 'report.json'))) {
@@ -142,7 +121,16 @@ const train = (name, holdOut, pkg) => {
     return;
   }
   const args = [path.join(ROOT, 'scripts', 'train_teamqa.py'), '--rows', rows, '--base', upstream, '--data', data];
-  args.push('--init', phase1Reader(), '--out', dir, '--package', pkg, '--threads', String(os.availableParallelism()));
+  args.push(
+    '--init',
+    phase1Reader(ROOT, out, fail),
+    '--out',
+    dir,
+    '--package',
+    pkg,
+    '--threads',
+    String(os.availableParallelism()),
+  );
   if (holdOut.length) args.push('--hold-out', holdOut.join(','));
   const r = spawnSync(python, [...args, '--bf16', ...argv], { stdio: 'inherit' });
   if (r.status !== 0)
