@@ -22,6 +22,8 @@ export interface ParsedDocument {
   title: string | null;
   url: string | null;
   blocks: Block[];
+  /** Where the document stands among its siblings (a wiki's page tree above it): the start of every chunk's heading path. */
+  trail?: string[];
 }
 
 /** Collapses whitespace runs (incl. non-breaking spaces) to single spaces. */

@@ -295,7 +295,7 @@ async function prepare(unit: Unit, deps: IngestDeps, existed: boolean): Promise<
     chunks.push({
       ord,
       kind: d.kind,
-      headingPath: d.headingPath,
+      headingPath: [...(parsed.trail ?? []), ...d.headingPath],
       page: d.page,
       text: d.text,
       tokenCount: countTokens(d.text),
@@ -304,7 +304,8 @@ async function prepare(unit: Unit, deps: IngestDeps, existed: boolean): Promise<
       entry: d.entry,
       windows: windows.map((w) => ({ ...w, vector: new Float32Array(0) })),
     });
-    for (const w of windows) texts.push(windowEmbeddingText(title, contextOf(d), d.text.slice(w.charStart, w.charEnd)));
+    const context = [...(parsed.trail ?? []), ...contextOf(d)];
+    for (const w of windows) texts.push(windowEmbeddingText(title, context, d.text.slice(w.charStart, w.charEnd)));
   });
   return {
     unit,

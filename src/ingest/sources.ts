@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fg from 'fast-glob';
 import type { DocumentKind } from '../store/types.js';
+import { exportFiles, type ExportOrigin } from './exports/index.js';
 
 const EXTENSIONS: Record<string, DocumentKind> = {
   '.md': 'markdown',
@@ -13,12 +14,15 @@ const EXTENSIONS: Record<string, DocumentKind> = {
   '.htm': 'html',
   '.pdf': 'pdf',
   '.docx': 'docx',
+  '.csv': 'csv',
   '.jsonl': 'jsonl',
 };
 
 export interface SourceFile {
   path: string;
   kind: DocumentKind;
+  /** A file of a wiki export (a Confluence space, a Notion workspace), read as the page it is. */
+  origin?: ExportOrigin;
 }
 
 export interface InputFailure {
@@ -93,6 +97,13 @@ export function resolveInputs(inputs: readonly string[], exclude: readonly strin
     }
     if (stat.isDirectory()) {
       roots.push(abs.endsWith(path.sep) ? abs : abs + path.sep);
+      const kindOf = (f: string) =>
+        excluded.has(path.resolve(abs, f)) ? undefined : EXTENSIONS[path.extname(f).toLowerCase()];
+      const exported = exportFiles(abs, kindOf);
+      if (exported) {
+        for (const f of exported) files.set(f.path, f);
+        continue;
+      }
       const matches = fg.sync(pattern, {
         cwd: abs,
         absolute: true,

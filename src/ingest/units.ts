@@ -11,6 +11,8 @@ import { parseHtml } from './parsers/html.js';
 import { parseMarkdown } from './parsers/markdown.js';
 import { parsePdf } from './parsers/pdf.js';
 import { parseText } from './parsers/text.js';
+import { exportLink, parseExported } from './exports/index.js';
+import { parseCsv } from './parsers/csv.js';
 import { type IngestDeps, INGEST_VERSION } from './types.js';
 
 /** One document to (re)ingest: a file, or one record of a .jsonl corpus. */
@@ -43,9 +45,13 @@ function decodeText(bytes: Buffer): string {
   }
 }
 
-/** The link a citation of `file` gets: `baseUrl` + its path relative to the input folder it came from (none without a base URL). */
-export function citationLink(roots: readonly string[], baseUrl: string | null): (file: string) => string | null {
-  return (file) => {
+/**
+ * The link a citation of a file gets: `baseUrl` + its path relative to the input folder it came from
+ * (none without a base URL); a page of a Confluence export (or its attachment) links to the page.
+ */
+export function citationLink(roots: readonly string[], baseUrl: string | null): (f: SourceFile) => string | null {
+  return ({ path: file, origin }) => {
+    if (origin) return exportLink(origin, baseUrl);
     if (!baseUrl) return null;
     const root = roots.find((r) => r.endsWith(path.sep) && file.startsWith(r)) ?? path.dirname(file) + path.sep;
     return baseUrl.replace(/\/?$/, '/') + path.relative(root, file).split(path.sep).map(encodeURIComponent).join('/');
@@ -57,7 +63,7 @@ interface CollectContext {
   fail: (f: InputFailure) => void;
   /** A file with nothing in it: a warning, not a failure. */
   skip: (f: InputFailure) => void;
-  linkFor: (file: string) => string | null;
+  linkFor: (f: SourceFile) => string | null;
 }
 
 /**
@@ -92,7 +98,7 @@ export async function collectUnits(
     }
     if (f.kind !== 'jsonl') {
       seen.add(f.path);
-      units.push(fileUnit(f, read.bytes, read.size, fingerprint, ctx.linkFor(f.path)));
+      units.push(fileUnit(f, read.bytes, read.size, fingerprint, ctx.linkFor(f)));
       continue;
     }
     let content: string;
@@ -170,19 +176,27 @@ function fileUnit(f: SourceFile, bytes: Buffer, size: number, fingerprint: strin
     fallbackTitle: titleFromPath(f.path),
     url,
     load: async () => {
-      if (kind === 'docx') return parseDocx(new Uint8Array(bytes));
-      if (kind === 'pdf') {
-        if (bytes.subarray(0, 1024).indexOf('%PDF-') < 0) throw new Error('not a PDF (no %PDF- header)');
-        try {
-          return await parsePdf(new Uint8Array(bytes));
-        } catch (e) {
-          throw new Error(`corrupt or truncated PDF (${errorMessage(e)})`);
-        }
-      }
-      const text = decodeText(bytes);
-      return kind === 'markdown' ? parseMarkdown(text) : kind === 'html' ? parseHtml(text) : parseText(text);
+      const parse = () => parseFile(kind, bytes);
+      if (!f.origin) return parse();
+      return parseExported(f.path, f.origin, kind === 'html' ? () => decodeText(bytes) : null, parse);
     },
   };
+}
+
+/** A file's bytes parsed by its kind. */
+async function parseFile(kind: DocumentKind, bytes: Buffer): Promise<ParsedDocument> {
+  if (kind === 'docx') return parseDocx(new Uint8Array(bytes));
+  if (kind === 'pdf') {
+    if (bytes.subarray(0, 1024).indexOf('%PDF-') < 0) throw new Error('not a PDF (no %PDF- header)');
+    try {
+      return await parsePdf(new Uint8Array(bytes));
+    } catch (e) {
+      throw new Error(`corrupt or truncated PDF (${errorMessage(e)})`);
+    }
+  }
+  const text = decodeText(bytes);
+  if (kind === 'csv') return parseCsv(text);
+  return kind === 'markdown' ? parseMarkdown(text) : kind === 'html' ? parseHtml(text) : parseText(text);
 }
 
 /** What a document becomes depends on these too: a change of any re-ingests it. */
