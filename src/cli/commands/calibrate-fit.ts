@@ -26,6 +26,7 @@ export interface CalibrateOptions {
   spans?: boolean;
   maxStoppedRight: number;
   dump?: string;
+  fromDump?: string[];
 }
 
 export function commandLine(opts: CalibrateOptions): string {
@@ -33,7 +34,7 @@ export function commandLine(opts: CalibrateOptions): string {
   const reported = (opts.reportOn ?? [])
     .map((d) => ` --report-on ${path.relative(process.cwd(), path.resolve(d))}`)
     .join('');
-  return `npx ragask calibrate ${opts.gate ? '--gate ' : ''}${opts.lines ? '--lines ' : ''}${opts.spans ? '--spans ' : ''}${sets}${reported} --folds ${opts.folds} --l2 ${opts.l2}${opts.gate ? ` --max-stopped-right ${opts.maxStoppedRight}` : ''}${opts.limit ? ` --limit ${opts.limit}` : ''} --write`;
+  return `npx ragask calibrate ${opts.gate ? '--gate ' : ''}${opts.lines ? '--lines ' : ''}${opts.spans ? '--spans ' : ''}${sets}${reported} --folds ${opts.folds} --l2 ${opts.l2}${opts.gate ? ` --max-stopped-right ${opts.maxStoppedRight}` : ''}${opts.limit ? ` --limit ${opts.limit}` : ''}${opts.fromDump ? ` --from-dump ${opts.fromDump.join(' ')}` : ''} --write`;
 }
 
 /** Out-of-fold predictions of a logistic fit, folds by a stable hash of each sample's key. */

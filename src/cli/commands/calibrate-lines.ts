@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
 import { LINE_FEATURES, shownLine, type LineCandidate } from '../../engine/answer/lines.js';
 import { predict, type LogisticModel } from '../../engine/logistic.js';
@@ -32,6 +33,12 @@ export interface LinesOptions {
   write?: boolean;
   /** Also write every question's candidate lines (features and labels) as JSON lines, for analysis. */
   dump?: string;
+  /**
+   * Read the candidate lines from earlier --dump files instead of running the engine; the --dataset
+   * and --report-on folders then only name the sets taken from them. Readings made under different
+   * settings (each set read by an encoder that never saw it) can be fitted together this way.
+   */
+  fromDump?: string[];
 }
 
 /** Runs every answerable question and keeps the candidate lines of its reading, labelled. */
@@ -69,6 +76,23 @@ async function collectLines(ctx: CliContext, cmd: Command, dirs: readonly string
   return out;
 }
 
+/** The questions of the named sets from --dump files (a set missing from them is an error, not an empty set). */
+function linesFromDumps(files: readonly string[], dirs: readonly string[]): QuestionLines[] {
+  const all = files.flatMap((f) => {
+    if (!fs.existsSync(f)) throw new UserError(`--from-dump ${f}: no such file; write it with --dump first`);
+    return fs
+      .readFileSync(f, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as QuestionLines);
+  });
+  const names = dirs.map((d) => path.basename(path.resolve(d)));
+  for (const n of names)
+    if (!all.some((q) => q.dataset === n))
+      throw new UserError(`--from-dump: no questions of ${n} in ${files.join(', ')}`);
+  return all.filter((q) => names.includes(q.dataset));
+}
+
 function fitOn(questions: readonly QuestionLines[], l2: number): LogisticModel {
   const rows = questions.flatMap((q) => q.lines);
   return fitLogistic(
@@ -102,8 +126,10 @@ function summary(name: string, qs: readonly QuestionLines[], model: LogisticMode
  * set out (fitted without a set, ranked on it) and on the --report-on sets, never fitted on.
  */
 export async function calibrateLines(ctx: CliContext, cmd: Command, opts: LinesOptions, command: string) {
-  const questions = await collectLines(ctx, cmd, opts.dataset, opts.limit);
-  const reported = opts.reportOn?.length ? await collectLines(ctx, cmd, opts.reportOn, opts.limit) : [];
+  const collect = (dirs: readonly string[]) =>
+    opts.fromDump ? Promise.resolve(linesFromDumps(opts.fromDump, dirs)) : collectLines(ctx, cmd, dirs, opts.limit);
+  const questions = await collect(opts.dataset);
+  const reported = opts.reportOn?.length ? await collect(opts.reportOn) : [];
   const sets = [...new Set(questions.map((q) => q.dataset))];
   if (opts.dump)
     fs.writeFileSync(opts.dump, `${[...questions, ...reported].map((q) => JSON.stringify(q)).join('\n')}\n`);

@@ -272,11 +272,16 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--report-on <dir...>', 'datasets only reported on, never fitted on (e.g. ../shared/datasets/teamdocs-git)')
     .option('--dump <file>', 'also write every sample (features and label) as JSON lines, for analysis')
     .option(
+      '--from-dump <files...>',
+      '--lines: read the candidate lines from earlier --dump files instead of running the engine (--dataset, --report-on name the sets)',
+    )
+    .option(
       '--write',
       'write the fit to src/engine/answer/calibration.fitted.ts (--gate: src/engine/gate.fitted.ts); a source checkout, rebuild after',
     )
     .action(async (opts: CalibrateOptions, cmd: Command) => {
       if (opts.folds < 2) throw new UserError('--folds must be at least 2 for cross-validation');
+      if (opts.fromDump && !opts.lines) throw new UserError('--from-dump reads line dumps: use it with --lines');
       if (opts.gate) return calibrateGate(ctx, cmd, opts);
       if (opts.lines) return calibrateLines(ctx, cmd, opts, commandLine(opts));
       if (opts.spans) return calibrateSpans(ctx, cmd, opts, commandLine(opts));
