@@ -8,6 +8,7 @@ import { PUBLIC_SCOPE } from '../store/access.js';
 import { chunkBlocks, type ChunkDraft } from './chunker.js';
 import { parseText } from './parsers/text.js';
 import { resolveInputs, type InputFailure } from './sources.js';
+import { unzipInputs } from './exports/zip.js';
 import { makeWindows, windowEmbeddingText } from './windows.js';
 import { type Unit, collectUnits, citationLink, sha256, EmptyDocument, fingerprintOf } from './units.js';
 import type { IngestDeps, IngestOptions, IngestReport } from './types.js';
@@ -42,7 +43,9 @@ export async function ingest(
     // CLI logs at warn); the log keeps it for a service at info
     log.info({ file: f.file, line: f.line, reason: f.reason }, 'ingest: skipped');
   };
-  const resolved = resolveInputs(inputs, opts.exclude ?? []);
+  const unzipped = await unzipInputs(inputs);
+  unzipped.failures.forEach(fail);
+  const resolved = resolveInputs(unzipped.inputs, opts.exclude ?? [], unzipped.aliases);
   resolved.failures.forEach(fail);
   const { units, seen } = await collectUnits(resolved.files, {
     deps,

@@ -23,6 +23,8 @@ export interface SourceFile {
   kind: DocumentKind;
   /** A file of a wiki export (a Confluence space, a Notion workspace), read as the page it is. */
   origin?: ExportOrigin;
+  /** The name it is stored under, where not its path: "<export.zip>!/<path in the zip>". */
+  source?: string;
 }
 
 export interface InputFailure {
@@ -56,7 +58,11 @@ function ignoreFile(dir: string): string[] {
  * Expands paths, folders and globs (fast-glob: the standard, fast glob matcher) into files of a
  * supported type. A missing path or unsupported type given by name is a failure for that input only.
  */
-export function resolveInputs(inputs: readonly string[], exclude: readonly string[] = []): ResolvedInputs {
+export function resolveInputs(
+  inputs: readonly string[],
+  exclude: readonly string[] = [],
+  unzipped: ReadonlyMap<string, string> = new Map(),
+): ResolvedInputs {
   const excluded = new Set(exclude.map((e) => path.resolve(e)));
   const files = new Map<string, SourceFile>();
   const failures: InputFailure[] = [];
@@ -95,6 +101,16 @@ export function resolveInputs(inputs: readonly string[], exclude: readonly strin
       failures.push({ file: input, reason: 'no such file or folder' });
       continue;
     }
+    const zip = unzipped.get(abs);
+    if (zip) {
+      const found = zipFiles(abs, zip, (f) => EXTENSIONS[path.extname(f).toLowerCase()]);
+      if ('reason' in found) failures.push({ file: zip, reason: found.reason });
+      else {
+        roots.push(`${zip}!/`);
+        for (const f of found) files.set(f.path, f);
+      }
+      continue;
+    }
     if (stat.isDirectory()) {
       roots.push(abs.endsWith(path.sep) ? abs : abs + path.sep);
       const kindOf = (f: string) =>
@@ -127,6 +143,21 @@ export function resolveInputs(inputs: readonly string[], exclude: readonly strin
     }
   }
   return { files: [...files.values()].sort((a, b) => a.path.localeCompare(b.path)), failures, roots };
+}
+
+/** The documents of an unpacked export zip, stored under the zip's name; a zip of anything else is refused. */
+function zipFiles(
+  dir: string,
+  zip: string,
+  kindOf: (f: string) => DocumentKind | undefined,
+): SourceFile[] | { reason: string } {
+  const exported = exportFiles(dir, kindOf);
+  if (!exported)
+    return {
+      reason:
+        'not a Confluence space export or a Notion export (no index.html with Confluence markup, no files named with Notion ids); unzip it and ingest the folder',
+    };
+  return exported.map((f) => ({ ...f, source: `${zip}!/${path.relative(dir, f.path).split(path.sep).join('/')}` }));
 }
 
 export interface JsonlRecord {

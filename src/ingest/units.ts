@@ -81,7 +81,7 @@ export async function collectUnits(
   const seen = new Set<string>();
   const keepStored = async (f: SourceFile) => {
     if (f.kind === 'jsonl') for (const s of await store.documents.sourcesUnder(`${f.path}#`)) seen.add(s.source);
-    else seen.add(f.path);
+    else seen.add(f.source ?? f.path);
   };
   const refuse = async (f: SourceFile, reason: string) => {
     ctx.fail({ file: f.path, reason });
@@ -97,7 +97,7 @@ export async function collectUnits(
       continue;
     }
     if (f.kind !== 'jsonl') {
-      seen.add(f.path);
+      seen.add(f.source ?? f.path);
       units.push(fileUnit(f, read.bytes, read.size, fingerprint, ctx.linkFor(f)));
       continue;
     }
@@ -168,7 +168,7 @@ function recordUnit(file: string, r: JsonlRecord, fingerprint: string): Unit {
 function fileUnit(f: SourceFile, bytes: Buffer, size: number, fingerprint: string, url: string | null): Unit {
   const kind = f.kind;
   return {
-    source: f.path,
+    source: f.source ?? f.path,
     path: f.path,
     kind,
     hash: sha256(`${sha256(bytes)}\u0000${fingerprint}\u0000${url ?? ''}`),

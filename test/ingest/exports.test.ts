@@ -1,5 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import fg from 'fast-glob';
+import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCore, type Core } from '../../src/core.js';
 import { ingest } from '../../src/ingest/ingest.js';
@@ -111,5 +113,75 @@ describe('a Notion export', () => {
     expect(first.citation.url).toBe('https://www.notion.so/4c5d6e7f8091a2b3c4d5e6f7a8b9c0d1');
     // no short answer other than the row's own
     expect([null, 'Fleet']).toContain(r.answer.value);
+  });
+});
+
+/** A zip of a folder's files, each under `prefix`. */
+async function zipOf(folder: string, prefix: string): Promise<Buffer> {
+  const zip = new JSZip();
+  for (const f of fg.sync('**/*', { cwd: folder, onlyFiles: true }))
+    zip.file(path.posix.join(prefix, f), fs.readFileSync(path.join(folder, f)));
+  return zip.generateAsync({ type: 'nodebuffer' });
+}
+
+describe('an export given as its .zip', () => {
+  const fresh = async (name: string) => {
+    const config = testConfig(path.join(dir, name));
+    const c = await openCore(config);
+    return { c, deps: { store: c.store, encoder: c.encoder, config } };
+  };
+
+  it("reads Notion's zip of Part-N zips as the export, stored under the zip's name; a re-ingest changes nothing", async () => {
+    const inner = await zipOf(NOTION, '');
+    const outer = new JSZip();
+    outer.file('Export-2f6c1d9a-4b7e-4c1a-9f0e-6d2b8a7c5e31-Part-1.zip', inner);
+    const file = path.join(dir, 'notion-export.zip');
+    fs.writeFileSync(file, await outer.generateAsync({ type: 'nodebuffer' }));
+    const { c, deps } = await fresh('zip-notion');
+    try {
+      const first = await ingest(deps, [file]);
+      expect([first.added, first.failed.length]).toEqual([6, 0]);
+      const titles = (await c.store.documents.listDocuments()).map((d) => d.title).sort();
+      expect(titles).toEqual([
+        'Billing API',
+        'Engineering Wiki',
+        'Incident reviews',
+        'Onboarding',
+        'Route Planner',
+        'Services',
+      ]);
+      const sources = (await c.store.documents.listDocuments()).map((d) => d.source);
+      expect(sources.every((s) => s.startsWith(`${file}!/Export-2f6c1d9a-4b7e-4c1a-9f0e-6d2b8a7c5e31/`))).toBe(true);
+      const again = await ingest(deps, [file], { prune: true });
+      expect([again.added, again.unchanged, again.removed]).toEqual([0, 6, 0]);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('names a truncated zip, a zip of no known export and a page that will not parse, one line each, and ingests the rest', async () => {
+    const good = await zipOf(CONFLUENCE, 'OPS');
+    const truncated = path.join(dir, 'truncated.zip');
+    fs.writeFileSync(truncated, good.subarray(0, 3000));
+    const other = path.join(dir, 'photos.zip');
+    const photos = new JSZip();
+    photos.file('notes.md', '# Holiday\n\nPictures of the beach.\n');
+    fs.writeFileSync(other, await photos.generateAsync({ type: 'nodebuffer' }));
+    const broken = path.join(dir, 'broken', 'OPS');
+    fs.cpSync(CONFLUENCE, broken, { recursive: true });
+    const page = path.join(broken, 'Runbooks_65539.html');
+    fs.writeFileSync(page, fs.readFileSync(page, 'utf8').replace('id="main-content"', 'id="elsewhere"'));
+    const { c, deps } = await fresh('zip-bad');
+    try {
+      const r = await ingest(deps, [truncated, other, broken]);
+      expect(r.failed.map((f) => `${path.basename(f.file)}: ${f.reason}`)).toEqual([
+        "truncated.zip: not a readable zip (Corrupted zip: can't find end of central directory); download the export again, or unzip it and ingest the folder",
+        'photos.zip: not a Confluence space export or a Notion export (no index.html with Confluence markup, no files named with Notion ids); unzip it and ingest the folder',
+        'Runbooks_65539.html: not a page of a Confluence export (no #main-content or #title-text); ingest the file by itself to read it as plain HTML',
+      ]);
+      expect(r.added).toBe(5);
+    } finally {
+      await c.close();
+    }
   });
 });
