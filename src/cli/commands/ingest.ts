@@ -19,7 +19,7 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command('ingest')
     .description(
-      'ingest Markdown, text, HTML, PDF and .jsonl corpora ({id,title,text} per line); unchanged files are skipped',
+      'ingest Markdown (.md .markdown .mdx), text (.txt .text), HTML (.html .htm), PDF, Word (.docx), CSV (a table, each row an entry) and .jsonl corpora ({id,title,text} per line); a Confluence space export or a Notion "Markdown & CSV" export (the folder or its .zip) is read as its pages. Unchanged files are skipped',
     )
     .argument('[paths...]', 'files, folders or glob patterns')
     .option(
@@ -27,7 +27,10 @@ export function register(program: Command, ctx: CliContext): void {
       'also read these Slack channels (C0123,C0456): each thread a document, only what is new since the last run',
     )
     .option('--prune', 'remove stored documents under these paths that no longer exist')
-    .option('--base-url <url>', 'link citations to <url>/<path relative to the folder>')
+    .option(
+      '--base-url <url>',
+      "link citations to <url>/<path relative to the folder>; for a Confluence export, the site's address (https://acme.atlassian.net/wiki): pages link to <url>/spaces/<KEY>/pages/<id>",
+    )
     .option(
       '--scope <scope>',
       'who may see these sources: public, channel:<id>[,<id>…] or user:<id> (default for new sources: RAGASK_DEFAULT_SCOPE, public unless set)',
