@@ -17,6 +17,7 @@
 // 3. --ship: the reader's recipe on all thirteen sets writes models/reader-minilm. Not the default:
 //    measured held out, the reader trained this way is not kept yet (BENCHMARKS.md, "Reading team
 //    documents").
+// --embedder instead measures the sentence encoder fine-tuned on teamqa (scripts/teamqa-embedder.mjs).
 // Each step skips what its output already holds; a killed reader training resumes from its checkpoint.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -24,6 +25,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { phase1Reader } from './phase1-reader.mjs';
+import { measureEmbedder } from './teamqa-embedder.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** Two folds of the thirteen sets, each with manuals, manual pages and a handbook (leave one fold out). */
@@ -40,6 +42,7 @@ if (argv.includes('--help')) {
   --sets a,b     only these teamqa sets (a smoke run, with --no-folds)
   --no-folds     skip the leave-one-fold-out readers and their evaluation
   --ship         also train the reader on every set into models/reader-minilm (not kept yet)
+  --embedder     only the sentence encoder fine-tuned on teamqa, leave one fold out (OUT/embedder.md; not kept)
   --epochs N, --squad N, --limit N, --threads N   passed to scripts/train_teamqa.py
 `);
   process.exit(0);
@@ -58,6 +61,7 @@ const take = (name, fallback) => {
 };
 const noFolds = flag('--no-folds');
 const ship = flag('--ship');
+const embedder = flag('--embedder');
 const data = path.resolve(take('--data', path.join(ROOT, '..', 'shared', 'datasets')));
 const out = path.resolve(take('--out', path.join(ROOT, '.tmp', 'teamqa')));
 const onlySets = take('--sets', null);
@@ -81,6 +85,23 @@ const ragask = (args, env = {}) => {
   });
   if (r.status !== 0) fail(`ragask ${args[0]} exited with ${r.status}; rerun the same command to resume`);
 };
+
+// The encoder lever stands alone: its own stores, trainings and line dumps (scripts/teamqa-embedder.mjs).
+if (embedder) {
+  const up = path.join(out, 'upstream');
+  const fetchedUp = spawnSync(
+    process.execPath,
+    [path.join(ROOT, 'scripts', 'fetch-models.mjs'), `--upstream-to=${up}`],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      encoding: 'utf8',
+    },
+  );
+  if (fetchedUp.status !== 0) fail('could not fetch the upstream all-MiniLM-L6-v2 files (see above)');
+  const py = fetchedUp.stdout.trim().split('\n').pop();
+  measureEmbedder({ root: ROOT, out, teamqa, folds: FOLDS, python: py, upstream: up, ragask, fail });
+  process.exit(0);
+}
 
 /** Step 1: one rows file per set (a set whose file has every question is not run again). */
 function rowsOf(set) {
