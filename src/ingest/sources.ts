@@ -67,7 +67,6 @@ export function resolveInputs(
   const files = new Map<string, SourceFile>();
   const failures: InputFailure[] = [];
   const roots: string[] = [];
-  const pattern = `**/*{${Object.keys(EXTENSIONS).join(',')}}`;
   const addFile = (abs: string) => {
     if (excluded.has(abs)) return 'excluded';
     const kind = EXTENSIONS[path.extname(abs).toLowerCase()];
@@ -113,22 +112,7 @@ export function resolveInputs(
     }
     if (stat.isDirectory()) {
       roots.push(abs.endsWith(path.sep) ? abs : abs + path.sep);
-      const kindOf = (f: string) =>
-        excluded.has(path.resolve(abs, f)) ? undefined : EXTENSIONS[path.extname(f).toLowerCase()];
-      const exported = exportFiles(abs, kindOf);
-      if (exported) {
-        for (const f of exported) files.set(f.path, f);
-        continue;
-      }
-      const matches = fg.sync(pattern, {
-        cwd: abs,
-        absolute: true,
-        onlyFiles: true,
-        dot: false,
-        caseSensitiveMatch: false,
-        ignore: ['**/node_modules/**', ...ignoreFile(abs)],
-      });
-      for (const m of matches) addFile(path.resolve(m));
+      for (const f of folderFiles(abs, excluded)) files.set(f.path, f);
     } else if (stat.isFile()) {
       if (!addFile(abs)) {
         failures.push({
@@ -143,6 +127,29 @@ export function resolveInputs(
     }
   }
   return { files: [...files.values()].sort((a, b) => a.path.localeCompare(b.path)), failures, roots };
+}
+
+/** A folder's files of a supported type (a wiki export's as its pages), but those `.ragaskignore` or `excluded` name. */
+function folderFiles(dir: string, excluded: ReadonlySet<string>): SourceFile[] {
+  const kindOf = (f: string) =>
+    excluded.has(path.resolve(dir, f)) ? undefined : EXTENSIONS[path.extname(f).toLowerCase()];
+  const exported = exportFiles(dir, kindOf);
+  if (exported) return exported;
+  return fg
+    .sync(`**/*{${Object.keys(EXTENSIONS).join(',')}}`, {
+      cwd: dir,
+      absolute: true,
+      onlyFiles: true,
+      dot: false,
+      caseSensitiveMatch: false,
+      ignore: ['**/node_modules/**', ...ignoreFile(dir)],
+    })
+    .map((m) => path.resolve(m))
+    .filter((m) => !excluded.has(m))
+    .flatMap((m) => {
+      const kind = EXTENSIONS[path.extname(m).toLowerCase()];
+      return kind ? [{ path: m, kind }] : [];
+    });
 }
 
 /** The documents of an unpacked export zip, stored under the zip's name; a zip of anything else is refused. */
