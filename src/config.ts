@@ -23,6 +23,8 @@ export interface Config {
   windowOverlap: number;
   chunkMaxTokens: number;
   maxFileBytes: number;
+  /** The sources file `sync` reads and `serve` keeps current (RAGASK_SOURCES_FILE), or null. */
+  sourcesFile: string | null;
   hnsw: { m: number; efConstruction: number; efSearch: number };
   maxHops: number;
   coherenceThreshold: number;
@@ -168,6 +170,7 @@ function configOf(s: Settings): Config {
     windowOverlap: s.RAGASK_WINDOW_OVERLAP,
     chunkMaxTokens: s.RAGASK_CHUNK_MAX_TOKENS,
     maxFileBytes: Math.round(s.RAGASK_MAX_FILE_MB * 1024 * 1024),
+    sourcesFile: s.RAGASK_SOURCES_FILE ? path.resolve(s.RAGASK_SOURCES_FILE) : null,
     hnsw: { m: s.RAGASK_HNSW_M, efConstruction: s.RAGASK_HNSW_EF_CONSTRUCTION, efSearch: s.RAGASK_HNSW_EF_SEARCH },
     maxHops: s.RAGASK_MAX_HOPS,
     coherenceThreshold: s.RAGASK_COHERENCE_THRESHOLD,

@@ -108,6 +108,11 @@ export const SETTINGS = {
     'a number of megabytes from 0.001 to 10000',
     'Files larger than this are refused at ingest.',
   ),
+  RAGASK_SOURCES_FILE: setting(
+    z.string().default(''),
+    'a path to a YAML sources file, or empty',
+    'The sources `ragask sync` reads and `serve` keeps current on each source\'s schedule (README, "Keeping sources current"). Empty: none.',
+  ),
   RAGASK_HNSW_M: setting(int(4, 128).default(16), 'an integer from 4 to 128', 'HNSW graph degree (M).'),
   RAGASK_HNSW_EF_CONSTRUCTION: setting(
     int(10, 2000).default(200),

@@ -13,12 +13,14 @@ import * as reindex from './reindex.js';
 import * as serve from './serve.js';
 import * as sources from './sources.js';
 import * as stats from './stats.js';
+import * as sync from './sync.js';
 import type { CliContext } from '../context.js';
 
 export function registerCommands(program: Command, ctx: CliContext): void {
   for (const c of [
     demo,
     ingest,
+    sync,
     ask,
     stats,
     evaluate,

@@ -9,6 +9,7 @@ import { displaySource } from '../format.js';
 import { configFrom, withCore } from './shared.js';
 import type { CliContext } from '../context.js';
 import type { Core } from '../../core.js';
+import { syncStatusLines } from './sync.js';
 
 export function register(program: Command, ctx: CliContext): void {
   const sources = program.command('sources').description('list ingested sources with their access scope, or change it');
@@ -134,6 +135,7 @@ async function listSources(ctx: CliContext, core: Core, opts: ListOptions): Prom
             ),
           ]
         : []),
+      ...(core.config.sourcesFile ? ['', ...(await syncStatusLines(core.store, core.config))] : []),
     ].join('\n'),
   );
 }
