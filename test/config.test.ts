@@ -91,7 +91,7 @@ describe('configuration', () => {
       Object.keys(SETTINGS)
         .filter((k) => !(k in invalid))
         .sort(),
-    ).toEqual(['RAGASK_DATA_DIR', 'RAGASK_MODELS_DIR', 'RAGASK_SLACK_HOST']);
+    ).toEqual(['RAGASK_DATA_DIR', 'RAGASK_MODELS_DIR', 'RAGASK_SLACK_HOST', 'RAGASK_SOURCES_FILE']);
     for (const [name, value] of Object.entries(invalid)) {
       let lines: string[] = [];
       try {
