@@ -59,6 +59,8 @@ export interface ThreadStore<R> {
   addTurn(channel: string, threadTs: string, turn: Omit<Turn<R>, 'at'>): Promise<ThreadState<R>>;
   /** The questions this person asked, newest first, each with its short answer and their feedback on it. */
   recentQuestions(user: string, limit: number): Promise<AskedQuestion[]>;
+  /** Everyone's questions asked since `since` (ms), newest first, each with its asker: the gap report's input. */
+  questionsSince(since: number, limit: number): Promise<(AskedQuestion & { user: string })[]>;
 }
 
 /** The answer behind a message's buttons: used once, with a TTL. */

@@ -337,5 +337,13 @@ describe.each(BACKENDS)("each person's questions, for their Home tab (%s)", (bac
     ]);
     expect((await store.threads.recentQuestions('U2', 10)).map((q) => q.answer)).toEqual([null]);
     expect(await store.threads.recentQuestions('U3', 10)).toEqual([]);
+    // everyone's questions since a time, with their askers, newest first: the gap report's input
+    const all = await store.threads.questionsSince(0, 10);
+    expect(all.map((q) => [q.user, q.channel, q.question, q.answer, q.feedback?.value ?? null])).toEqual([
+      ['U1', 'D1', 'Who leads Falcon?', answered.answer.value, null],
+      ['U2', 'C1', 'And at −40 °C?', null, null],
+      ['U1', 'C1', 'Which offset?', answered.answer.value, 'not_helpful'],
+    ]);
+    expect(await store.threads.questionsSince(t + 1, 10)).toEqual([]);
   });
 });

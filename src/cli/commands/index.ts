@@ -6,6 +6,7 @@ import * as demo from './demo.js';
 import * as doctor from './doctor.js';
 import * as evaluate from './eval.js';
 import * as feedback from './feedback.js';
+import * as gaps from './gaps.js';
 import * as ingest from './ingest.js';
 import * as migrate from './migrate.js';
 import * as rows from './rows.js';
@@ -31,6 +32,7 @@ export function registerCommands(program: Command, ctx: CliContext): void {
     bench,
     serve,
     feedback,
+    gaps,
     sources,
     doctor,
   ])

@@ -68,4 +68,16 @@ export class PgThreads<R> implements ThreadStore<R> {
       )
     ).rows.map(toAskedQuestion);
   }
+
+  async questionsSince(since: number, limit: number): Promise<(AskedQuestion & { user: string })[]> {
+    const feedback = (column: string) =>
+      `(SELECT f.${column} FROM feedback f WHERE f.channel = q.channel AND f.message_ts = q.message_ts AND f."user" = q."user" ORDER BY f.id DESC LIMIT 1)`;
+    return (
+      await this.ctx.q<QuestionRow & { user: string }>(
+        `SELECT q."user", q.channel, q.thread_ts, q.message_ts, q.question, q.answer, q.asked_at, ${feedback('value')} AS feedback, ${feedback('reason')} AS reason
+         FROM slack_questions q WHERE q.asked_at >= $1 ORDER BY q.asked_at DESC, q.id DESC LIMIT $2`,
+        [since, limit],
+      )
+    ).rows.map((r) => ({ ...toAskedQuestion(r), user: r.user }));
+  }
 }

@@ -70,4 +70,16 @@ export class SqliteThreads<R> implements ThreadStore<R> {
       .all(user, limit) as QuestionRow[];
     return rows.map(toAskedQuestion);
   }
+
+  async questionsSince(since: number, limit: number): Promise<(AskedQuestion & { user: string })[]> {
+    const rows = this.ctx.db
+      .prepare(
+        `SELECT q.user, q.channel, q.thread_ts, q.message_ts, q.question, q.answer, q.asked_at,
+                (SELECT f.value FROM feedback f WHERE f.channel = q.channel AND f.message_ts = q.message_ts AND f.user = q.user ORDER BY f.id DESC LIMIT 1) AS feedback,
+                (SELECT f.reason FROM feedback f WHERE f.channel = q.channel AND f.message_ts = q.message_ts AND f.user = q.user ORDER BY f.id DESC LIMIT 1) AS reason
+         FROM slack_questions q WHERE q.asked_at >= ? ORDER BY q.asked_at DESC, q.id DESC LIMIT ?`,
+      )
+      .all(since, limit) as (QuestionRow & { user: string })[];
+    return rows.map((r) => ({ ...toAskedQuestion(r), user: r.user }));
+  }
 }
