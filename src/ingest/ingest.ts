@@ -50,7 +50,7 @@ export async function ingest(
   const { units, seen } = await collectUnits(resolved.files, {
     deps,
     fail,
-    linkFor: citationLink(resolved.roots, opts.baseUrl ?? null),
+    linkFor: citationLink(resolved.roots, opts.baseUrl ?? null, opts.webUrl ?? null),
     skip: (f) => report.skipped.push(f),
   });
   await storeUnits(units, deps, opts, report, fail);

@@ -8,6 +8,8 @@ const EXTENSIONS: Record<string, DocumentKind> = {
   '.md': 'markdown',
   '.markdown': 'markdown',
   '.mdx': 'markdown',
+  '.adoc': 'asciidoc',
+  '.asciidoc': 'asciidoc',
   '.txt': 'text',
   '.text': 'text',
   '.html': 'html',

@@ -22,6 +22,8 @@ export interface IngestOptions {
   prune?: boolean;
   /** Link for citations: baseUrl + the path relative to the input folder. */
   baseUrl?: string | null;
+  /** Link for a git clone's files: a template with {commit} and {path} (the hosted view at the ingested commit). */
+  webUrl?: string | null;
   /** Stop between batches (Ctrl-C): what is written stays consistent and the next run resumes. */
   signal?: AbortSignal;
   /** Files never to ingest (e.g. a dataset's questions.jsonl beside its documents). */

@@ -13,6 +13,8 @@ import { parsePdf } from './parsers/pdf.js';
 import { parseText } from './parsers/text.js';
 import { exportLink, parseExported } from './exports/index.js';
 import { parseCsv } from './parsers/csv.js';
+import { parseAsciidoc } from './parsers/asciidoc.js';
+import { repositoryLink } from './repo.js';
 import { type IngestDeps, INGEST_VERSION } from './types.js';
 
 /** One document to (re)ingest: a file, or one record of a .jsonl corpus. */
@@ -47,11 +49,18 @@ function decodeText(bytes: Buffer): string {
 
 /**
  * The link a citation of a file gets: `baseUrl` + its path relative to the input folder it came from
- * (none without a base URL); a page of a Confluence export (or its attachment) links to the page.
+ * (none without a base URL); a page of a Confluence export (or its attachment) links to the page;
+ * with a web URL, a file of a git clone links to its hosted view at the checked-out commit.
  */
-export function citationLink(roots: readonly string[], baseUrl: string | null): (f: SourceFile) => string | null {
+export function citationLink(
+  roots: readonly string[],
+  baseUrl: string | null,
+  webUrl: string | null = null,
+): (f: SourceFile) => string | null {
+  const inRepository = webUrl ? repositoryLink(webUrl) : null;
   return ({ path: file, origin }) => {
     if (origin) return exportLink(origin, baseUrl);
+    if (inRepository) return inRepository(file);
     if (!baseUrl) return null;
     const root = roots.find((r) => r.endsWith(path.sep) && file.startsWith(r)) ?? path.dirname(file) + path.sep;
     return baseUrl.replace(/\/?$/, '/') + path.relative(root, file).split(path.sep).map(encodeURIComponent).join('/');
@@ -196,6 +205,7 @@ async function parseFile(kind: DocumentKind, bytes: Buffer): Promise<ParsedDocum
   }
   const text = decodeText(bytes);
   if (kind === 'csv') return parseCsv(text);
+  if (kind === 'asciidoc') return parseAsciidoc(text);
   return kind === 'markdown' ? parseMarkdown(text) : kind === 'html' ? parseHtml(text) : parseText(text);
 }
 

@@ -6,7 +6,7 @@
 import type { Scope } from './access.js';
 
 /** What a document was read from: a file of a kind, a record of a .jsonl corpus, or a Slack thread. */
-export type DocumentKind = 'markdown' | 'text' | 'html' | 'pdf' | 'docx' | 'csv' | 'jsonl' | 'slack';
+export type DocumentKind = 'markdown' | 'asciidoc' | 'text' | 'html' | 'pdf' | 'docx' | 'csv' | 'jsonl' | 'slack';
 
 export interface DocumentInput {
   /** Unique key: the file path, or `path#id` for a record of a .jsonl corpus. */

@@ -11,6 +11,7 @@ import type { CliContext } from '../context.js';
 interface IngestFlags {
   prune?: boolean;
   baseUrl?: string;
+  webUrl?: string;
   scope?: string;
   slack?: string;
 }
@@ -19,7 +20,7 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command('ingest')
     .description(
-      'ingest Markdown (.md .markdown .mdx), text (.txt .text), HTML (.html .htm), PDF, Word (.docx), CSV (a table, each row an entry) and .jsonl corpora ({id,title,text} per line); a Confluence space export or a Notion "Markdown & CSV" export (the folder or its .zip) is read as its pages. Unchanged files are skipped',
+      'ingest Markdown (.md .markdown .mdx), AsciiDoc (.adoc .asciidoc), text (.txt .text), HTML (.html .htm), PDF, Word (.docx), CSV (a table, each row an entry) and .jsonl corpora ({id,title,text} per line); a Confluence space export or a Notion "Markdown & CSV" export (the folder or its .zip) is read as its pages. Unchanged files are skipped',
     )
     .argument('[paths...]', 'files, folders or glob patterns')
     .option(
@@ -30,6 +31,10 @@ export function register(program: Command, ctx: CliContext): void {
     .option(
       '--base-url <url>',
       "link citations to <url>/<path relative to the folder>; for a Confluence export, the site's address (https://acme.atlassian.net/wiki): pages link to <url>/spaces/<KEY>/pages/<id>",
+    )
+    .option(
+      '--web-url <template>',
+      'for a git clone: link each file to its hosted view at the ingested commit, e.g. https://github.com/org/repo/blob/{commit}/{path}',
     )
     .option(
       '--scope <scope>',
@@ -62,6 +67,7 @@ export function register(program: Command, ctx: CliContext): void {
             {
               prune: !!opts.prune,
               baseUrl: opts.baseUrl ?? null,
+              webUrl: opts.webUrl ?? null,
               signal: controller.signal,
               ...(scope ? { scope } : {}),
             },
