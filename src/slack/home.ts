@@ -1,6 +1,8 @@
 import path from 'node:path';
 import type { DocumentRow, SourceAction } from '../store/types.js';
 import { homeView, type AdminData, type HomeData } from './blocks/home.js';
+import { readSourcesFile, syncStatuses } from '../ingest/sync.js';
+import { errorMessage } from '../errors.js';
 import type { ServiceDeps } from './context.js';
 
 /** Questions a person's Home tab lists, and how far back it looks for the channels they asked in. */
@@ -106,7 +108,26 @@ export class HomeTab {
         user: f.user,
         sources: [...new Set(f.evidence.map((id) => chunks.get(id)?.doc.source).filter((s): s is string => !!s))],
       })),
+      synced: await this.syncedSources(),
     };
+  }
+
+  /** Each source of RAGASK_SOURCES_FILE with its last sync (null when no file is set). */
+  private async syncedSources(): Promise<AdminData['synced']> {
+    const file = this.deps.config.sourcesFile;
+    if (!file) return null;
+    try {
+      const statuses = await syncStatuses(this.deps.core.store, readSourcesFile(file));
+      return statuses.map(({ source, status: s }) => ({
+        source: source.path,
+        line: s
+          ? `${s.at.slice(0, 16)}Z: ${s.added} added, ${s.changed} changed, ${s.unchanged} unchanged, ${s.removed} removed, ${s.failed} failed`
+          : 'never synced',
+        error: s?.error ?? null,
+      }));
+    } catch (e) {
+      return { error: errorMessage(e) };
+    }
   }
 }
 

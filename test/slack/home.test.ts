@@ -1,4 +1,8 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readSourcesFile, syncPass } from '../../src/ingest/sync.js';
+import { tempDir } from '../helpers.js';
 import { parseScope } from '../../src/store/access.js';
 import { actionBody, deliver, eventBody, type ApiCall } from '../support/slack-stand-in.js';
 import { SECRET, blocksText, startHarness, type Harness } from './harness.js';
@@ -10,15 +14,28 @@ import { FakeEngine } from './fake-engine.js';
 
 let h: Harness;
 const PRIVATE = 'CPRIV';
+// the sources file an admin's tab reports on: a folder never synced yet, and one that has gone
+const sourcesDir = tempDir();
+const sourcesFile = path.join(sourcesDir, 'sources.yml');
+fs.writeFileSync(sourcesFile, 'sources:\n  - path: wiki\n  - path: gone\n');
 beforeAll(async () => {
-  h = await startHarness({ engine: new FakeEngine(), overrides: { RAGASK_ADMINS: 'UADMIN' } });
+  h = await startHarness({
+    engine: new FakeEngine(),
+    overrides: { RAGASK_ADMINS: 'UADMIN', RAGASK_SOURCES_FILE: sourcesFile },
+  });
+  const gone = readSourcesFile(sourcesFile).slice(1);
+  // a missing path is refused before anything is read: its pass needs no encoder or settings
+  await syncPass({ store: h.core.store, encoder: null as never, config: null as never }, gone);
   const docs = await h.core.store.documents.listDocuments();
   const id = (source: string) => docs.find((d) => d.source === source)!.id;
   // the fake engine cites Doc 1: shared with the private channel only; Doc 3 is Alice's own
   await h.core.store.access.setScope([id('/d/1.md')], parseScope(`channel:${PRIVATE}`));
   await h.core.store.access.setScope([id('/d/3.md')], parseScope('user:UALICE'));
 });
-afterAll(() => h.close());
+afterAll(async () => {
+  await h.close();
+  fs.rmSync(sourcesDir, { recursive: true, force: true });
+});
 
 let seq = 0;
 async function ask(user: string, channel: string, question: string): Promise<string> {
@@ -128,6 +145,10 @@ describe('the App Home tab', () => {
     const outside = await openHome('UADMIN');
     expect(outside.text).toContain('For admins');
     expect(outside.text).toMatch(/SQLite \+ HNSW \(embedded\)\*, 9 document\(s\)/);
+    // each kept-current source with its last sync, and the failure of the one that has gone
+    expect(outside.text).toContain(`\`${path.join(sourcesDir, 'wiki')}\` never synced`);
+    expect(outside.text).toMatch(/0 added, 0 changed, 0 unchanged, 0 removed, 1 failed/);
+    expect(outside.text).toContain(`${path.join(sourcesDir, 'gone')}: not found; its documents are kept`);
     expect(outside.text).not.toContain('payroll cutoff');
     expect(buttonsOf(outside.call)).toHaveLength(0);
 

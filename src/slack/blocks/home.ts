@@ -33,6 +33,8 @@ export interface AdminData {
   demoted: number;
   /** The latest answers marked not helpful, with the sources they cited. */
   notHelpful: { question: string; answer: string; reason: FeedbackReason | null; user: string; sources: string[] }[];
+  /** The sources file's sources (RAGASK_SOURCES_FILE) with their last sync, or why the file cannot be read. */
+  synced: { source: string; line: string; error: string | null }[] | { error: string } | null;
 }
 
 const REASONS: Record<FeedbackReason, string> = {
@@ -117,6 +119,20 @@ function sourceButtons(source: string): ActionsBlock {
   };
 }
 
+/** The kept-current sources, each with its last sync and its failure, if any (`ragask sync --status`). */
+function syncBlocks(synced: AdminData['synced']): KnownBlock[] {
+  if (!synced) return [];
+  if ('error' in synced)
+    return [mrkdwn(`*Kept current:* the sources file cannot be read: ${safeText(synced.error, 300)}`)];
+  const lines = synced
+    .slice(0, LIST_ROWS)
+    .map(
+      (s) =>
+        `\`${safeText(s.source, 120)}\` ${safeText(s.line, 200)}${s.error ? `\n  :warning: ${safeText(s.error, 300)}` : ''}`,
+    );
+  return [mrkdwn(['*Kept current* (`ragask sync --status`):', ...lines].join('\n'))];
+}
+
 function adminBlocks(a: AdminData): KnownBlock[] {
   const blocks: KnownBlock[] = [
     header('For admins'),
@@ -126,6 +142,7 @@ function adminBlocks(a: AdminData): KnownBlock[] {
         `${a.hidden} source(s) hidden, ${a.demoted} demoted (\`ragask sources list\`).`,
       ].join('\n'),
     ),
+    ...syncBlocks(a.synced),
   ];
   if (!a.notHelpful.length) return [...blocks, mrkdwn('_No answer marked not helpful._')];
   blocks.push(mrkdwn('*Latest answers marked not helpful*'));
