@@ -16,6 +16,8 @@
 //   --spread MS       the burst's mentions go out evenly over MS milliseconds (default 1000), from a
 //                     sender process of their own; the ack is its time from sending to Slack's 200
 //   --workers W       RAGASK_ENGINE_WORKERS of the server (default: its own default, one per core up to 4)
+//   --sync-windows W  the server keeps a source of about W new windows current (RAGASK_SOURCES_FILE):
+//                     its first sync pass runs from startup, beside the burst (answers during a sync)
 //   --writer          with an answer writer: a stand-in OpenAI-compatible endpoint on 127.0.0.1 that
 //                     writes one sentence of the first excerpt at WRITER_WORD_MS a word (a small local
 //                     model's pace); the latency reported stays the extractive answer's
@@ -107,6 +109,7 @@ try {
       'heap-mb': { type: 'string' },
       'live-heap': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
+      'sync-windows': { type: 'string', default: '0' },
     },
   }));
 } catch (e) {
@@ -245,9 +248,29 @@ async function startServer(dataDir, fake, rateLimits) {
   return { child, port };
 }
 
+/**
+ * A folder of about `windows` windows of new text and a sources file keeping it, for --sync-windows:
+ * generated pages of five ~40-token paragraphs (about five windows each).
+ */
+function syncSourceFile(dataDir, windows) {
+  const folder = path.join(dataDir, '..', 'sync-source');
+  fs.mkdirSync(folder, { recursive: true });
+  const words = 'queue retry backup deploy rotate token cache index replica shard lease quota alert audit'.split(' ');
+  for (let i = 0; i < Math.ceil(windows / 5); i++) {
+    const para = (k) =>
+      `Service ${i}-${k} keeps its ${words[(i + k) % words.length]} for ${i + k} minutes, pages team ${i % 17} after ${k + 2} failures and rotates ${words[(i * 3 + k) % words.length]} keys every ${k + 7} days.`;
+    fs.writeFileSync(path.join(folder, `page-${i}.md`), `# Page ${i}\n\n${[0, 1, 2, 3, 4].map(para).join('\n\n')}\n`);
+  }
+  const file = path.join(dataDir, '..', 'sources.yml');
+  fs.writeFileSync(file, `sources:\n  - path: ${folder}\n    every: 1h\n`);
+  return file;
+}
+
 /** The server's environment: `ragask serve` against the stand-in, with no query cache. */
 function serverEnv(dataDir, fake, rateLimits, port) {
+  const syncWindows = Number(opt['sync-windows']);
   return {
+    ...(syncWindows > 0 ? { RAGASK_SOURCES_FILE: syncSourceFile(dataDir, syncWindows) } : {}),
     ...fake.serveEnv({ dataDir, port, signingSecret: SECRET }),
     RAGASK_SLACK_RATE_LIMITS: rateLimits,
     // every question does the engine's full work: no answers from the query cache
