@@ -158,43 +158,13 @@ export async function syncStatuses(store: Store, sources: readonly SyncSource[])
   );
 }
 
-/**
- * Runs a pass over the sources whose time has come, every `tickMs`, one pass at a time, until
- * stopped (serve's schedule). A pass that throws is logged and the next tick tries again.
- */
-export function scheduleSync(
-  deps: IngestDeps,
+/** The sources whose time has come: never synced, or last synced at least their `every` ago. */
+export async function dueSources(
+  store: Store,
   sources: readonly SyncSource[],
-  onPass: (r: Awaited<ReturnType<typeof syncPass>> | Error) => void,
-  tickMs = 60_000,
-): { stop: () => Promise<void> } {
-  const abort = new AbortController();
-  let running: Promise<void> = Promise.resolve();
-  let busy = false;
-  const tick = async () => {
-    const now = Date.now();
-    const due = (await syncStatuses(deps.store, sources))
-      .filter(({ source, status }) => !status || Date.parse(status.at) + source.everyMs <= now)
-      .map(({ source }) => source);
-    if (due.length) onPass(await syncPass(deps, due, abort.signal));
-  };
-  const run = () => {
-    if (busy || abort.signal.aborted) return;
-    busy = true;
-    running = tick()
-      .catch((e) => onPass(e instanceof Error ? e : new Error(String(e))))
-      .finally(() => {
-        busy = false;
-      });
-  };
-  const timer = setInterval(run, tickMs);
-  timer.unref();
-  run();
-  return {
-    stop: async () => {
-      clearInterval(timer);
-      abort.abort();
-      await running;
-    },
-  };
+  now = Date.now(),
+): Promise<SyncSource[]> {
+  return (await syncStatuses(store, sources))
+    .filter(({ source, status }) => !status || Date.parse(status.at) + source.everyMs <= now)
+    .map(({ source }) => source);
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCore, type Core } from '../../src/core.js';
-import { readSourcesFile, scheduleSync, syncPass, syncStatuses, type SyncSource } from '../../src/ingest/sync.js';
+import { dueSources, readSourcesFile, syncPass, syncStatuses, type SyncSource } from '../../src/ingest/sync.js';
 import { UserError } from '../../src/errors.js';
 import { ROOT, tempDir, testConfig } from '../helpers.js';
 
@@ -114,13 +114,23 @@ describe('ragask sync', () => {
     expect(seen.has('Old+New')).toBe(false);
   });
 
-  it("serve's schedule runs a pass over the sources due, and stops cleanly", async () => {
+  it("serve's schedule passes over the sources whose time has come only", async () => {
     write('scheduled/f.md', '# Foxtrot\n\nFoxtrot deploys need a change ticket.\n');
-    const source: SyncSource = { path: path.join(dir, 'scheduled'), kind: 'detect', everyMs: 3_600_000 };
-    const passes: number[][][] = [];
-    const schedule = scheduleSync(deps, [source], (r) => passes.push(r instanceof Error ? [] : counts(r)), 20);
-    for (let i = 0; i < 500 && passes.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
-    await schedule.stop();
-    expect(passes[0]).toEqual([[1, 0, 0, 0, 0]]);
+    const hourly: SyncSource = { path: path.join(dir, 'scheduled'), kind: 'detect', everyMs: 3_600_000 };
+    const daily: SyncSource = { path: path.join(dir, 'never'), kind: 'detect', everyMs: 86_400_000 };
+    expect((await dueSources(core.store, [hourly, daily])).map((s) => path.basename(s.path))).toEqual([
+      'scheduled',
+      'never',
+    ]);
+    const [pass] = await syncPass(deps, [hourly]);
+    const at = Date.parse(pass!.status.at);
+    // synced a moment ago: not due; due again an hour after its pass; the other, never synced, is due
+    expect((await dueSources(core.store, [hourly, daily], at + 60_000)).map((s) => path.basename(s.path))).toEqual([
+      'never',
+    ]);
+    expect((await dueSources(core.store, [hourly, daily], at + 3_600_000)).map((s) => path.basename(s.path))).toEqual([
+      'scheduled',
+      'never',
+    ]);
   });
 });

@@ -11,7 +11,7 @@ import { configFrom } from './shared.js';
 import { warmUp } from '../../engine/warm-up.js';
 import type { CliContext } from '../context.js';
 import { writerReady } from './doctor-writer.js';
-import { readSourcesFile, scheduleSync } from '../../ingest/sync.js';
+import { keepSourcesCurrent } from './serve-sync.js';
 import type { EngineApi } from '../../engine/api.js';
 
 /** How long a stop waits for answers in flight before the process ends anyway. */
@@ -59,7 +59,7 @@ export function register(program: Command, ctx: CliContext): void {
         releaseEncoder = () => sourceEncoder?.release() ?? Promise.resolve();
         const encoder = 'encoder' in core ? (core as Core).encoder : sourceEncoder;
         const writer = encoder && (await writerReady(config, log)) ? writerOf(config, encoder, log) : null;
-        const stopSync = keepSourcesCurrent(core, encoder, config, log);
+        const stopSync = keepSourcesCurrent(config, log);
         closeSync = stopSync;
         const slack = createSlackApp(core, state, config, log, {
           ...(pool ? { engine: pool, concurrency: pool.size } : {}),
@@ -131,26 +131,7 @@ function stopSignalOf(): { signal: Promise<void>; readonly signalled: boolean } 
  * Slack sources embed their threads, and the writer's check reads with it.
  */
 async function encoderHere(core: StoreCore, config: Config): Promise<Encoder | undefined> {
-  const needed =
-    (config.slack.sources.length > 0 || config.writer !== null || config.sourcesFile !== null) && !('encoder' in core);
+  const needed = (config.slack.sources.length > 0 || config.writer !== null) && !('encoder' in core);
   if (!needed) return undefined;
   return Encoder.load({ modelsDir: config.modelsDir, model: config.model, variant: config.modelVariant, threads: 1 });
-}
-
-/**
- * The sources file's sources kept current while serving: a pass over those due every minute, in
- * this thread (the engine answers in its workers, or between the pass's batches); each document is
- * replaced in one transaction, so an answer reads its old or its new version, never half.
- */
-function keepSourcesCurrent(core: StoreCore, encoder: Encoder | undefined, config: Config, log: Logger) {
-  if (!config.sourcesFile) return () => Promise.resolve();
-  if (!encoder) throw new Error('keeping sources current needs an encoder in this thread');
-  const sources = readSourcesFile(config.sourcesFile);
-  const deps = { store: core.store, encoder, config, log };
-  const schedule = scheduleSync(deps, sources, (r) => {
-    if (r instanceof Error) log.warn({ err: r }, 'sync: the pass failed; the next one tries again');
-    else for (const { source, status } of r) log.info({ source: source.path, ...status }, 'sync: source read');
-  });
-  log.info({ file: config.sourcesFile, sources: sources.length }, 'sync: keeping sources current');
-  return schedule.stop;
 }

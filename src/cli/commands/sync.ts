@@ -1,6 +1,13 @@
 import type { Command } from 'commander';
 import { UserError } from '../../errors.js';
-import { readSourcesFile, syncPass, syncStatuses, type SyncSource, type SyncStatus } from '../../ingest/sync.js';
+import {
+  dueSources,
+  readSourcesFile,
+  syncPass,
+  syncStatuses,
+  type SyncSource,
+  type SyncStatus,
+} from '../../ingest/sync.js';
 import type { Store } from '../../store/interfaces.js';
 import { displaySource } from '../format.js';
 import { progressBar } from '../progress.js';
@@ -44,7 +51,8 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .option('--file <sources.yml>', 'the sources file (default: RAGASK_SOURCES_FILE)')
     .option('--status', 'only show how each source last synced')
-    .action(async (opts: { file?: string; status?: boolean }, cmd: Command) => {
+    .option('--due', "only the sources whose time has come (their `every` since their last sync): serve's schedule")
+    .action(async (opts: { file?: string; status?: boolean; due?: boolean }, cmd: Command) => {
       const config = configFrom(ctx, cmd);
       const { sources } = sourcesOf(config, opts.file);
       await withCore(ctx, config, async (core) => {
@@ -53,7 +61,16 @@ export function register(program: Command, ctx: CliContext): void {
           return;
         }
         const deps = { store: core.store, encoder: core.encoder, config, log: core.log, progress: progressBar() };
-        const results = await syncPass(deps, sources);
+        // Ctrl-C (or serve stopping its pass) stops between batches: what is written stays consistent
+        const stop = new AbortController();
+        const onSignal = () => stop.abort();
+        process.once('SIGINT', onSignal);
+        process.once('SIGTERM', onSignal);
+        const chosen = opts.due ? await dueSources(core.store, sources) : sources;
+        const results = await syncPass(deps, chosen, stop.signal).finally(() => {
+          process.off('SIGINT', onSignal);
+          process.off('SIGTERM', onSignal);
+        });
         ctx.out(results.map(({ source, status }) => statusLine(source, status)).join('\n'));
         if (results.some((r) => r.status.failed > 0)) process.exitCode = 1;
       });
