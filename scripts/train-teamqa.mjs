@@ -86,20 +86,28 @@ const ragask = (args, env = {}) => {
   if (r.status !== 0) fail(`ragask ${args[0]} exited with ${r.status}; rerun the same command to resume`);
 };
 
-// The encoder lever stands alone: its own stores, trainings and line dumps (scripts/teamqa-embedder.mjs).
-if (embedder) {
-  const up = path.join(out, 'upstream');
-  const fetchedUp = spawnSync(
+/**
+ * The upstream files of all-MiniLM-L6-v2 (safetensors, tokenizer, config), through the pinned path
+ * `npm run models` takes; returns the folder and the python of its venv.
+ */
+function fetchUpstream() {
+  const dir = path.join(out, 'upstream');
+  const fetched = spawnSync(
     process.execPath,
-    [path.join(ROOT, 'scripts', 'fetch-models.mjs'), `--upstream-to=${up}`],
+    [path.join(ROOT, 'scripts', 'fetch-models.mjs'), `--upstream-to=${dir}`],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
       encoding: 'utf8',
     },
   );
-  if (fetchedUp.status !== 0) fail('could not fetch the upstream all-MiniLM-L6-v2 files (see above)');
-  const py = fetchedUp.stdout.trim().split('\n').pop();
-  measureEmbedder({ root: ROOT, out, teamqa, folds: FOLDS, python: py, upstream: up, ragask, fail });
+  if (fetched.status !== 0) fail('could not fetch the upstream all-MiniLM-L6-v2 files (see above)');
+  return { dir, python: fetched.stdout.trim().split('\n').pop() };
+}
+
+// The encoder lever stands alone: its own stores, trainings and line dumps (scripts/teamqa-embedder.mjs).
+if (embedder) {
+  const up = fetchUpstream();
+  measureEmbedder({ root: ROOT, out, teamqa, folds: FOLDS, python: up.python, upstream: up.dir, ragask, fail });
   process.exit(0);
 }
 
@@ -122,18 +130,8 @@ const rows = path.join(out, 'rows.jsonl');
 fs.writeFileSync(rows, rowFiles.map((f) => fs.readFileSync(f, 'utf8')).join(''));
 say(`rows of ${sets.length} sets in ${rows}`);
 
-// The upstream tokenizer and config, through the pinned path `npm run models` takes, and its venv.
-const upstream = path.join(out, 'upstream');
-const fetched = spawnSync(
-  process.execPath,
-  [path.join(ROOT, 'scripts', 'fetch-models.mjs'), `--upstream-to=${upstream}`],
-  {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    encoding: 'utf8',
-  },
-);
-if (fetched.status !== 0) fail('could not fetch the upstream all-MiniLM-L6-v2 files (see above)');
-const python = fetched.stdout.trim().split('\n').pop();
+// The upstream tokenizer and config, and the export venv's python.
+const { dir: upstream, python } = fetchUpstream();
 
 const train = (name, holdOut, pkg) => {
   const dir = path.join(out, name);
