@@ -5,6 +5,7 @@
  * nearly there). Grouping is average-linkage agglomerative clustering on the questions' cosine: it
  * needs no number of topics up front, and a question unlike any other stays a group of its own.
  */
+import type { Store } from '../store/interfaces.js';
 
 /** A question as the report reads it: its words, where it was asked, and why it is a gap. */
 export interface GapQuestion {
@@ -115,4 +116,47 @@ export async function gapReport(
       };
     }),
   );
+}
+
+/** A gap report as kept for admins' App Home: when it was made and over how long. */
+export interface SavedGapReport {
+  at: string;
+  sinceMs: number;
+  groups: GapGroup[];
+}
+
+const SAVED = 'gaps:report';
+
+/** Keeps a report (of every channel and DM) in the store, for admins' App Home to filter per admin. */
+export async function saveGapReport(store: Pick<Store, 'caches'>, report: SavedGapReport): Promise<void> {
+  await store.caches.setIngestCursor(SAVED, JSON.stringify(report));
+}
+
+export async function savedGapReport(store: Pick<Store, 'caches'>): Promise<SavedGapReport | null> {
+  const raw = await store.caches.ingestCursor(SAVED);
+  return raw ? (JSON.parse(raw) as SavedGapReport) : null;
+}
+
+/**
+ * A saved report as one reader may see it: only the questions asked where they may read them
+ * (`mayRead`), each group's count and examples recounted, its closest documents those they may see;
+ * groups left empty are dropped.
+ */
+export function gapsFor(
+  groups: readonly GapGroup[],
+  mayRead: (q: GapQuestion) => boolean,
+  maySee: (source: string) => boolean,
+): GapGroup[] {
+  return groups
+    .map((g) => {
+      const questions = g.questions.filter(mayRead);
+      return {
+        count: questions.length,
+        examples: [...new Set(questions.map((q) => q.question))].slice(0, EXAMPLES),
+        closest: g.closest.filter((d) => maySee(d.source)),
+        questions,
+      };
+    })
+    .filter((g) => g.count > 0)
+    .sort((a, b) => b.count - a.count);
 }

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { DocumentRow, SourceAction } from '../store/types.js';
 import { homeView, type AdminData, type HomeData } from './blocks/home.js';
 import { readSourcesFile, syncStatuses } from '../ingest/sync.js';
+import { gapsFor, savedGapReport } from '../engine/gaps.js';
 import { errorMessage } from '../errors.js';
 import type { ServiceDeps } from './context.js';
 
@@ -77,12 +78,18 @@ export class HomeTab {
       },
       channels,
       questions,
-      admin: this.isAdmin(user) ? await this.adminData(docs, theirs) : null,
+      admin: this.isAdmin(user)
+        ? await this.adminData(docs, theirs, this.gapsOf(user, theirChannels, docs, theirs))
+        : null,
     };
   }
 
   /** The store, and the latest unhelpful answers whose every cited source the admin may see themself. */
-  private async adminData(docs: readonly DocumentRow[], theirs: ReadonlySet<number>): Promise<AdminData> {
+  private async adminData(
+    docs: readonly DocumentRow[],
+    theirs: ReadonlySet<number>,
+    gaps: Promise<AdminData['gaps']>,
+  ): Promise<AdminData> {
     const { store } = this.deps.core;
     const [counts, flags, feedback] = await Promise.all([
       store.documents.counts(),
@@ -109,6 +116,31 @@ export class HomeTab {
         sources: [...new Set(f.evidence.map((id) => chunks.get(id)?.doc.source).filter((s): s is string => !!s))],
       })),
       synced: await this.syncedSources(),
+      gaps: await gaps,
+    };
+  }
+
+  /**
+   * The saved gap report (`ragask gaps --all --save`, made hourly by serve) as this admin may read
+   * it: questions of channels they are known to be in and of their own DMs, documents they may see.
+   */
+  private async gapsOf(
+    user: string,
+    channels: ReadonlySet<string>,
+    docs: readonly DocumentRow[],
+    theirs: ReadonlySet<number>,
+  ): Promise<AdminData['gaps']> {
+    const saved = await savedGapReport(this.deps.core.store);
+    if (!saved) return null;
+    const visible = new Set(docs.filter((d) => theirs.has(d.id)).map((d) => d.source));
+    const groups = gapsFor(
+      saved.groups,
+      (q) => (q.channel.startsWith('D') ? q.user === user : channels.has(q.channel)),
+      (source) => visible.has(source),
+    );
+    return {
+      at: saved.at,
+      groups: groups.map((g) => ({ count: g.count, examples: g.examples, closest: g.closest.map((d) => d.title) })),
     };
   }
 

@@ -108,6 +108,11 @@ describe('the gap report', () => {
     expect((await ragask(['gaps', '--user', 'U1', '--json'])).out.trim()).toBe('[]');
     const all = JSON.parse((await ragask(['gaps', '--all', '--json'])).out) as { count: number }[];
     expect(all.map((g) => g.count)).toEqual([3, 3, 3, 1]);
+    expect((await ragask(['gaps', '--all', '--save'])).code).toBe(0);
+    const partial = await ragask(['gaps', '--channel', 'C1', '--save']);
+    expect(partial.err.trim()).toBe(
+      'ragask: ragask gaps --save keeps the report of every channel and DM: use it with --all',
+    );
     const none = await ragask(['gaps', '--since', 'soon', '--all']);
     expect(none.code).not.toBe(0);
     expect(none.err.trim().split('\n')[0]).toContain('--since must be hours or days, such as 24h or 7d (got "soon")');

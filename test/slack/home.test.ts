@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSourcesFile, syncPass } from '../../src/ingest/sync.js';
+import { saveGapReport } from '../../src/engine/gaps.js';
 import { tempDir } from '../helpers.js';
 import { parseScope } from '../../src/store/access.js';
 import { actionBody, deliver, eventBody, type ApiCall } from '../support/slack-stand-in.js';
@@ -26,6 +27,36 @@ beforeAll(async () => {
   const gone = readSourcesFile(sourcesFile).slice(1);
   // a missing path is refused before anything is read: its pass needs no encoder or settings
   await syncPass({ store: h.core.store, encoder: null as never, config: null as never }, gone);
+  // a gap report as `ragask gaps --all --save` keeps it: questions from a private channel, from
+  // another person's DM and from the admin's own DM, with documents some of which the admin may not see
+  const q = (question: string, channel: string, user: string) => ({
+    question,
+    channel,
+    user,
+    askedAt: 1,
+    why: 'no definite answer' as const,
+  });
+  await saveGapReport(h.core.store, {
+    at: '2026-12-05T10:00:00.000Z',
+    sinceMs: 7 * 86_400_000,
+    groups: [
+      {
+        count: 2,
+        examples: [],
+        closest: [{ title: 'Payroll handbook', source: '/d/1.md', url: null }],
+        questions: [
+          q('When does payroll close in March?', PRIVATE, 'UALICE'),
+          q('Is payroll late this month?', 'DUBOB', 'UBOB'),
+        ],
+      },
+      {
+        count: 1,
+        examples: [],
+        closest: [{ title: "Alice's notes", source: '/d/3.md', url: null }],
+        questions: [q('Where is the holiday calendar?', 'DUADMIN', 'UADMIN')],
+      },
+    ],
+  });
   const docs = await h.core.store.documents.listDocuments();
   const id = (source: string) => docs.find((d) => d.source === source)!.id;
   // the fake engine cites Doc 1: shared with the private channel only; Doc 3 is Alice's own
@@ -149,6 +180,12 @@ describe('the App Home tab', () => {
     expect(outside.text).toContain(`\`${path.join(sourcesDir, 'wiki')}\` never synced`);
     expect(outside.text).toMatch(/0 added, 0 changed, 0 unchanged, 0 removed, 1 failed/);
     expect(outside.text).toContain(`${path.join(sourcesDir, 'gone')}: not found; its documents are kept`);
+    // the gap report as this admin may read it: their own DM's question, not the private channel's
+    // nor another person's DM, and no closest document they may not see
+    expect(outside.text).toContain('1 question(s), e.g. _Where is the holiday calendar?_');
+    expect(outside.text).not.toContain('payroll');
+    expect(outside.text).not.toContain('Is payroll late');
+    expect(outside.text).not.toContain("Alice's notes");
     expect(outside.text).not.toContain('payroll cutoff');
     expect(buttonsOf(outside.call)).toHaveLength(0);
 
@@ -156,6 +193,10 @@ describe('the App Home tab', () => {
     await ask('UADMIN', PRIVATE, 'Who approves payroll changes?');
     const inside = await openHome('UADMIN');
     expect(inside.text).toContain('payroll cutoff');
+    expect(inside.text).toContain(
+      '1 question(s), e.g. _When does payroll close in March?_ — closest: Payroll handbook',
+    );
+    expect(inside.text).not.toContain('Is payroll late');
     const hide = buttonsOf(inside.call).find((b) => b.action_id === 'ragask_home_source_hide')!;
     expect(hide.value).toBe('/d/1.md');
 

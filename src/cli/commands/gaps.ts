@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { gapQuestions, gapReport, type GapGroup } from '../../engine/gaps.js';
+import { gapQuestions, gapReport, saveGapReport, type GapGroup } from '../../engine/gaps.js';
 import { UserError } from '../../errors.js';
 import { openSlackState } from '../../slack/state/open.js';
 import { storeSettingsOf, type Core } from '../../core.js';
@@ -19,6 +19,7 @@ interface GapOptions {
   channel?: string;
   user?: string;
   all?: boolean;
+  save?: boolean;
 }
 
 const parseSince = (v: string) => {
@@ -98,12 +99,22 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--channel <id>', 'questions asked in this channel, with documents it may see')
     .option('--user <id>', 'questions this user asked in direct messages with ragask')
     .option('--all', 'every question, from every channel and DM (an admin listing: it shows private questions)')
+    .option(
+      '--save',
+      "with --all: also keep the report in the store for admins' App Home, which shows each admin what they may see",
+    )
     .action(async (opts: GapOptions, cmd: Command) => {
+      if (opts.save && !opts.all)
+        throw new UserError('ragask gaps --save keeps the report of every channel and DM: use it with --all');
       if ([opts.channel, opts.user, opts.all].filter((x) => x !== undefined).length !== 1)
         throw new UserError(
           'ragask gaps: choose one of --channel <id>, --user <id> or --all (an admin listing of every channel and DM)',
         );
       const config = configFrom(ctx, cmd);
-      await withCore(ctx, config, async (core) => ctx.out(render(await report(core, config, opts), opts)));
+      await withCore(ctx, config, async (core) => {
+        const groups = await report(core, config, opts);
+        if (opts.save) await saveGapReport(core.store, { at: new Date().toISOString(), sinceMs: opts.since, groups });
+        ctx.out(render(groups, opts));
+      });
     });
 }

@@ -11,7 +11,7 @@ import { configFrom } from './shared.js';
 import { warmUp } from '../../engine/warm-up.js';
 import type { CliContext } from '../context.js';
 import { writerReady } from './doctor-writer.js';
-import { keepSourcesCurrent } from './serve-sync.js';
+import { backgroundPasses } from './serve-sync.js';
 import type { EngineApi } from '../../engine/api.js';
 
 /** How long a stop waits for answers in flight before the process ends anyway. */
@@ -59,7 +59,7 @@ export function register(program: Command, ctx: CliContext): void {
         releaseEncoder = () => sourceEncoder?.release() ?? Promise.resolve();
         const encoder = 'encoder' in core ? (core as Core).encoder : sourceEncoder;
         const writer = encoder && (await writerReady(config, log)) ? writerOf(config, encoder, log) : null;
-        const stopSync = keepSourcesCurrent(config, log);
+        const stopSync = backgroundPasses(config, log);
         closeSync = stopSync;
         const slack = createSlackApp(core, state, config, log, {
           ...(pool ? { engine: pool, concurrency: pool.size } : {}),

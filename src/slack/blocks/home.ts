@@ -35,6 +35,8 @@ export interface AdminData {
   notHelpful: { question: string; answer: string; reason: FeedbackReason | null; user: string; sources: string[] }[];
   /** The sources file's sources (RAGASK_SOURCES_FILE) with their last sync, or why the file cannot be read. */
   synced: { source: string; line: string; error: string | null }[] | { error: string } | null;
+  /** The saved gap report as this admin may read it (null: none made yet). */
+  gaps: { at: string; groups: { count: number; examples: string[]; closest: string[] }[] } | null;
 }
 
 const REASONS: Record<FeedbackReason, string> = {
@@ -133,6 +135,18 @@ function syncBlocks(synced: AdminData['synced']): KnownBlock[] {
   return [mrkdwn(['*Kept current* (`ragask sync --status`):', ...lines].join('\n'))];
 }
 
+/** What the documents lack, as the saved gap report says and this admin may read. */
+function gapBlocks(gaps: AdminData['gaps']): KnownBlock[] {
+  if (!gaps) return [];
+  if (!gaps.groups.length)
+    return [mrkdwn(`*What the documents lack* (${gaps.at.slice(0, 16)}Z): _no gaps you may see._`)];
+  const lines = gaps.groups.slice(0, LIST_ROWS).map((g) => {
+    const closest = g.closest.length ? ` — closest: ${g.closest.map((t) => safeText(t, 80)).join(', ')}` : '';
+    return `• ${g.count} question(s), e.g. _${safeText(g.examples[0] ?? '', QUESTION_CHARS)}_${closest}`;
+  });
+  return [mrkdwn([`*What the documents lack* (\`ragask gaps\`, ${gaps.at.slice(0, 16)}Z):`, ...lines].join('\n'))];
+}
+
 function adminBlocks(a: AdminData): KnownBlock[] {
   const blocks: KnownBlock[] = [
     header('For admins'),
@@ -143,6 +157,7 @@ function adminBlocks(a: AdminData): KnownBlock[] {
       ].join('\n'),
     ),
     ...syncBlocks(a.synced),
+    ...gapBlocks(a.gaps),
   ];
   if (!a.notHelpful.length) return [...blocks, mrkdwn('_No answer marked not helpful._')];
   blocks.push(mrkdwn('*Latest answers marked not helpful*'));
