@@ -54,6 +54,11 @@ export interface SyncStatus {
   error: string | null;
 }
 
+/** A pass's counts as a person reads them: "0 added, 1 changed, 998 unchanged, 1 removed, 0 failed". */
+export function statusCounts(s: SyncStatus): string {
+  return `${s.added} added, ${s.changed} changed, ${s.unchanged} unchanged, ${s.removed} removed, ${s.failed} failed`;
+}
+
 /** The sources of a sources file; anything wrong is one line naming the file, the entry and the fix. */
 export function readSourcesFile(file: string): SyncSource[] {
   let raw: unknown;

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { DocumentRow, SourceAction } from '../store/types.js';
 import { homeView, type AdminData, type HomeData } from './blocks/home.js';
-import { readSourcesFile, syncStatuses } from '../ingest/sync.js';
+import { readSourcesFile, statusCounts, syncStatuses } from '../ingest/sync.js';
 import { gapsFor, savedGapReport } from '../engine/gaps.js';
 import { errorMessage } from '../errors.js';
 import type { ServiceDeps } from './context.js';
@@ -152,9 +152,7 @@ export class HomeTab {
       const statuses = await syncStatuses(this.deps.core.store, readSourcesFile(file));
       return statuses.map(({ source, status: s }) => ({
         source: source.path,
-        line: s
-          ? `${s.at.slice(0, 16)}Z: ${s.added} added, ${s.changed} changed, ${s.unchanged} unchanged, ${s.removed} removed, ${s.failed} failed`
-          : 'never synced',
+        line: s ? `${s.at.slice(0, 16)}Z: ${statusCounts(s)}` : 'never synced',
         error: s?.error ?? null,
       }));
     } catch (e) {

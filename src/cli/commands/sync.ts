@@ -3,6 +3,7 @@ import { UserError } from '../../errors.js';
 import {
   dueSources,
   readSourcesFile,
+  statusCounts,
   syncPass,
   syncStatuses,
   type SyncSource,
@@ -28,14 +29,19 @@ function sourcesOf(config: Config, file?: string): { file: string; sources: Sync
 /** One line per source: what its last pass did, when, and its first failure. */
 function statusLine(source: SyncSource, status: SyncStatus | null): string {
   if (!status) return `${displaySource(source.path)}  never synced`;
-  const counts = `${status.added} added, ${status.changed} changed, ${status.unchanged} unchanged, ${status.removed} removed, ${status.failed} failed`;
+  const counts = statusCounts(status);
   const error = status.error ? `\n    ${status.error}` : '';
   return `${displaySource(source.path)}  ${status.at.slice(0, 16)}Z  ${counts} (${(status.ms / 1000).toFixed(1)} s)${error}`;
 }
 
 /** Each source of the file with its last pass, for `sync --status` and `sources list`. */
-export async function syncStatusLines(store: Store, config: Config, file?: string): Promise<string[]> {
-  const { file: name, sources } = sourcesOf(config, file);
+export async function syncStatusLines(
+  store: Store,
+  config: Config,
+  file?: string,
+  read = sourcesOf(config, file),
+): Promise<string[]> {
+  const { file: name, sources } = read;
   const statuses = await syncStatuses(store, sources);
   return [
     `kept current by ${displaySource(name)}:`,
@@ -54,10 +60,11 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--due', "only the sources whose time has come (their `every` since their last sync): serve's schedule")
     .action(async (opts: { file?: string; status?: boolean; due?: boolean }, cmd: Command) => {
       const config = configFrom(ctx, cmd);
-      const { sources } = sourcesOf(config, opts.file);
+      const read = sourcesOf(config, opts.file);
+      const { sources } = read;
       await withCore(ctx, config, async (core) => {
         if (opts.status) {
-          ctx.out((await syncStatusLines(core.store, config, opts.file)).join('\n'));
+          ctx.out((await syncStatusLines(core.store, config, opts.file, read)).join('\n'));
           return;
         }
         const deps = { store: core.store, encoder: core.encoder, config, log: core.log, progress: progressBar() };
