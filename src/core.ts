@@ -19,6 +19,7 @@ import { resolveModel } from './models/registry.js';
 import { type OpenStoreOptions, openStore } from './store/open.js';
 import type { Store } from './store/interfaces.js';
 import type { EngineSettings } from './engine/settings.js';
+import type { ProgressReporter } from './progress.js';
 
 /**
  * The core, assembled from a config: encoder, stores, retriever and the multi-hop engine.
@@ -69,13 +70,18 @@ export type StoreCore = Pick<Core, 'store' | 'access'> & { close(): Promise<void
  * The store alone, without loading any model (the encoder's id and dimension come from its
  * manifest): for `ragask serve` when workers answer, where models in this thread would sit idle.
  */
-export async function openStoreCore(config: Config, log: Logger = silentLogger): Promise<StoreCore> {
+export async function openStoreCore(
+  config: Config,
+  log: Logger = silentLogger,
+  opts: Pick<OpenCoreOptions, 'indexProgress'> = {},
+): Promise<StoreCore> {
   const { manifest } = resolveModel(config.modelsDir, config.model, config.modelVariant);
   const store = await openStore({
     ...storeSettingsOf(config),
     model: `${manifest.name}/${config.modelVariant}`,
     dimension: manifest.dimension ?? 384,
     log,
+    ...(opts.indexProgress ? { indexProgress: opts.indexProgress } : {}),
   });
   return {
     store,
@@ -101,6 +107,8 @@ export function storeSettingsOf(
 export interface OpenCoreOptions {
   /** False in an engine worker: its HNSW index follows the store's index log in memory only. */
   persistIndex?: boolean;
+  /** Shows a rebuild of the vector index when the saved one cannot be used (the CLI's progress bar). */
+  indexProgress?: ProgressReporter;
 }
 
 export async function openCore(config: Config, log: Logger = silentLogger, opts: OpenCoreOptions = {}): Promise<Core> {
@@ -133,6 +141,7 @@ export async function openCore(config: Config, log: Logger = silentLogger, opts:
       dimension: encoder.dimension,
       log,
       persistIndex: opts.persistIndex ?? true,
+      ...(opts.indexProgress ? { indexProgress: opts.indexProgress } : {}),
     });
   } catch (e) {
     await releaseModels();

@@ -87,3 +87,27 @@ export function writeFiller(file: string, pool: readonly FillerPassage[], from: 
   for (let k = from; k < to; k++) lines.push(JSON.stringify(fillerPassage(pool, k)));
   fs.writeFileSync(file, `${lines.join('\n')}\n`);
 }
+
+/**
+ * Questions of the reader sets under `sharedDir` (`<shared>/reader-*`), `n` of them in a seeded order:
+ * the queries an approximate index is measured on against exact search (real questions, not windows).
+ */
+export function loadScaleQueries(sharedDir: string, n: number, seed = 29): string[] {
+  const dirs = fs.existsSync(sharedDir) ? fs.readdirSync(sharedDir).filter((d) => d.startsWith('reader-')) : [];
+  const questions = new Set<string>();
+  for (const d of dirs.sort()) {
+    const file = path.join(sharedDir, d, 'reader.jsonl');
+    if (!fs.existsSync(file)) continue;
+    for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+      const q = line.trim() ? String((JSON.parse(line) as { question?: string }).question ?? '').trim() : '';
+      if (q) questions.add(q);
+    }
+  }
+  const all = [...questions];
+  const rand = rng(seed);
+  for (let i = all.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [all[i], all[j]] = [all[j]!, all[i]!];
+  }
+  return all.slice(0, n);
+}

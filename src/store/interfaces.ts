@@ -101,7 +101,8 @@ export interface TextSearch {
 export interface VectorStore {
   windowChunks(windowIds: readonly number[]): Promise<Map<number, number>>;
   windowsOfChunks(chunkIds: readonly number[]): Promise<WindowRow[]>;
-  windowTexts(): Promise<{ id: number; title: string; headingPath: string[]; text: string }[]>;
+  /** Every window's text with its title and headings, in id order; with `last`, only the newest that many. */
+  windowTexts(last?: number): Promise<{ id: number; title: string; headingPath: string[]; text: string }[]>;
   allWindowVectors(): Promise<{ id: number; vector: Float32Array }[]>;
   chunksWithWindowCounts(minTokens: number): Promise<{ id: number; text: string; windows: number }[]>;
   beginReembedding(model: string): Promise<void>;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fillerPassage, loadFillerPool, writeFiller } from '../../src/eval/scale.js';
+import { fillerPassage, loadFillerPool, loadScaleQueries, writeFiller } from '../../src/eval/scale.js';
 import { tempDir } from '../helpers.js';
 
 // The filler of `ragask bench --scale`: reproducible, never a copy of a window, never standing in
@@ -64,5 +64,11 @@ describe('corpus-scale filler', () => {
       .map((l) => JSON.parse(l) as { id: string; title: string; text: string });
     expect(rows.map((r) => r.id)).toEqual(['filler-2', 'filler-3', 'filler-4', 'filler-5', 'filler-6']);
     for (const r of rows) expect(Object.keys(r).sort()).toEqual(['id', 'text', 'title']);
+  });
+
+  it("takes the recall queries from the reader sets' questions, each once, in a seeded order", () => {
+    const qs = loadScaleQueries(dir, 10);
+    expect(qs).toEqual(['q?']);
+    expect(loadScaleQueries(dir, 0)).toEqual([]);
   });
 });

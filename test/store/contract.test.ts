@@ -117,6 +117,16 @@ describe.each(BACKENDS)('storage contract (%s)', (backend) => {
     expect((await store.vectors.windowChunks([window!.id])).get(window!.id)).toBe(valveChunk);
     expect((await store.index.search(vec(0, 0, 1, 0), 1)).map((h) => h.windowId)).toEqual([window!.id]);
     expect((await store.vectors.allWindowVectors()).length).toBe(3);
+    expect((await store.vectors.windowTexts()).map((w) => w.text)).toEqual([
+      'The relay station forwards alarms.',
+      'Its backup battery lasts 90 days.',
+      'The valve closes at 40 bar.',
+    ]);
+    // the newest windows only, still in id order (the encoder's limit is measured on them)
+    expect((await store.vectors.windowTexts(2)).map((w) => [w.title, w.text])).toEqual([
+      ['relay', 'Its backup battery lasts 90 days.'],
+      ['valve', 'The valve closes at 40 bar.'],
+    ]);
     await store.vectors.beginReembedding('test/4b');
     await store.vectors.setVectors([{ id: window!.id, vector: vec(0, 0, 0, 1) }]);
     await store.vectors.finishReembedding('test/4b', 4);

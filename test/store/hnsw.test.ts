@@ -119,6 +119,41 @@ describe('HNSW index beside SQLite', () => {
     await again.close();
   });
 
+  it('shows a rebuild on open as progress to the end, and says why', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const store = open(dir);
+    await addDoc(store, 'a', [1, 2, 3]);
+    await store.close();
+    fs.rmSync(path.join(dir, 'index.hnsw'));
+    const seen: string[] = [];
+    const progress = {
+      start: (total: number, label: string) => seen.push(`start ${total} ${label}`),
+      update: (done: number) => seen.push(`update ${done}`),
+      stop: () => seen.push('stop'),
+    };
+    const again = SqliteStore.open({
+      dataDir: dir,
+      model: 'test-model/fp32',
+      dimension: 8,
+      hnsw: params,
+      indexProgress: progress,
+    });
+    await again.close();
+    expect(seen).toEqual(['start 3 rebuilding the vector index (index file missing)', 'update 3', 'stop']);
+    // a sound index opens without a bar
+    seen.length = 0;
+    const third = SqliteStore.open({
+      dataDir: dir,
+      model: 'test-model/fp32',
+      dimension: 8,
+      hnsw: params,
+      indexProgress: progress,
+    });
+    await third.close();
+    expect(seen).toEqual([]);
+  });
+
   it('refuses vectors of another model with the re-index command', async () => {
     const dir = tempDir();
     dirs.push(dir);

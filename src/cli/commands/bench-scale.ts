@@ -2,18 +2,20 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Config } from '../../config.js';
-import { openCore } from '../../core.js';
+import { openCore, type Core } from '../../core.js';
 import { resolveModel } from '../../models/registry.js';
 import { copyStore } from '../../store/copy.js';
 import { openStore } from '../../store/open.js';
 import type { EvalDataset } from '../../eval/dataset.js';
 import { percentile } from '../../eval/metrics.js';
-import { FILLER_RECIPE, loadFillerPool, writeFiller, type FillerPassage } from '../../eval/scale.js';
-import { ingest } from '../../ingest/ingest.js';
+import { FILLER_RECIPE, loadFillerPool, loadScaleQueries } from '../../eval/scale.js';
 import { LOCAL } from '../../store/access.js';
 import { UserError } from '../../errors.js';
 import { progressBar } from '../progress.js';
 import { INGEST_VERSION } from '../../ingest/types.js';
+import { ensureStore, readMarker } from './bench-scale-build.js';
+import { hnswSweep, type HnswSweepRow } from './bench-hnsw.js';
+import { startToFirstAnswer, type RestartFigures } from './bench-restart.js';
 
 /** One corpus size's figures: the same questions, the multi-hop engine without the reader's share. */
 export interface ScaleRow {
@@ -32,24 +34,18 @@ export interface ScaleRow {
   rssMb: number;
   /** PostgreSQL: windows per second written when the store was copied in (vectors as they are, no encoding), when it was. */
   copyWindowsPerS?: number;
-}
-
-interface BuildMarker {
-  key: string;
-  nextFiller: number;
-  windows: number;
+  /** The same questions stopped after their first hop (max hops 1), reader included: what a one-hop answer costs. */
+  oneHopMs: { p50: number; p95: number };
+  /** The index against exact search on the recall queries, per efSearch (SQLite; its own index). */
+  hnsw?: HnswSweepRow[];
+  /** A fresh process from start to its first answer, and its peak memory (SQLite). */
+  restart?: RestartFigures;
+  /** Filler windows/s over the build's whole batches, the encoder alone on the newest windows, and their ratio. */
+  ingest?: { windowsPerS: number; rawEncodeWindowsPerS: number; ratio: number };
 }
 
 const round = (x: number) => +x.toFixed(1);
 const msStats = (xs: number[]) => ({ p50: round(percentile(xs, 50)), p95: round(percentile(xs, 95)) });
-const MARKER = 'scale.json';
-/** Filler passages per ingest call: the progress bar and the windows count are updated in between. */
-const FILLER_BATCH = 4000;
-
-function readMarker(dir: string): BuildMarker | null {
-  const f = path.join(dir, MARKER);
-  return fs.existsSync(f) ? (JSON.parse(fs.readFileSync(f, 'utf8')) as BuildMarker) : null;
-}
 
 function corpusTitles(dataset: EvalDataset): Set<string> {
   const titles = new Set<string>();
@@ -59,59 +55,6 @@ function corpusTitles(dataset: EvalDataset): Set<string> {
       if (line.trim()) titles.add(String((JSON.parse(line) as { title?: string }).title ?? '').toLowerCase());
   }
   return titles;
-}
-
-/**
- * Grows the building store to at least `size` windows (the evaluation corpus first, then filler)
- * and snapshots it as `<root>/<size>`; a snapshot made by the same recipe is kept and reused.
- */
-async function ensureStore(
-  config: Config,
-  dataset: EvalDataset,
-  pool: readonly FillerPassage[],
-  root: string,
-  size: number,
-  key: string,
-  err: (s: string) => void,
-): Promise<string> {
-  const target = path.join(root, String(size));
-  if (readMarker(target)?.key === key) return target;
-  const building = path.join(root, 'building');
-  if (readMarker(building)?.key !== key) fs.rmSync(building, { recursive: true, force: true });
-  fs.mkdirSync(path.join(building, 'filler'), { recursive: true });
-  const marker: BuildMarker = readMarker(building) ?? { key, nextFiller: 0, windows: 0 };
-  const core = await openCore({ ...config, dataDir: building });
-  try {
-    const deps = { store: core.store, encoder: core.encoder, config, progress: progressBar() };
-    if (marker.windows === 0) {
-      err(`scale: ingesting ${dataset.name}\n`);
-      await ingest(deps, dataset.inputs, { exclude: [path.join(dataset.dir, 'questions.jsonl')] });
-    }
-    let windows = (await core.store.documents.counts()).windows;
-    while (windows < size) {
-      // windows per filler passage so far (about 2.5 for Wikipedia paragraphs) sizes the next batch
-      const perPassage = marker.nextFiller > 0 ? Math.max(0.5, (windows - marker.windows) / marker.nextFiller) : 2.5;
-      // the first batch is a small probe, so the estimate is measured before it is relied on
-      const want = Math.min(
-        marker.nextFiller === 0 ? 500 : FILLER_BATCH,
-        Math.max(50, Math.ceil((size - windows) / perPassage)),
-      );
-      const file = path.join(building, 'filler', `part-${String(marker.nextFiller).padStart(7, '0')}.jsonl`);
-      writeFiller(file, pool, marker.nextFiller, marker.nextFiller + want);
-      err(`scale: ${windows} of ${size} windows; adding ${want} filler passages\n`);
-      await ingest(deps, [file]);
-      if (marker.nextFiller === 0) marker.windows = windows;
-      marker.nextFiller += want;
-      windows = (await core.store.documents.counts()).windows;
-      fs.writeFileSync(path.join(building, MARKER), JSON.stringify(marker));
-    }
-  } finally {
-    await core.close();
-  }
-  fs.rmSync(target, { recursive: true, force: true });
-  fs.cpSync(building, target, { recursive: true, filter: (src) => !src.includes(`${path.sep}filler`) });
-  fs.writeFileSync(path.join(target, MARKER), JSON.stringify({ ...marker, windows: size }));
-  return target;
 }
 
 /**
@@ -153,47 +96,95 @@ async function ensurePgCopy(
   }
 }
 
-async function measure(config: Config, dataset: EvalDataset, backend: ScaleRow['backend']): Promise<ScaleRow> {
+/** Each question's whole time, the chain's share, bridge-finding and BM25 time, and all-support@5. */
+async function askAll(core: Core, dataset: EvalDataset) {
+  const chain: number[] = [];
+  const whole: number[] = [];
+  let decompose = 0;
+  let bm25 = 0;
+  let allSupport = 0;
+  for (const q of dataset.questions) {
+    const r = await core.engine.run(q.question, LOCAL);
+    whole.push(r.timings.totalMs);
+    chain.push(r.timings.totalMs - (r.timings.readMs ?? 0));
+    for (const h of r.hops) {
+      decompose += h.timings.decomposeMs;
+      bm25 += h.timings.bm25Ms;
+    }
+    const top = new Set<string>();
+    for (const s of r.evidence) {
+      if (top.size >= 5) break;
+      top.add(dataset.passageOf(s.citation.source));
+    }
+    if (q.supporting.every((p) => top.has(p))) allSupport++;
+  }
+  const n = Math.max(1, dataset.questions.length);
+  return {
+    multihopMs: msStats(chain),
+    withReaderMs: msStats(whole),
+    decomposeMsPerQuestion: round(decompose / n),
+    bm25MsPerQuestion: round(bm25 / n),
+    allSupportAt5: +(allSupport / n).toFixed(3),
+  };
+}
+
+async function measure(
+  config: Config,
+  dataset: EvalDataset,
+  backend: ScaleRow['backend'],
+  recallQueries: readonly string[],
+): Promise<ScaleRow> {
   const core = await openCore({ ...config, queryCacheTtlS: 0 });
   try {
     const counts = await core.store.documents.counts();
     for (const q of dataset.questions.slice(0, 3)) await core.engine.run(q.question, LOCAL);
-    const chain: number[] = [];
-    const whole: number[] = [];
-    let decompose = 0;
-    let bm25 = 0;
-    let allSupport = 0;
-    for (const q of dataset.questions) {
-      const r = await core.engine.run(q.question, LOCAL);
-      whole.push(r.timings.totalMs);
-      chain.push(r.timings.totalMs - (r.timings.readMs ?? 0));
-      for (const h of r.hops) {
-        decompose += h.timings.decomposeMs;
-        bm25 += h.timings.bm25Ms;
-      }
-      const top = new Set<string>();
-      for (const s of r.evidence) {
-        if (top.size >= 5) break;
-        top.add(dataset.passageOf(s.citation.source));
-      }
-      if (q.supporting.every((p) => top.has(p))) allSupport++;
-    }
-    const n = Math.max(1, dataset.questions.length);
+    const asked = await askAll(core, dataset);
+    const oneHop: number[] = [];
+    for (const q of dataset.questions)
+      oneHop.push((await core.engine.run(q.question, LOCAL, { maxHops: 1 })).timings.totalMs);
+    // memory as answering leaves it, before the exact search loads every vector
+    const rssMb = Math.round(process.memoryUsage().rss / 2 ** 20);
+    const vectors: Float32Array[] = [];
+    for (const q of recallQueries) vectors.push(await core.encoder.encodeOne(q));
+    const hnsw = backend === 'sqlite' && vectors.length ? await hnswSweep(core, vectors, progressBar()) : undefined;
     return {
       backend,
       windows: counts.windows,
       documents: counts.documents,
       chunks: counts.chunks,
-      multihopMs: msStats(chain),
-      withReaderMs: msStats(whole),
-      decomposeMsPerQuestion: round(decompose / n),
-      bm25MsPerQuestion: round(bm25 / n),
-      allSupportAt5: +(allSupport / n).toFixed(3),
-      rssMb: Math.round(process.memoryUsage().rss / 2 ** 20),
+      ...asked,
+      oneHopMs: msStats(oneHop),
+      rssMb,
+      ...(hnsw ? { hnsw } : {}),
     };
   } finally {
     await core.close();
   }
+}
+
+/** Filler windows/s over the build's batches against the encoder alone, from the store's build marker. */
+function ingestFigures(dir: string): ScaleRow['ingest'] {
+  const m = readMarker(dir);
+  if (!m?.fillerSeconds || !m.fillerWindows || !m.rawEncodeWindowsPerS) return undefined;
+  const windowsPerS = +(m.fillerWindows / m.fillerSeconds).toFixed(1);
+  return {
+    windowsPerS,
+    rawEncodeWindowsPerS: m.rawEncodeWindowsPerS,
+    ratio: +(windowsPerS / m.rawEncodeWindowsPerS).toFixed(3),
+  };
+}
+
+/** One size on the embedded store: the questions, the index against exact search, a fresh start, the build's rate. */
+async function measureSqlite(
+  config: Config,
+  dataset: EvalDataset,
+  dir: string,
+  recallQueries: readonly string[],
+): Promise<ScaleRow> {
+  const row = await measure({ ...config, dataDir: dir }, dataset, 'sqlite', recallQueries);
+  const restart = startToFirstAnswer(dir, dataset.questions[0]?.question ?? 'what is this about?');
+  const ingest = ingestFigures(dir);
+  return { ...row, restart, ...(ingest ? { ingest } : {}) };
 }
 
 /**
@@ -205,7 +196,7 @@ async function measure(config: Config, dataset: EvalDataset, backend: ScaleRow['
 export async function scaleBench(
   config: Config,
   dataset: EvalDataset,
-  opts: { sizes: number[]; sharedDir: string; keep: string | null; err: (s: string) => void },
+  opts: { sizes: number[]; sharedDir: string; keep: string | null; recallQueries: number; err: (s: string) => void },
 ): Promise<ScaleRow[]> {
   const sqliteConfig: Config = { ...config, databaseUrl: null, databaseSchema: null };
   const pool = loadFillerPool(opts.sharedDir, corpusTitles(dataset));
@@ -213,19 +204,20 @@ export async function scaleBench(
     throw new UserError(
       `--scale needs filler passages from ${opts.sharedDir}/reader-*/reader.jsonl, and found none: point --shared at the shared datasets folder`,
     );
+  const recallQueries = loadScaleQueries(opts.sharedDir, opts.recallQueries);
   const root = opts.keep ? path.resolve(opts.keep) : fs.mkdtempSync(path.join(os.tmpdir(), 'ragask-scale-'));
   const key = `recipe ${FILLER_RECIPE}, ingest ${INGEST_VERSION}, ${dataset.name}, ${config.modelVariant}, window ${config.windowTokens}/${config.windowOverlap}`;
   try {
     const rows: ScaleRow[] = [];
     for (const size of [...opts.sizes].sort((a, b) => a - b)) {
-      const dir = await ensureStore(sqliteConfig, dataset, pool, root, size, key, opts.err);
+      const dir = await ensureStore(sqliteConfig, dataset, pool, { root, size, key, err: opts.err });
       opts.err(`scale: measuring ${size} windows (SQLite)\n`);
-      rows.push(await measure({ ...sqliteConfig, dataDir: dir }, dataset, 'sqlite'));
+      rows.push(await measureSqlite(sqliteConfig, dataset, dir, recallQueries));
       if (config.databaseUrl) {
         const pg = await ensurePgCopy(config, dir, size, opts.err);
         opts.err(`scale: measuring ${size} windows (PostgreSQL)\n`);
         rows.push({
-          ...(await measure({ ...pg.config, dataDir: dir }, dataset, 'postgres')),
+          ...(await measure({ ...pg.config, dataDir: dir }, dataset, 'postgres', [])),
           ...(pg.copyWindowsPerS ? { copyWindowsPerS: pg.copyWindowsPerS } : {}),
         });
       }
@@ -237,12 +229,23 @@ export async function scaleBench(
 }
 
 export function formatScale(rows: readonly ScaleRow[]): string {
-  return [
-    '| backend | windows (documents) | multihop p50 / p95 ms, without reader | with reader p50 / p95 ms | decompose ms / question | BM25 ms / question | all-support@5 | RSS MB |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+  const lines = [
+    '| backend | windows (documents) | multihop p50 / p95 ms, without reader | with reader p50 / p95 ms | one hop p50 / p95 ms | decompose ms / question | BM25 ms / question | all-support@5 | RSS MB |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows.map(
       (r) =>
-        `| ${r.backend} | ${r.windows} (${r.documents}) | ${r.multihopMs.p50} / ${r.multihopMs.p95} | ${r.withReaderMs.p50} / ${r.withReaderMs.p95} | ${r.decomposeMsPerQuestion} | ${r.bm25MsPerQuestion} | ${r.allSupportAt5} | ${r.rssMb} |`,
+        `| ${r.backend} | ${r.windows} (${r.documents}) | ${r.multihopMs.p50} / ${r.multihopMs.p95} | ${r.withReaderMs.p50} / ${r.withReaderMs.p95} | ${r.oneHopMs.p50} / ${r.oneHopMs.p95} | ${r.decomposeMsPerQuestion} | ${r.bm25MsPerQuestion} | ${r.allSupportAt5} | ${r.rssMb} |`,
     ),
-  ].join('\n');
+  ];
+  const sqlite = rows.filter((r) => r.backend === 'sqlite');
+  lines.push(
+    '',
+    '| windows | start to first answer ms | its peak RSS MB | ingest windows/s | encoder alone windows/s | ratio | HNSW recall@10 at efSearch 16 / 32 / 64 / 128 / 256 |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...sqlite.map(
+      (r) =>
+        `| ${r.windows} | ${r.restart?.ms ?? '-'} | ${r.restart?.peakRssMb ?? '-'} | ${r.ingest?.windowsPerS ?? '-'} | ${r.ingest?.rawEncodeWindowsPerS ?? '-'} | ${r.ingest?.ratio ?? '-'} | ${r.hnsw?.map((h) => h.recallAt10).join(' / ') ?? '-'} |`,
+    ),
+  );
+  return lines.join('\n');
 }

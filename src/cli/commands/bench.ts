@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Config } from '../../config.js';
-import { openCore, type Core } from '../../core.js';
+import { openCore } from '../../core.js';
 import { loadDataset, type EvalDataset } from '../../eval/dataset.js';
 import { percentile } from '../../eval/metrics.js';
 import { singleHopRanker } from '../../eval/rankers.js';
@@ -13,13 +13,12 @@ import { progressBar } from '../progress.js';
 import { SAMPLE_DIR } from './demo.js';
 import { formatIngest, ingestBench } from './bench-ingest.js';
 import { formatScale, scaleBench } from './bench-scale.js';
+import { hnswSweep, type HnswSweepRow } from './bench-hnsw.js';
 import { configFrom } from './shared.js';
 import { LOCAL } from '../../store/access.js';
 import type { CliContext } from '../context.js';
 
 const ms = (xs: number[]) => ({ p50: +percentile(xs, 50).toFixed(2), p95: +percentile(xs, 95).toFixed(2) });
-/** The HNSW search efforts the benchmark sweeps (recall@10 against the exact neighbours, and time). */
-const EF_SEARCH_SWEEP = [16, 32, 64, 128, 256];
 
 interface VariantResult {
   variant: string;
@@ -30,7 +29,7 @@ interface VariantResult {
   engineMs: { p50: number; p95: number };
   recall: Record<string, number>;
   /** HNSW recall@10 against exact search, and search time, per efSearch. */
-  hnsw: { efSearch: number; recallAt10: number; ms: { p50: number; p95: number } }[];
+  hnsw: HnswSweepRow[];
 }
 
 async function benchVariant(
@@ -102,44 +101,17 @@ async function timeEach<T>(items: readonly T[], work: (item: T) => Promise<unkno
   return times;
 }
 
-/** HNSW against exact (brute-force) search over every window vector, per efSearch, on the store's own index. */
-async function hnswSweep(core: Core, vectors: readonly Float32Array[]): Promise<VariantResult['hnsw']> {
-  const all = await core.store.vectors.allWindowVectors();
-  const exact = vectors.map((v) =>
-    all
-      .map((w) => {
-        const x = w.vector;
-        let d = 0;
-        for (let i = 0; i < x.length; i++) d += x[i]! * v[i]!;
-        return { id: w.id, d };
-      })
-      .sort((a, b) => b.d - a.d)
-      .slice(0, 10)
-      .map((w) => w.id),
-  );
-  const hnsw: VariantResult['hnsw'] = [];
-  // the search effort swept on the store's own index (either backend), then set back
-  const index = core.store.index;
-  const configured = index.efSearch;
-  try {
-    for (const efSearch of EF_SEARCH_SWEEP) {
-      index.setEfSearch(efSearch);
-      let hit = 0;
-      let i = 0;
-      const times = await timeEach(vectors, async (v) => {
-        const got = (await index.search(v, 10)).map((h) => h.windowId);
-        hit += got.filter((id) => exact[i++]!.includes(id)).length;
-      });
-      hnsw.push({ efSearch, recallAt10: +(hit / (10 * vectors.length)).toFixed(4), ms: ms(times) });
-    }
-  } finally {
-    index.setEfSearch(configured);
-  }
-  return hnsw;
-}
-
 const machineLine = (config: Config) =>
   `${os.cpus()[0]?.model ?? 'cpu'} × ${os.availableParallelism()} threads, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${process.platform} ${os.release()}, Node ${process.versions.node}, onnxruntime threads ${config.threads}`;
+
+function parseCount(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 100_000)
+    throw new InvalidArgumentError(
+      `--recall-queries must be an integer from 0 to 100000 (got ${JSON.stringify(value)})`,
+    );
+  return n;
+}
 
 function parseSizes(value: string): number[] {
   const sizes = value.split(',').map((v) => Number(v.trim()));
@@ -148,6 +120,39 @@ function parseSizes(value: string): number[] {
       `--sizes must be a comma-separated list of window counts from 100 to 10000000 (got ${JSON.stringify(value)})`,
     );
   return sizes;
+}
+
+async function ingestReport(ctx: CliContext, base: Config, dataset: EvalDataset, json?: string): Promise<void> {
+  const rows = await ingestBench(base, dataset, (s) => process.stderr.write(s));
+  ctx.out(`dataset ${dataset.name}; ${machineLine(base)}\n\n${formatIngest(rows)}`);
+  if (json)
+    fs.writeFileSync(
+      json,
+      `${JSON.stringify({ dataset: dataset.name, machine: machineLine(base), ingest: rows }, null, 2)}\n`,
+    );
+}
+
+async function scaleReport(
+  ctx: CliContext,
+  base: Config,
+  dataset: EvalDataset,
+  opts: { sizes: number[]; shared: string; keep?: string; recallQueries: number; json?: string },
+): Promise<void> {
+  const rows = await scaleBench(base, dataset, {
+    sizes: opts.sizes,
+    sharedDir: opts.shared,
+    keep: opts.keep ?? null,
+    recallQueries: opts.recallQueries,
+    err: (s) => process.stderr.write(s),
+  });
+  ctx.out(
+    `dataset ${dataset.name} (${dataset.questions.length} questions) plus filler; ${machineLine(base)}\n\n${formatScale(rows)}`,
+  );
+  if (opts.json)
+    fs.writeFileSync(
+      opts.json,
+      `${JSON.stringify({ dataset: dataset.name, machine: machineLine(base), rows }, null, 2)}\n`,
+    );
 }
 
 export function register(program: Command, ctx: CliContext): void {
@@ -174,6 +179,12 @@ export function register(program: Command, ctx: CliContext): void {
       path.resolve('..', 'shared', 'datasets'),
     )
     .option('--keep <dir>', 'with --scale: keep the built stores in this folder and reuse them next time')
+    .option(
+      '--recall-queries <n>',
+      'with --scale: questions the HNSW index is measured on against exact search (0: skip)',
+      parseCount,
+      1000,
+    )
     .option('--ingest', "instead: ingest's windows/s against the encoder's alone on the same windows, and their ratio")
     .action(
       async (
@@ -185,6 +196,7 @@ export function register(program: Command, ctx: CliContext): void {
           sizes: number[];
           shared: string;
           keep?: string;
+          recallQueries: number;
         },
         cmd: Command,
       ) => {
@@ -193,33 +205,8 @@ export function register(program: Command, ctx: CliContext): void {
         if (datasetDir !== opts.dataset)
           process.stderr.write(`ragask: ${opts.dataset} not found; benchmarking on the sample corpus instead\n`);
         const dataset = loadDataset(datasetDir);
-        if (opts.ingest) {
-          const rows = await ingestBench(base, dataset, (s) => process.stderr.write(s));
-          ctx.out(`dataset ${dataset.name}; ${machineLine(base)}\n\n${formatIngest(rows)}`);
-          if (opts.json)
-            fs.writeFileSync(
-              opts.json,
-              `${JSON.stringify({ dataset: dataset.name, machine: machineLine(base), ingest: rows }, null, 2)}\n`,
-            );
-          return;
-        }
-        if (opts.scale) {
-          const rows = await scaleBench(base, dataset, {
-            sizes: opts.sizes,
-            sharedDir: opts.shared,
-            keep: opts.keep ?? null,
-            err: (s) => process.stderr.write(s),
-          });
-          ctx.out(
-            `dataset ${dataset.name} (${dataset.questions.length} questions) plus filler; ${machineLine(base)}\n\n${formatScale(rows)}`,
-          );
-          if (opts.json)
-            fs.writeFileSync(
-              opts.json,
-              `${JSON.stringify({ dataset: dataset.name, machine: machineLine(base), rows }, null, 2)}\n`,
-            );
-          return;
-        }
+        if (opts.ingest) return ingestReport(ctx, base, dataset, opts.json);
+        if (opts.scale) return scaleReport(ctx, base, dataset, opts);
         await variantsBench(ctx, base, dataset, opts.json);
       },
     );

@@ -8,6 +8,7 @@ import { EnginePool } from '../../workers/worker-pool.js';
 import { createLogger, type Logger } from '../../log.js';
 import { createSlackApp } from '../../slack/app.js';
 import { configFrom } from './shared.js';
+import { progressBar } from '../progress.js';
 import { warmUp } from '../../engine/warm-up.js';
 import type { CliContext } from '../context.js';
 import { writerReady } from './doctor-writer.js';
@@ -32,7 +33,9 @@ export function register(program: Command, ctx: CliContext): void {
       const signalled = () => stop.signalled;
       // with engine workers, this thread only needs the store: the models load in the workers
       const core: StoreCore & { engine?: EngineApi } =
-        config.engineWorkers > 0 ? await openStoreCore(config, log) : await openCore(config, log);
+        config.engineWorkers > 0
+          ? await openStoreCore(config, log, { indexProgress: progressBar() })
+          : await openCore(config, log, { indexProgress: progressBar() });
       let closePool = () => Promise.resolve();
       let closeState = () => Promise.resolve();
       let releaseEncoder = () => Promise.resolve();

@@ -2,6 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { Config } from '../../config.js';
 import { openCore, type Core } from '../../core.js';
 import type { CliContext } from '../context.js';
+import { progressBar } from '../progress.js';
 import type { SettingName } from '../../settings.js';
 
 /** Settings overridden by global flags (--data-dir) and by the command's own flags. */
@@ -16,7 +17,7 @@ export function configFrom(
 }
 
 export async function withCore<T>(ctx: CliContext, config: Config, fn: (core: Core) => Promise<T>): Promise<T> {
-  const core = await openCore(config, ctx.logger(config));
+  const core = await openCore(config, ctx.logger(config), { indexProgress: progressBar() });
   try {
     return await fn(core);
   } finally {

@@ -49,7 +49,8 @@ export class PgVectors implements VectorStore {
     }));
   }
 
-  async windowTexts(): Promise<{ id: number; title: string; headingPath: string[]; text: string }[]> {
+  async windowTexts(last?: number): Promise<{ id: number; title: string; headingPath: string[]; text: string }[]> {
+    const from = last === undefined ? 'windows' : '(SELECT * FROM windows ORDER BY id DESC LIMIT $1)';
     const rows = await this.ctx.pool.query<{
       id: number;
       char_start: number;
@@ -58,7 +59,8 @@ export class PgVectors implements VectorStore {
       title: string;
       heading_path: string;
     }>(
-      `SELECT w.id, w.char_start, w.char_end, c.text AS chunk, d.title, c.heading_path FROM windows w JOIN chunks c ON c.id = w.chunk_id JOIN documents d ON d.id = c.doc_id ORDER BY w.id`,
+      `SELECT w.id, w.char_start, w.char_end, c.text AS chunk, d.title, c.heading_path FROM ${from} w JOIN chunks c ON c.id = w.chunk_id JOIN documents d ON d.id = c.doc_id ORDER BY w.id`,
+      last === undefined ? [] : [last],
     );
     // window offsets are JavaScript (UTF-16) offsets: the text is cut here, not in SQL
     return rows.rows.map((r) => ({

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import hnswlib from 'hnswlib-node';
 import type { Logger } from '../../log.js';
+import type { ProgressReporter } from '../../progress.js';
 import { silentLogger } from '../../log.js';
 import type { DB } from './db.js';
 import type { VectorIndex } from '../interfaces.js';
@@ -134,7 +135,14 @@ export class HnswIndex implements VectorIndex {
   static open(
     db: DB,
     file: string,
-    opts: { dimension: number; model: string; params: HnswParams; log?: Logger; persist?: boolean },
+    opts: {
+      dimension: number;
+      model: string;
+      params: HnswParams;
+      log?: Logger;
+      persist?: boolean;
+      progress?: ProgressReporter;
+    },
   ): HnswIndex {
     const vi = new HnswIndex(db, file, opts.dimension, opts.model, opts.params, opts.log ?? silentLogger);
     vi.persist = opts.persist ?? true;
@@ -143,7 +151,14 @@ export class HnswIndex implements VectorIndex {
     if (reason) {
       vi.rebuiltBecause = reason;
       vi.log.info({ file, reason }, 'rebuilding the HNSW index from SQLite');
-      vi.rebuildNow();
+      const bar = opts.progress;
+      let started = false;
+      vi.rebuildNow((done, total) => {
+        if (!started) bar?.start(total, `rebuilding the vector index (${reason})`);
+        started = true;
+        bar?.update(done);
+      });
+      bar?.stop();
     } else {
       vi.catchUp();
     }

@@ -1,3 +1,4 @@
+import type { ProgressReporter } from '../../progress.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { type Logger, silentLogger } from '../../log.js';
@@ -28,6 +29,8 @@ export interface StoreOptions {
    * in step with the index log in memory, and the file is left to the process that owns it.
    */
   persistIndex?: boolean;
+  /** Shows a rebuild of the vector index on open (a damaged or missing index file): minutes at a million windows. */
+  indexProgress?: ProgressReporter;
 }
 
 /**
@@ -71,6 +74,7 @@ export class SqliteStore implements Store {
         params: opts.hnsw,
         log,
         persist: opts.persistIndex ?? true,
+        ...(opts.indexProgress ? { progress: opts.indexProgress } : {}),
       });
       return new SqliteStore(db, index, dbFile, opts.model, log);
     } catch (e) {

@@ -45,14 +45,15 @@ export class SqliteVectors implements VectorStore {
   }
 
   /** Every window's own text with its document title and headings, in id order (for re-embedding). */
-  async windowTexts(): Promise<{ id: number; title: string; headingPath: string[]; text: string }[]> {
+  async windowTexts(last?: number): Promise<{ id: number; title: string; headingPath: string[]; text: string }[]> {
     // window offsets are JavaScript (UTF-16) offsets: the text is cut here, not by SQLite's substr
+    const from = last === undefined ? 'windows' : '(SELECT * FROM windows ORDER BY id DESC LIMIT ?)';
     const rows = this.ctx.db
       .prepare(
         `SELECT w.id, w.char_start, w.char_end, c.text AS chunk, d.title, c.heading_path
-         FROM windows w JOIN chunks c ON c.id = w.chunk_id JOIN documents d ON d.id = c.doc_id ORDER BY w.id`,
+         FROM ${from} w JOIN chunks c ON c.id = w.chunk_id JOIN documents d ON d.id = c.doc_id ORDER BY w.id`,
       )
-      .all() as {
+      .all(...(last === undefined ? [] : [last])) as {
       id: number;
       char_start: number;
       char_end: number;
