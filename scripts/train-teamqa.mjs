@@ -4,7 +4,8 @@
 //
 //   npm run train-teamqa [-- --data ../shared/datasets --out .tmp/teamqa --no-folds --ship --sets a,b]
 //
-// 1. rows: `ragask rows` runs every teamqa question through the engine as it answers (ingest,
+// 1. rows: `ragask rows` runs every teamqa question (and those written over its sources,
+//    data/teamqa-extra, with `--questions`) through the engine as it answers (ingest,
 //    retrieval, hops) and writes the passages its reader read and every candidate line;
 // 2. folds: for each fold of FOLDS, on the other fold's sets,
 //    - scripts/train_teamqa.py fine-tunes the phase-1 reader (beside a sample of SQuAD 1.1 train) and
@@ -42,6 +43,7 @@ if (argv.includes('--help')) {
   --sets a,b     only these teamqa sets (a smoke run, with --no-folds)
   --no-folds     skip the leave-one-fold-out readers and their evaluation
   --ship         also train the reader on every set into models/reader-minilm (not kept yet)
+  --no-extra     leave out the questions written over teamqa's sources (data/teamqa-extra)
   --embedder     only the sentence encoder fine-tuned on teamqa, leave one fold out (OUT/embedder.md; not kept)
   --epochs N, --squad N, --limit N, --threads N   passed to scripts/train_teamqa.py
 `);
@@ -62,6 +64,7 @@ const take = (name, fallback) => {
 const noFolds = flag('--no-folds');
 const ship = flag('--ship');
 const embedder = flag('--embedder');
+const noExtra = flag('--no-extra');
 const data = path.resolve(take('--data', path.join(ROOT, '..', 'shared', 'datasets')));
 const out = path.resolve(take('--out', path.join(ROOT, '.tmp', 'teamqa')));
 const onlySets = take('--sets', null);
@@ -111,21 +114,30 @@ if (embedder) {
   process.exit(0);
 }
 
-/** Step 1: one rows file per set (a set whose file has every question is not run again). */
+/** Questions written over teamqa's sources (data/teamqa-extra/<set>), trained on with their set; --no-extra leaves them out. */
+const extraQuestions = (set) => path.join(ROOT, 'data', 'teamqa-extra', set, 'questions.jsonl');
+const countLines = (file) =>
+  fs.existsSync(file)
+    ? fs
+        .readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim()).length
+    : 0;
+
+/** Step 1: rows per set, its own questions and the extra ones (a file with every question is not run again). */
 function rowsOf(set) {
   const file = path.join(out, 'rows', `${set}.jsonl`);
-  const questions = fs
-    .readFileSync(path.join(teamqa, set, 'questions.jsonl'), 'utf8')
-    .split('\n')
-    .filter((l) => l.trim()).length;
-  const have = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0;
-  if (have < questions) {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (countLines(file) < countLines(path.join(teamqa, set, 'questions.jsonl')))
     ragask(['rows', '--dataset', path.join(teamqa, set), '--out', file]);
-  }
-  return file;
+  const extra = extraQuestions(set);
+  if (noExtra || !fs.existsSync(extra)) return [file];
+  const extraFile = path.join(out, 'rows', `${set}-extra.jsonl`);
+  if (countLines(extraFile) < countLines(extra))
+    ragask(['rows', '--dataset', path.join(teamqa, set), '--questions', extra, '--out', extraFile]);
+  return [file, extraFile];
 }
-const rowFiles = sets.map(rowsOf);
+const rowFiles = sets.flatMap(rowsOf);
 const rows = path.join(out, 'rows.jsonl');
 fs.writeFileSync(rows, rowFiles.map((f) => fs.readFileSync(f, 'utf8')).join(''));
 say(`rows of ${sets.length} sets in ${rows}`);

@@ -55,16 +55,8 @@ function listFolder(dir: string): string[] {
 export const isUnanswerable = (q: Pick<EvalQuestion, 'answers' | 'supporting'>): boolean =>
   q.answers.length === 0 && q.supporting.length === 0;
 
-/** Reads a dataset directory in the shared format; one clear error per bad line. */
-export function loadDataset(dirArg: string): EvalDataset {
-  const dir = path.resolve(dirArg);
-  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory())
-    throw new UserError(`--dataset ${dirArg}: no such folder`);
-  const qFile = path.join(dir, 'questions.jsonl');
-  if (!fs.existsSync(qFile))
-    throw new UserError(
-      `${qFile} is missing: a dataset folder needs questions.jsonl ({id, question, answers, supporting, hops} per line)`,
-    );
+/** The questions of a questions.jsonl file; one clear error per bad line. */
+function readQuestions(qFile: string): EvalQuestion[] {
   const questions: EvalQuestion[] = [];
   fs.readFileSync(qFile, 'utf8')
     .split('\n')
@@ -97,6 +89,28 @@ export function loadDataset(dirArg: string): EvalDataset {
       });
     });
   if (questions.length === 0) throw new UserError(`${qFile}: no questions`);
+  return questions;
+}
+
+/**
+ * Reads a dataset directory in the shared format; one clear error per bad line. With `questions`,
+ * other questions over the same documents are asked instead (questions written over a set's corpus):
+ * the store stays the dataset's own, keyed by its folder's content.
+ */
+export function loadDataset(dirArg: string, opts: { questions?: string } = {}): EvalDataset {
+  const dir = path.resolve(dirArg);
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory())
+    throw new UserError(`--dataset ${dirArg}: no such folder`);
+  const qFile = path.join(dir, 'questions.jsonl');
+  if (!fs.existsSync(qFile))
+    throw new UserError(
+      `${qFile} is missing: a dataset folder needs questions.jsonl ({id, question, answers, supporting, hops} per line)`,
+    );
+  if (opts.questions && !fs.existsSync(opts.questions))
+    throw new UserError(
+      `--questions ${opts.questions}: no such file; give a questions.jsonl written over the dataset's documents`,
+    );
+  const questions = readQuestions(opts.questions ? path.resolve(opts.questions) : qFile);
 
   const corpus = path.join(dir, 'corpus.jsonl');
   if (fs.existsSync(corpus)) {

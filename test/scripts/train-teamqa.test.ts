@@ -53,6 +53,59 @@ describe('ragask rows', () => {
   });
 });
 
+describe("ragask rows --questions (questions written over a set's own documents)", () => {
+  it("asks them of the set's documents on the set's own store, under the set's name", async () => {
+    const extra = path.join(dir, 'extra.jsonl');
+    fs.writeFileSync(
+      extra,
+      `${JSON.stringify({
+        id: 'x-tt-001',
+        question: 'how do I keep all mail for one domain without losing any?',
+        answers: ['queuectl hold --domain NAME'],
+        supporting: ['corpus/queue-daemon.md'],
+        hops: 1,
+        type: 'procedure',
+        evidence: ['To hold all mail for one domain without losing it, run queuectl hold --domain NAME.'],
+      })}\n`,
+    );
+    const cache = path.join(dir, 'cache', 'eval');
+    const storesBefore = fs.readdirSync(cache);
+    const out = path.join(dir, 'extra-rows.jsonl');
+    const r = await runCli(path.join(dir, 'data'), ['rows', '--dataset', TINY, '--questions', extra, '--out', out], {
+      RAGASK_CACHE_DIR: path.join(dir, 'cache'),
+    });
+    expect(r.code, r.err).toBe(0);
+    const rows = readJsonl<Row & { dataset: string; evidence: string[] }>(fs.readFileSync(out, 'utf8'));
+    expect(rows.map((x) => [x.dataset, x.id, x.evidence])).toEqual([
+      [
+        'teamqa-tiny',
+        'x-tt-001',
+        ['To hold all mail for one domain without losing it, run queuectl hold --domain NAME.'],
+      ],
+    ]);
+    expect(fs.readdirSync(cache)).toEqual(storesBefore);
+  });
+
+  it('names the option and what to do when the file is missing or there are several datasets', async () => {
+    const env = { RAGASK_CACHE_DIR: path.join(dir, 'cache') };
+    const missing = await runCli(
+      path.join(dir, 'data'),
+      ['rows', '--dataset', TINY, '--questions', path.join(dir, 'nope.jsonl'), '--out', path.join(dir, 'x.jsonl')],
+      env,
+    );
+    expect(missing.code).not.toBe(0);
+    expect(missing.err).toContain('--questions');
+    expect(missing.err).toContain('no such file');
+    const two = await runCli(
+      path.join(dir, 'data'),
+      ['rows', '--dataset', TINY, TINY, '--questions', rowsFile, '--out', path.join(dir, 'x.jsonl')],
+      env,
+    );
+    expect(two.code).not.toBe(0);
+    expect(two.err).toContain('exactly one --dataset');
+  });
+});
+
 describe('the rows, labelled (scripts/teamqa_rows.py)', () => {
   const labelled = () =>
     readJsonl<Labelled>(

@@ -8,6 +8,7 @@ import { LOCAL } from '../../store/access.js';
 import { progressBar } from '../progress.js';
 import { evalEngine, withDatasetCore } from './eval.js';
 import { parsePositiveInt } from './shared.js';
+import { UserError } from '../../errors.js';
 import type { CliContext } from '../context.js';
 
 /**
@@ -33,9 +34,9 @@ interface QuestionRow {
 }
 
 /** Each question's evidence lines by id (a teamqa field the eval's question type does not carry). */
-function evidenceById(dir: string): Map<string, string[]> {
+function evidenceById(file: string): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  for (const raw of fs.readFileSync(path.join(dir, 'questions.jsonl'), 'utf8').split('\n')) {
+  for (const raw of fs.readFileSync(file, 'utf8').split('\n')) {
     if (!raw.trim()) continue;
     const o = JSON.parse(raw) as { id: string; evidence?: unknown };
     out.set(String(o.id), Array.isArray(o.evidence) ? o.evidence.map(String) : []);
@@ -77,12 +78,22 @@ function rowOf(
 }
 
 /** Runs every question of each dataset and appends its row to `out` (one JSON object a line). */
-async function writeRows(ctx: CliContext, cmd: Command, dirs: readonly string[], out: string, limit?: number) {
+async function writeRows(
+  ctx: CliContext,
+  cmd: Command,
+  dirs: readonly string[],
+  opts: { out: string; limit?: number; questions?: string },
+) {
+  const { out, limit } = opts;
+  if (opts.questions && dirs.length !== 1)
+    throw new UserError('--questions asks other questions of one dataset: give exactly one --dataset with it');
   fs.writeFileSync(out, '');
   let written = 0;
   for (const dir of dirs) {
-    const dataset = loadDataset(dir);
-    const evidence = evidenceById(dataset.dir);
+    const dataset = loadDataset(dir, opts.questions ? { questions: opts.questions } : {});
+    const evidence = evidenceById(
+      opts.questions ? path.resolve(opts.questions) : path.join(dataset.dir, 'questions.jsonl'),
+    );
     const questions = dataset.questions.slice(0, limit ?? Infinity);
     await withDatasetCore(ctx, cmd, dataset, undefined, async (core, config) => {
       let seen: { lines: readonly LineCandidate[]; passages: readonly EvidencePassage[] } = { lines: [], passages: [] };
@@ -114,7 +125,11 @@ export function register(program: Command, ctx: CliContext): void {
     .requiredOption('--dataset <dirs...>', 'dataset folders (questions.jsonl with evidence lines, as teamqa)')
     .requiredOption('--out <file>', 'the JSON-lines file to write')
     .option('--limit <n>', 'only the first n questions of each', parsePositiveInt('--limit', 1_000_000))
-    .action(async (opts: { dataset: string[]; out: string; limit?: number }, cmd: Command) =>
-      writeRows(ctx, cmd, opts.dataset, opts.out, opts.limit),
+    .option(
+      '--questions <file>',
+      "ask these questions (teamqa's schema) of the one dataset's documents instead of its own, on its store",
+    )
+    .action(async (opts: { dataset: string[]; out: string; limit?: number; questions?: string }, cmd: Command) =>
+      writeRows(ctx, cmd, opts.dataset, opts),
     );
 }
