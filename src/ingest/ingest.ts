@@ -22,7 +22,14 @@ interface Prepared {
 }
 
 const BATCH_WINDOWS = 256;
+/**
+ * The index is saved during a long ingest at least this far apart, and at least SAVE_SPACING times as
+ * long as its last save took: a million-window index takes seconds to write, and saving it every 15 s
+ * would cost a third of the ingest. A kill loses no document (SQLite holds them, and the index replays
+ * its log on open), only the replay of what was added since the last save.
+ */
 const INDEX_SAVE_EVERY_MS = 15_000;
+const SAVE_SPACING = 20;
 
 /**
  * Ingests files and folders: parse → semantic chunks → 50-token windows → embeddings → one store
@@ -161,6 +168,7 @@ async function writeUnits(
   deps.progress?.start(units.length, 'ingest');
   let done = 0;
   let lastSave = performance.now();
+  let saveMs = 0;
   let batch: Prepared[] = [];
   let batchWindows = 0;
   // A batch is written while the next one is parsed and embedded: a database server (PostgreSQL)
@@ -185,9 +193,11 @@ async function writeUnits(
       await writeBatch(ready, deps, opts, report);
       done += ready.length;
       deps.progress?.update(done);
-      if (performance.now() - lastSave > INDEX_SAVE_EVERY_MS) {
+      if (performance.now() - lastSave > Math.max(INDEX_SAVE_EVERY_MS, SAVE_SPACING * saveMs)) {
+        const t = performance.now();
         await store.index.flush();
         lastSave = performance.now();
+        saveMs = lastSave - t;
       }
     })().catch((error: unknown) => {
       writeError = { error };

@@ -27,8 +27,12 @@ export interface BuildMarker {
 }
 
 const MARKER = 'scale.json';
-/** Filler passages per ingest call (about 2.5 windows each): the index is saved after each, so a kill loses at most one. */
-const FILLER_BATCH = 4000;
+/**
+ * Filler passages per ingest call (about 2.5 windows each): the index is saved after each, so a kill
+ * loses at most one. Larger for larger stores, where a save takes seconds: 4,000 up to 400k windows,
+ * a hundredth of the size past it (10,000 passages, about 25k windows, at a million).
+ */
+const fillerBatch = (size: number) => Math.max(4000, Math.round(size / 100));
 /** Windows the encoder's limit is measured on, in ingest's batches of 256. */
 const RAW_SAMPLE = 2560;
 const RAW_BATCH = 256;
@@ -128,7 +132,7 @@ async function addFiller(
       // the first batch is a small probe, so the estimate is measured before it is relied on
       const perPassage = marker.nextFiller > 0 ? Math.max(0.5, filler / marker.nextFiller) : 2.5;
       const want = Math.min(
-        marker.nextFiller === 0 ? 500 : FILLER_BATCH,
+        marker.nextFiller === 0 ? 500 : fillerBatch(size),
         Math.max(50, Math.ceil((size - windows) / perPassage)),
       );
       const file = path.join(building, 'filler', `part-${String(marker.nextFiller).padStart(7, '0')}.jsonl`);

@@ -213,6 +213,8 @@ export async function scaleBench(
       const dir = await ensureStore(sqliteConfig, dataset, pool, { root, size, key, err: opts.err });
       opts.err(`scale: measuring ${size} windows (SQLite)\n`);
       rows.push(await measureSqlite(sqliteConfig, dataset, dir, recallQueries));
+      // each size's figures as they come: a run of hours that dies later keeps what it measured
+      opts.err(`scale: ${JSON.stringify(rows.at(-1))}\n`);
       if (config.databaseUrl) {
         const pg = await ensurePgCopy(config, dir, size, opts.err);
         opts.err(`scale: measuring ${size} windows (PostgreSQL)\n`);
