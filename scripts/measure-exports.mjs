@@ -24,7 +24,9 @@ const ragask = (...args) => {
 ragask('ingest', path.join(fixtures, 'confluence', 'OPS'), '--base-url', 'https://acme.atlassian.net/wiki');
 ragask('ingest', path.join(fixtures, 'notion'));
 const questions = JSON.parse(fs.readFileSync(path.join(fixtures, 'questions.json'), 'utf8'));
-const pageLink = /^https:\/\/(acme\.atlassian\.net\/wiki\/spaces\/OPS\/pages\/\d+|www\.notion\.so\/[0-9a-f]{32})$/;
+// the page, or its section on it (a Confluence heading's id)
+const pageLink =
+  /^https:\/\/(acme\.atlassian\.net\/wiki\/spaces\/OPS\/pages\/\d+(#[\w.-]+)?|www\.notion\.so\/[0-9a-f]{32})$/;
 const holds = (text, gold) => (text ?? '').toLowerCase().includes(gold.toLowerCase());
 for (const [kind, qs] of Object.entries(questions)) {
   let ok = 0;

@@ -4,13 +4,19 @@ import type { ChunkRow } from '../store/types.js';
 import type { Candidate } from './retrieve.js';
 import type { Citation, RetrievedRef, Snippet } from './types.js';
 
+/** The page's link, to the chunk's own section where the page has one and the link names no place already. */
+function sectionUrl(chunk: ChunkRow): string | null {
+  const url = chunk.doc.url;
+  return url && chunk.anchor && !url.includes('#') ? `${url}#${encodeURIComponent(chunk.anchor)}` : url;
+}
+
 export function citationOf(chunk: ChunkRow): Citation {
   return {
     document: chunk.doc.title,
     source: chunk.doc.source,
     heading_path: chunk.headingPath,
     page: chunk.page,
-    url: chunk.doc.url,
+    url: sectionUrl(chunk),
     ...(chunk.entry ? { entry: chunk.entry } : {}),
   };
 }

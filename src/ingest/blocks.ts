@@ -16,6 +16,8 @@ export interface Block {
   rows?: string[][];
   /** The entry the block belongs to: the term a term list, a bolded lead or a name line describes. */
   entry?: Entry;
+  /** A heading's id in the page as it is hosted (a link to the section is `url#anchor`). */
+  anchor?: string;
 }
 
 export interface ParsedDocument {

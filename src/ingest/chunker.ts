@@ -10,6 +10,8 @@ export interface ChunkDraft {
   text: string;
   /** The entry the chunk belongs to (a term's description, a named row, a command's name line). */
   entry: Entry | null;
+  /** The id of the nearest heading above it that has one, in the page as hosted (a link to its section). */
+  anchor?: string | null;
 }
 
 /** A heading as the entry a key/value table under it describes, when it is a name rather than a sentence. */
@@ -48,7 +50,7 @@ export interface ChunkOptions {
  */
 export function chunkBlocks(blocks: readonly Block[], opts: ChunkOptions): ChunkDraft[] {
   const min = opts.minTokens ?? 6;
-  const stack: { level: number; text: string }[] = [];
+  const stack: { level: number; text: string; anchor?: string }[] = [];
   const drafts: ChunkDraft[] = [];
   // an empty title names nothing
   const titleKey = opts.title?.trim().toLowerCase() || null;
@@ -57,8 +59,16 @@ export function chunkBlocks(blocks: readonly Block[], opts: ChunkOptions): Chunk
     // The top heading usually repeats the title ("Vantor TS-40" under "Vantor TS-40 Datasheet").
     return p.length && titleKey?.includes(p[0]!.toLowerCase()) ? p.slice(1) : p;
   };
+  const anchor = () => stack.findLast((h) => h.anchor)?.anchor ?? null;
   let previous: Block | undefined;
   for (const b of blocks) {
+    const before = drafts.length;
+    draftsOf(b);
+    for (const d of drafts.slice(before)) if (d.kind !== 'footer') d.anchor = anchor();
+  }
+  return mergeTiny(drafts, min, opts);
+
+  function draftsOf(b: Block): void {
     const page = b.page ?? null;
     const command = commandEntry(b, previous);
     previous = b;
@@ -66,7 +76,7 @@ export function chunkBlocks(blocks: readonly Block[], opts: ChunkOptions): Chunk
       case 'heading': {
         const level = b.level ?? 1;
         while (stack.length && stack[stack.length - 1]!.level >= level) stack.pop();
-        stack.push({ level, text: b.text });
+        stack.push({ level, text: b.text, ...(b.anchor ? { anchor: b.anchor } : {}) });
         // a page headed by a command's name line says what the command does: that line is read too
         if (command) drafts.push({ kind: 'paragraph', headingPath: path(), page, text: b.text, entry: command });
         break;
@@ -102,7 +112,6 @@ export function chunkBlocks(blocks: readonly Block[], opts: ChunkOptions): Chunk
           drafts.push({ kind: b.kind, headingPath: path(), page, text, entry: command ?? b.entry ?? null });
     }
   }
-  return mergeTiny(drafts, min, opts);
 }
 
 function splitLong(text: string, opts: ChunkOptions): string[] {

@@ -315,6 +315,7 @@ async function prepare(unit: Unit, deps: IngestDeps, existed: boolean): Promise<
       density: evidenceDensity(analysis),
       entities: entitiesOf(analysis, { isCommonWord }),
       entry: d.entry,
+      anchor: d.anchor ?? null,
       windows: windows.map((w) => ({ ...w, vector: new Float32Array(0) })),
     });
     const context = [...(parsed.trail ?? []), ...contextOf(d)];

@@ -97,6 +97,7 @@ async function documentWrite(from: Store, d: DocumentRow, scope: Scope): Promise
       density: c.density,
       entities: c.entities,
       entry: c.entry,
+      anchor: c.anchor ?? null,
       windows: (byChunk.get(c.id) ?? []).map((w) => ({
         ord: w.ord,
         charStart: w.charStart,

@@ -23,6 +23,7 @@ export interface RawChunk {
   density: number;
   entities: string;
   entry: string | null;
+  anchor: string | null;
   title: string;
   source: string;
   path: string;
@@ -30,7 +31,7 @@ export interface RawChunk {
   doc_kind: DocumentKind;
 }
 
-export const CHUNK_SELECT = `SELECT c.id, c.doc_id, c.ord, c.kind, c.heading_path, c.page, c.text, c.token_count, c.density, c.entities, c.entry,
+export const CHUNK_SELECT = `SELECT c.id, c.doc_id, c.ord, c.kind, c.heading_path, c.page, c.text, c.token_count, c.density, c.entities, c.entry, c.anchor,
   d.title, d.source, d.path, d.url, d.kind AS doc_kind FROM chunks c JOIN documents d ON d.id = c.doc_id`;
 
 export function toChunk(r: RawChunk): ChunkRow {
@@ -46,6 +47,7 @@ export function toChunk(r: RawChunk): ChunkRow {
     density: r.density,
     entities: JSON.parse(r.entities) as string[],
     entry: r.entry ? (JSON.parse(r.entry) as Entry) : null,
+    anchor: r.anchor,
     doc: { title: r.title, source: r.source, path: r.path, url: r.url, kind: r.doc_kind },
   };
 }

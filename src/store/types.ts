@@ -53,6 +53,8 @@ export interface ChunkInput {
   entities: string[];
   /** The entry this chunk belongs to (its description, a value it states), or null. */
   entry: Entry | null;
+  /** The id of the chunk's section in its page as hosted (`url#anchor`), where the page gives one. */
+  anchor?: string | null;
   windows: WindowInput[];
 }
 
@@ -82,6 +84,8 @@ export interface ChunkRow {
   density: number;
   entities: string[];
   entry: Entry | null;
+  /** The id of the chunk's section in its page as hosted, or null. */
+  anchor?: string | null;
   doc: { title: string; source: string; path: string; url: string | null; kind: DocumentKind };
 }
 

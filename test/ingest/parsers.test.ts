@@ -29,9 +29,40 @@ describe('Markdown', () => {
     expect(doc.blocks.some((b) => b.text.includes('level 0'))).toBe(true);
     expect(doc.blocks.some((b) => b.text.includes('deep quote'))).toBe(true);
   });
+
+  it("gives each heading its id as GitHub renders it, and each chunk its section's id", () => {
+    const doc = parseMarkdown(
+      '# Release Guide\n\nIntro words for the guide.\n\n## Set-up & run (v2)\n\nRun the set-up script first.\n\n## FAQ\n\nAsk in the channel.\n\n### FAQ\n\nA nested question here.\n',
+    );
+    expect(doc.blocks.filter((b) => b.kind === 'heading').map((b) => b.anchor)).toEqual([
+      'release-guide',
+      'set-up--run-v2',
+      'faq',
+      'faq-1',
+    ]);
+    const chunks = chunkBlocks(doc.blocks, { maxTokens: 100, countTokens: (t) => t.split(' ').length, minTokens: 1 });
+    expect(chunks.map((c) => [c.text, c.anchor])).toEqual([
+      ['Intro words for the guide.', 'release-guide'],
+      ['Run the set-up script first.', 'set-up--run-v2'],
+      ['Ask in the channel.', 'faq'],
+      ['A nested question here.', 'faq-1'],
+    ]);
+  });
 });
 
 describe('HTML', () => {
+  it("takes a heading's id from the heading, its permanent link or a named anchor in it", () => {
+    const doc = parseHtml(
+      '<h1 id="top">Guide</h1><p>x</p><h2>Tuning<a class="headerlink" href="#tuning-the-queue">¶</a></h2><p>y</p><h3><a name="limits"></a>Limits</h3><p>z</p><h3>Plain</h3>',
+    );
+    expect(doc.blocks.filter((b) => b.kind === 'heading').map((b) => [b.text, b.anchor ?? null])).toEqual([
+      ['Guide', 'top'],
+      ['Tuning', 'tuning-the-queue'],
+      ['Limits', 'limits'],
+      ['Plain', null],
+    ]);
+  });
+
   it('keeps structure and drops scripts, styles and navigation', () => {
     const doc = parseHtml(fs.readFileSync(path.join(SAMPLE_DIR, 'projects', 'osprey.html'), 'utf8'));
     expect(doc.title).toBe('Project Osprey');
@@ -120,7 +151,7 @@ describe('HTML', () => {
 requests on a persistent connection</td></tr>
 <tr><th><a href="d.html#Default">Default:</a></th><td><code>KeepAliveTimeout 5</code></td></tr>
 </table>`);
-    expect(doc.blocks[0]).toEqual({ kind: 'heading', text: 'KeepAliveTimeout Directive', level: 2 });
+    expect(doc.blocks[0]).toEqual({ kind: 'heading', text: 'KeepAliveTimeout Directive', level: 2, anchor: 'k' });
     expect(doc.blocks[1]).toMatchObject({
       kind: 'table',
       header: [],

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCore, type Core } from '../../src/core.js';
+import { citationOf } from '../../src/engine/snippet.js';
 import { ingest } from '../../src/ingest/ingest.js';
 import { tempDir, testConfig } from '../helpers.js';
 
@@ -56,6 +57,10 @@ describe("a repository's docs", () => {
     expect(chunks.map((c) => [c.headingPath, c.text])).toEqual([
       [['Tagging'], 'Tag releases with git tag -s vX.Y.Z; the release manager signs them.'],
     ]);
+    // a citation links to its section: Asciidoctor's id for "Tagging", as GitHub renders it
+    expect(citationOf(chunks[0]!).url).toBe(
+      `https://github.com/acme/handbook/blob/${first}/docs/release%20guide.adoc#_tagging`,
+    );
   });
 
   it('a later commit re-reads only what it changed; an uncommitted edit is read, without a link', async () => {

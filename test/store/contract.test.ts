@@ -79,6 +79,13 @@ describe.each(BACKENDS)('storage contract (%s)', (backend) => {
     const [first] = await store.documents.chunkIdsOfDocument(relay);
     const got = (await store.documents.getChunks([first!])).get(first!);
     expect([got?.doc.title, got?.headingPath]).toEqual(['relay', ['Relay']]);
+    // a chunk's section id in its hosted page comes back as written, and none where none was given
+    const anchored = await put(store, 'anchored', [
+      { ...chunk(0, 'Tag releases with signed tags.', vec(1, 1, 0, 0), ['Tagging']), anchor: '_tagging' },
+    ]);
+    const [anchoredChunk] = await store.documents.chunksOfDocument(anchored);
+    expect([anchoredChunk?.anchor, got?.anchor]).toEqual(['_tagging', null]);
+    await store.documents.deleteDocument(anchored);
     expect(await store.documents.counts()).toEqual({ documents: 2, chunks: 3, windows: 3 });
     await put(store, 'relay', [chunk(0, 'The relay was retired.', vec(1, 0, 0, 0))]);
     expect(await store.documents.counts()).toEqual({ documents: 2, chunks: 2, windows: 2 });

@@ -1,4 +1,5 @@
 import { HTMLElement, NodeType, parse, type Node } from 'node-html-parser';
+import { ANCHOR_CLASSES, headingAnchor } from './html-anchor.js';
 import type { Entry } from '../../store/types.js';
 import { cleanText, type Block, type ParsedDocument } from '../blocks.js';
 import { fieldEntry, termEntry } from '../entries.js';
@@ -30,8 +31,6 @@ const SKIPPED = new Set([
   'select',
   'input',
 ]);
-/** Permanent-link anchors that generated manuals put in headings (Sphinx's "headerlink", Apache's "permalink"). */
-const ANCHOR_CLASSES = /\b(headerlink|permalink)\b/;
 const HEADING = /^h([1-6])$/;
 const LISTS = new Set(['ul', 'ol', 'menu']);
 /** Elements that end the paragraph before them and start a new one after. */
@@ -243,7 +242,10 @@ function walk(node: Node, w: BlockWriter, ctx: { listDepth: number; termDepth: n
     // a numbered heading ends the entry an unnumbered one opened
     w.flush();
     if (ctx.termDepth === 0) w.entry = null;
-    if (text) w.push({ kind: 'heading', text, level: Number(heading[1]) });
+    if (text) {
+      const anchor = headingAnchor(node);
+      w.push({ kind: 'heading', text, level: Number(heading[1]), ...(anchor ? { anchor } : {}) });
+    }
   } else if (tag === 'pre' || tag === 'listing' || tag === 'xmp' || tag === 'textarea' || isMultilineCode(node)) {
     const text = preText(node, !CODE_INLINE.has(tag));
     if (text.trim()) w.push({ kind: 'code', text });

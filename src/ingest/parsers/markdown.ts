@@ -1,4 +1,5 @@
 import { Lexer, type Token, type Tokens } from 'marked';
+import GithubSlugger from 'github-slugger';
 import { parse as parseYaml } from 'yaml';
 import type { Entry } from '../../store/types.js';
 import { cleanText, type Block, type ParsedDocument } from '../blocks.js';
@@ -31,6 +32,9 @@ export function parseMarkdown(source: string): ParsedDocument {
   }
   const blocks: Block[] = [];
   walk(new Lexer({ gfm: true }).lex(body), blocks, 0);
+  // each heading's id as GitHub and GitLab render it ("Set-up & run" → set-up--run; a repeat gets -1, -2)
+  const slugger = new GithubSlugger();
+  for (const b of blocks) if (b.kind === 'heading') b.anchor = slugger.slug(b.text);
   if (!title) title = blocks.find((b) => b.kind === 'heading' && b.level === 1)?.text ?? null;
   return { title, url, blocks };
 }

@@ -219,10 +219,10 @@ type InsertedChunk = { id: number; doc_id: number; ord: number };
 /** The chunks, with their full-text fields computed in SQL; returns each one's id, document and order. */
 async function insertChunks(c: PgClient, chunks: readonly ChunkWrite[]): Promise<InsertedChunk[]> {
   const inserted = await c.query<InsertedChunk>(
-    `INSERT INTO chunks (doc_id, ord, kind, heading_path, page, text, token_count, density, entities, entry, fts, fts_len, labels)
-       SELECT doc_id, ord, kind, heading_path, page, text, token_count, density, entities, entry, v.fts, ragask_token_count(v.fts), ragask_labels(title, headings)
-       FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::int[], $10::real[], $11::text[], $12::text[], $13::text[])
-         WITH ORDINALITY AS t(doc_id, title, ord, kind, heading_path, headings, page, text, token_count, density, entities, body, entry, n),
+    `INSERT INTO chunks (doc_id, ord, kind, heading_path, page, text, token_count, density, entities, entry, anchor, fts, fts_len, labels)
+       SELECT doc_id, ord, kind, heading_path, page, text, token_count, density, entities, entry, anchor, v.fts, ragask_token_count(v.fts), ragask_labels(title, headings)
+       FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::int[], $10::real[], $11::text[], $12::text[], $13::text[], $14::text[])
+         WITH ORDINALITY AS t(doc_id, title, ord, kind, heading_path, headings, page, text, token_count, density, entities, body, entry, anchor, n),
        LATERAL (SELECT ragask_fts(title, headings, body) AS fts) v
        ORDER BY n
        RETURNING id, doc_id, ord`,
@@ -240,6 +240,7 @@ async function insertChunks(c: PgClient, chunks: readonly ChunkWrite[]): Promise
       chunks.map((y) => JSON.stringify(y.x.entities)),
       chunks.map((y) => ftsWords(y.x.text)),
       chunks.map((y) => (y.x.entry ? JSON.stringify(y.x.entry) : null)),
+      chunks.map((y) => y.x.anchor ?? null),
     ],
   );
   return inserted.rows;

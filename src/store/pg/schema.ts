@@ -165,6 +165,11 @@ const LATER_MIGRATIONS: PgMigration[] = [
     name: 'the entry (term and kind) each chunk belongs to',
     sql: `ALTER TABLE chunks ADD COLUMN IF NOT EXISTS entry TEXT;`,
   },
+  {
+    version: 6,
+    name: "the id of each chunk's section in its hosted page (links to the section)",
+    sql: `ALTER TABLE chunks ADD COLUMN IF NOT EXISTS anchor TEXT;`,
+  },
 ];
 
 export function storeMigrations(dimension: number, hnsw: HnswParams): PgMigration[] {

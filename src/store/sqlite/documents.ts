@@ -61,7 +61,7 @@ export class SqliteDocuments implements DocumentStore {
       this.ctx.bumpAccessVersion();
       const docId = Number(lastInsertRowid);
       const insChunk = this.ctx.sql(
-        'INSERT INTO chunks (doc_id, ord, kind, heading_path, page, text, token_count, density, entities, entry) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO chunks (doc_id, ord, kind, heading_path, page, text, token_count, density, entities, entry, anchor) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       );
       const insFts = this.ctx.sql('INSERT INTO chunks_fts (rowid, title, headings, body) VALUES (?, ?, ?, ?)');
       const insLabels = this.ctx.sql('INSERT INTO chunk_labels_fts (rowid, title, headings) VALUES (?, ?, ?)');
@@ -82,6 +82,7 @@ export class SqliteDocuments implements DocumentStore {
             c.density,
             JSON.stringify(c.entities),
             c.entry ? JSON.stringify(c.entry) : null,
+            c.anchor ?? null,
           ).lastInsertRowid,
         );
         insFts.run(chunkId, doc.title, headingWords(c), c.text);

@@ -105,6 +105,11 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
     name: 'the entry (term and kind) each chunk belongs to',
     sql: `ALTER TABLE chunks ADD COLUMN entry TEXT;`,
   },
+  {
+    version: 7,
+    name: "the id of each chunk's section in its hosted page (links to the section)",
+    sql: `ALTER TABLE chunks ADD COLUMN anchor TEXT;`,
+  },
 ];
 
 /**
