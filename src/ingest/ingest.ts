@@ -10,6 +10,7 @@ import { parseText } from './parsers/text.js';
 import { resolveInputs, type InputFailure } from './sources.js';
 import { unzipInputs } from './exports/zip.js';
 import { makeWindows, windowEmbeddingText } from './windows.js';
+import { readOnlyChanged } from './repo-diff.js';
 import { type Unit, collectUnits, citationLink, sha256, EmptyDocument, fingerprintOf } from './units.js';
 import type { IngestDeps, IngestOptions, IngestReport } from './types.js';
 
@@ -54,13 +55,20 @@ export async function ingest(
   unzipped.failures.forEach(fail);
   const resolved = resolveInputs(unzipped.inputs, opts.exclude ?? [], unzipped.aliases);
   resolved.failures.forEach(fail);
-  const { units, seen } = await collectUnits(resolved.files, {
+  // a repository cited by its hosted view is read as git says it changed since its last ingest
+  const repos = opts.webUrl
+    ? await readOnlyChanged(resolved.files, deps.store, fingerprintOf(deps.config))
+    : { files: resolved.files, unread: [], record: async () => {} };
+  const { units, seen } = await collectUnits(repos.files, {
     deps,
     fail,
     linkFor: citationLink(resolved.roots, opts.baseUrl ?? null, opts.webUrl ?? null),
     skip: (f) => report.skipped.push(f),
   });
+  for (const s of repos.unread) seen.add(s);
+  report.unchanged += repos.unread.length;
   await storeUnits(units, deps, opts, report, fail);
+  if (!report.interrupted && report.failed.length === 0) await repos.record();
   if (opts.prune && !report.interrupted) await pruneMissing(resolved.roots, seen, deps.store, report);
   await deps.store.index.flush();
   deps.progress?.stop();

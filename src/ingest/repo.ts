@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /** The work tree a file belongs to (the folder holding .git), or null. */
-function workTreeOf(file: string): string | null {
+export function workTreeOf(file: string): string | null {
   for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
     if (fs.existsSync(path.join(dir, '.git'))) return dir;
     if (path.dirname(dir) === dir) return null;

@@ -79,4 +79,22 @@ describe("a repository's docs", () => {
       `Release Guide | https://github.com/acme/handbook/blob/${first}/docs/release%20guide.adoc`,
     ]);
   });
+
+  it('reads only what git says changed since the commit it last ingested', async () => {
+    const chunkText = async () => {
+      const doc = (await core.store.documents.listDocuments()).find((d) => d.title === 'Release Guide')!;
+      return (await core.store.documents.chunksOfDocument(doc.id)).map((c) => c.text);
+    };
+    // git is told the file did not change: a re-ingest leaves it unread, as stored
+    git('update-index', '--assume-unchanged', 'docs/release guide.adoc');
+    write('docs/release guide.adoc', '= Release Guide\n\n== Tagging\n\nTag releases with `git tag -a vX.Y.Z` now.\n');
+    let r = await run();
+    expect([r.added, r.updated, r.unchanged, r.removed]).toEqual([0, 0, 2, 0]);
+    expect(await chunkText()).toEqual(['Tag releases with git tag -s vX.Y.Z; the release manager signs them.']);
+    // once git sees the change, it is read (uncommitted, so without a link)
+    git('update-index', '--no-assume-unchanged', 'docs/release guide.adoc');
+    r = await run();
+    expect([r.added, r.updated, r.unchanged, r.removed]).toEqual([0, 1, 1, 0]);
+    expect(await chunkText()).toEqual(['Tag releases with git tag -a vX.Y.Z now.']);
+  });
 });
