@@ -28,6 +28,10 @@ export interface GapGroup {
 
 /** Groups merge while their questions' average cosine is at least this (all-MiniLM-L6-v2; chosen by scripts/measure-gaps.mjs, BENCHMARKS.md). */
 const TOPIC_COSINE = 0.175;
+/** The same for vectors centred on the report's own mean (chosen on topics.json, checked on topics-b.json). */
+const CENTRED_TOPIC_COSINE = 0.075;
+/** Fewer questions than this group raw: two questions centred on their own mean point opposite ways. */
+const MIN_CENTRED = 8;
 const EXAMPLES = 3;
 const CLOSEST = 3;
 
@@ -86,6 +90,32 @@ export function groupByTopic(vectors: readonly Float32Array[], threshold = TOPIC
 }
 
 /**
+ * What the grouping compares: the questions' vectors centred on their own mean and re-normalised,
+ * so the cosine weighs what a question asks about over what every question of a team shares (its
+ * wording as a question, the team's vocabulary), with the threshold for it; a report of fewer than
+ * MIN_CENTRED questions groups its raw vectors. A centre fitted once on other questions (TREC's and
+ * teamqa's) did not do this: measured, not kept (docs/benchmarks-history.md).
+ */
+export function topicVectors(vectors: readonly Float32Array[]): { vectors: Float32Array[]; threshold: number } {
+  if (vectors.length < MIN_CENTRED) return { vectors: [...vectors], threshold: TOPIC_COSINE };
+  const dim = vectors[0]!.length;
+  const mean = new Float64Array(dim);
+  for (const v of vectors) for (let d = 0; d < dim; d++) mean[d]! += v[d]! / vectors.length;
+  const centred = vectors.map((v) => {
+    const out = new Float32Array(dim);
+    let norm = 0;
+    for (let d = 0; d < dim; d++) {
+      out[d] = v[d]! - mean[d]!;
+      norm += out[d]! * out[d]!;
+    }
+    norm = Math.sqrt(norm) || 1;
+    for (let d = 0; d < dim; d++) out[d] = out[d]! / norm;
+    return out;
+  });
+  return { vectors: centred, threshold: CENTRED_TOPIC_COSINE };
+}
+
+/**
  * The report: gap questions grouped by topic, largest group first, each with its closest documents
  * (`closest` retrieves for a question and returns the documents it finds, best first).
  */
@@ -95,8 +125,8 @@ export async function gapReport(
   closest: (question: string) => Promise<GapGroup['closest']>,
 ): Promise<GapGroup[]> {
   if (!questions.length) return [];
-  const vectors = await encode(questions.map((q) => q.question));
-  const of = groupByTopic(vectors);
+  const topics = topicVectors(await encode(questions.map((q) => q.question)));
+  const of = groupByTopic(topics.vectors, topics.threshold);
   const byGroup = new Map<number, GapQuestion[]>();
   questions.forEach((q, i) => {
     byGroup.set(of[i]!, [...(byGroup.get(of[i]!) ?? []), q]);

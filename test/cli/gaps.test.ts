@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gapQuestions, groupByTopic } from '../../src/engine/gaps.js';
+import { gapQuestions, groupByTopic, topicVectors } from '../../src/engine/gaps.js';
 import { Encoder } from '../../src/models/encoder.js';
 import { openSlackState } from '../../src/slack/state/open.js';
 import { ROOT, SAMPLE_DIR, tempDir } from '../helpers.js';
@@ -87,10 +87,15 @@ describe('the gap report', () => {
       threads: 1,
     });
     try {
-      const of = groupByTopic(await encoder.encode(TOPICS.flat()));
+      // nine questions: centred on their own mean, as the report groups them
+      const nine = topicVectors(await encoder.encode(TOPICS.flat()));
+      const of = groupByTopic(nine.vectors, nine.threshold);
       // the same group within a topic, different groups across topics
       expect(TOPICS.map((_, k) => new Set(of.slice(3 * k, 3 * k + 3)).size)).toEqual([1, 1, 1]);
       expect(new Set(of).size).toBe(3);
+      // a report too small to centre groups its raw vectors: two questions of one topic stay together
+      const two = topicVectors(await encoder.encode(TOPICS[0]!.slice(0, 2)));
+      expect(groupByTopic(two.vectors, two.threshold)).toEqual([0, 0]);
     } finally {
       await encoder.release();
     }
