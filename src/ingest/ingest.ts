@@ -63,6 +63,7 @@ export async function ingest(
     deps,
     fail,
     linkFor: citationLink(resolved.roots, opts.baseUrl ?? null, opts.webUrl ?? null),
+    slugHeadings: !!opts.webUrl,
     skip: (f) => report.skipped.push(f),
   });
   for (const s of repos.unread) seen.add(s);

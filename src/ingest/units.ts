@@ -8,7 +8,7 @@ import { errorMessage } from '../errors.js';
 import type { ParsedDocument } from './blocks.js';
 import { parseDocx } from './parsers/docx.js';
 import { parseHtml } from './parsers/html.js';
-import { parseMarkdown } from './parsers/markdown.js';
+import { parseMarkdown, withHeadingSlugs } from './parsers/markdown.js';
 import { parsePdf } from './parsers/pdf.js';
 import { parseText } from './parsers/text.js';
 import { exportLink, parseExported } from './exports/index.js';
@@ -73,6 +73,8 @@ interface CollectContext {
   /** A file with nothing in it: a warning, not a failure. */
   skip: (f: InputFailure) => void;
   linkFor: (f: SourceFile) => string | null;
+  /** Markdown headings get the ids GitHub gives them (files cited by a repository's hosted view). */
+  slugHeadings: boolean;
 }
 
 /**
@@ -107,7 +109,7 @@ export async function collectUnits(
     }
     if (f.kind !== 'jsonl') {
       seen.add(f.source ?? f.path);
-      units.push(fileUnit(f, read.bytes, read.size, fingerprint, ctx.linkFor(f)));
+      units.push(fileUnit(f, read.bytes, read.size, fingerprint, ctx.linkFor(f), ctx.slugHeadings));
       continue;
     }
     let content: string;
@@ -174,7 +176,14 @@ function recordUnit(file: string, r: JsonlRecord, fingerprint: string): Unit {
 }
 
 /** A document file, parsed by its kind when it is loaded. */
-function fileUnit(f: SourceFile, bytes: Buffer, size: number, fingerprint: string, url: string | null): Unit {
+function fileUnit(
+  f: SourceFile,
+  bytes: Buffer,
+  size: number,
+  fingerprint: string,
+  url: string | null,
+  slugHeadings: boolean,
+): Unit {
   const kind = f.kind;
   return {
     source: f.source ?? f.path,
@@ -185,7 +194,10 @@ function fileUnit(f: SourceFile, bytes: Buffer, size: number, fingerprint: strin
     fallbackTitle: titleFromPath(f.path),
     url,
     load: async () => {
-      const parse = () => parseFile(kind, bytes);
+      const parse = async () => {
+        const doc = await parseFile(kind, bytes);
+        return slugHeadings && kind === 'markdown' ? withHeadingSlugs(doc) : doc;
+      };
       if (!f.origin) return parse();
       return parseExported(f.path, f.origin, kind === 'html' ? () => decodeText(bytes) : null, parse);
     },

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseHtml } from '../../src/ingest/parsers/html.js';
-import { parseMarkdown } from '../../src/ingest/parsers/markdown.js';
+import { parseMarkdown, withHeadingSlugs } from '../../src/ingest/parsers/markdown.js';
 import { parsePdf } from '../../src/ingest/parsers/pdf.js';
 import { parseText } from '../../src/ingest/parsers/text.js';
 import { chunkBlocks } from '../../src/ingest/chunker.js';
@@ -31,8 +31,11 @@ describe('Markdown', () => {
   });
 
   it("gives each heading its id as GitHub renders it, and each chunk its section's id", () => {
-    const doc = parseMarkdown(
-      '# Release Guide\n\nIntro words for the guide.\n\n## Set-up & run (v2)\n\nRun the set-up script first.\n\n## FAQ\n\nAsk in the channel.\n\n### FAQ\n\nA nested question here.\n',
+    expect(parseMarkdown('# Release Guide\n\nwords\n').blocks[0]!.anchor).toBeUndefined();
+    const doc = withHeadingSlugs(
+      parseMarkdown(
+        '# Release Guide\n\nIntro words for the guide.\n\n## Set-up & run (v2)\n\nRun the set-up script first.\n\n## FAQ\n\nAsk in the channel.\n\n### FAQ\n\nA nested question here.\n',
+      ),
     );
     expect(doc.blocks.filter((b) => b.kind === 'heading').map((b) => b.anchor)).toEqual([
       'release-guide',

@@ -359,7 +359,7 @@ describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
     try {
       // one row, at the last migration (5: each chunk's entry), however many replicas raced to apply them
       expect((await client.query("SELECT version FROM ragask_schema WHERE component = 'store'")).rows).toEqual([
-        { version: 5 },
+        { version: 6 },
       ]);
       await client.query("UPDATE ragask_schema SET version = 99 WHERE component = 'store'");
     } finally {

@@ -67,9 +67,7 @@ export function notionFiles<K>(
 /** A page or database read with its own title (no id) under the pages above it. */
 export function asNotionPage(doc: ParsedDocument, file: string, origin: NotionOrigin): ParsedDocument {
   const title = doc.title ? withoutNotionId(doc.title) : withoutNotionId(path.basename(file));
-  // Notion addresses a section by its block's id, which an export does not keep: links go to the page
-  const blocks = doc.blocks.map(({ anchor: _anchor, ...b }) => b);
-  return { ...doc, title, blocks, trail: origin.trail };
+  return { ...doc, title, trail: origin.trail };
 }
 
 /** Where a citation links: the page in Notion (its id is its address). */

@@ -32,11 +32,18 @@ export function parseMarkdown(source: string): ParsedDocument {
   }
   const blocks: Block[] = [];
   walk(new Lexer({ gfm: true }).lex(body), blocks, 0);
-  // each heading's id as GitHub and GitLab render it ("Set-up & run" → set-up--run; a repeat gets -1, -2)
-  const slugger = new GithubSlugger();
-  for (const b of blocks) if (b.kind === 'heading') b.anchor = slugger.slug(b.text);
   if (!title) title = blocks.find((b) => b.kind === 'heading' && b.level === 1)?.text ?? null;
   return { title, url, blocks };
+}
+
+/**
+ * Each heading's id as GitHub and GitLab render a Markdown file ("Set-up & run" → set-up--run; a
+ * repeat gets -1, -2): for files cited by their hosted view in a repository, where that is the page's
+ * own scheme. Other hosts slug headings their own ways, so other Markdown links go to the page.
+ */
+export function withHeadingSlugs(doc: ParsedDocument): ParsedDocument {
+  const slugger = new GithubSlugger();
+  return { ...doc, blocks: doc.blocks.map((b) => (b.kind === 'heading' ? { ...b, anchor: slugger.slug(b.text) } : b)) };
 }
 
 function inlineText(tokens: Token[] | undefined, fallback = ''): string {
