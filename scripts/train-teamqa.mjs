@@ -42,6 +42,8 @@ if (argv.includes('--help')) {
   --out DIR      where rows, checkpoints and evaluations go (default .tmp/teamqa)
   --sets a,b     only these teamqa sets (a smoke run, with --no-folds)
   --no-folds     skip the leave-one-fold-out readers and their evaluation
+  --fold a|b     only this fold held out: rows of the other fold's sets, its reader, its held-out
+                 evaluation (no line scorer: that needs both folds' rows)
   --ship         also train the reader on every set into models/reader-minilm (not kept yet)
   --no-extra     leave out the questions written over teamqa's sources (data/teamqa-extra)
   --embedder     only the sentence encoder fine-tuned on teamqa, leave one fold out (OUT/embedder.md; not kept)
@@ -68,6 +70,11 @@ const noExtra = flag('--no-extra');
 const data = path.resolve(take('--data', path.join(ROOT, '..', 'shared', 'datasets')));
 const out = path.resolve(take('--out', path.join(ROOT, '.tmp', 'teamqa')));
 const onlySets = take('--sets', null);
+const onlyFold = take('--fold', null);
+if (onlyFold && !FOLDS[onlyFold]) {
+  process.stderr.write(`[train-teamqa] error: --fold ${onlyFold}: give one of ${Object.keys(FOLDS).join(', ')}\n`);
+  process.exit(1);
+}
 const teamqa = path.join(data, 'teamqa');
 const fail = (msg) => {
   process.stderr.write(`[train-teamqa] error: ${msg}\n`);
@@ -75,7 +82,8 @@ const fail = (msg) => {
 };
 const say = (msg) => process.stderr.write(`[train-teamqa] ${msg}\n`);
 const allSets = Object.values(FOLDS).flat();
-const sets = onlySets ? onlySets.split(',') : allSets;
+/** The sets whose rows are built: --sets, else the sets --fold trains on, else all thirteen. */
+const sets = onlySets ? onlySets.split(',') : onlyFold ? allSets.filter((s) => !FOLDS[onlyFold].includes(s)) : allSets;
 for (const s of sets)
   if (!fs.existsSync(path.join(teamqa, s, 'questions.jsonl')))
     fail(`--data ${data}: no teamqa/${s}/questions.jsonl; point --data at the shared datasets folder`);
@@ -193,9 +201,10 @@ function measureLines() {
 // Step 2: leave one fold out, then each held-out set measured with the reader that never saw it.
 if (!noFolds) {
   for (const [fold, held] of Object.entries(FOLDS)) {
+    if (onlyFold && fold !== onlyFold) continue;
     const name = `reader-teamqa-${fold}`;
     train(name, held, path.join(ROOT, 'models', name));
-    for (const set of held.filter((s) => sets.includes(s))) {
+    for (const set of held.filter((s) => onlyFold || sets.includes(s))) {
       const report = path.join(out, 'eval', `${set}.json`);
       if (fs.existsSync(report)) continue;
       fs.mkdirSync(path.dirname(report), { recursive: true });
@@ -203,9 +212,9 @@ if (!noFolds) {
         RAGASK_READER_MODEL: name,
       });
     }
-    lineScores(fold, held);
+    if (!onlyFold) lineScores(fold, held);
   }
-  measureLines();
+  if (!onlyFold) measureLines();
 }
 // Step 3: the shipped reader, on every set.
 if (ship) {

@@ -35,7 +35,7 @@ beforeAll(async () => {
   expect((await ragask(['ingest', SAMPLE_DIR])).code).toBe(0);
   // questions as Slack recorded them: declined (no short answer) in a channel and in a DM, one answered
   let t = Date.now() - 3_600_000;
-  const state = await openSlackState({ dataDir: path.join(dir, 'data') }, 86_400_000, () => ++t);
+  const state = await openSlackState({ dataDir: path.join(dir, 'data'), databaseUrl: null }, 86_400_000, () => ++t);
   const answered = result({ question: 'Who leads Falcon?' });
   const declined = { ...answered, answer: { ...answered.answer, value: null } };
   let ts = 1;

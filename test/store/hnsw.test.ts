@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { normalize } from '../../src/models/encoder.js';
+import { sqliteHealth } from '../../src/store/sqlite/health.js';
 import { SqliteStore } from '../../src/store/sqlite/store.js';
 import type { ChunkInput } from '../../src/store/types.js';
 import type { Store } from '../../src/store/interfaces.js';
@@ -116,6 +117,49 @@ describe('HNSW index beside SQLite', () => {
     expect(again.index.rebuiltBecause).not.toBeNull();
     expect(await again.index.size()).toBe(4);
     expect((await again.index.search(vec(3), 1))[0]!.score).toBeCloseTo(1, 5);
+    await again.close();
+  });
+
+  it('records the saved file in its sidecar, and the health check still hashes a file changed in place', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const store = open(dir);
+    await addDoc(store, 'a', [1, 2, 3, 4]);
+    await store.close();
+    const file = path.join(dir, 'index.hnsw');
+    const meta = JSON.parse(fs.readFileSync(`${file}.meta.json`, 'utf8')) as { saved: { size: number; ino: string } };
+    const st = fs.statSync(file, { bigint: true });
+    expect(meta.saved.size).toBe(Number(st.size));
+    expect(meta.saved.ino).toBe(String(st.ino));
+    expect(sqliteHealth(dir, params, 'test-model/fp32').find((c) => c.name.startsWith('index'))?.ok).toBe(true);
+    // one byte flipped in place: same inode, same size
+    const fd = fs.openSync(file, 'r+');
+    const last = Buffer.alloc(1);
+    fs.readSync(fd, last, 0, 1, Number(st.size) - 1);
+    fs.writeSync(fd, Buffer.from([last[0]! ^ 0xff]), 0, 1, Number(st.size) - 1);
+    fs.closeSync(fd);
+    // …and a sidecar that names the file as it is now, so only hashing can see the flip
+    const now = fs.statSync(file, { bigint: true });
+    const saved = { size: Number(now.size), ino: String(now.ino), mtimeNs: String(now.mtimeNs) };
+    fs.writeFileSync(`${file}.meta.json`, JSON.stringify({ ...meta, saved }));
+    const check = sqliteHealth(dir, params, 'test-model/fp32').find((c) => c.name.startsWith('index'));
+    expect(check?.ok).toBe(false);
+    expect(check?.detail).toMatch(/index file does not match its sidecar/);
+  });
+
+  it('opens the very file its sidecar saved without hashing it again', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const store = open(dir);
+    await addDoc(store, 'a', [1, 2, 3, 4]);
+    await store.close();
+    const metaFile = path.join(dir, 'index.hnsw.meta.json');
+    const meta = JSON.parse(fs.readFileSync(metaFile, 'utf8')) as Record<string, unknown>;
+    // a wrong hash is only seen by hashing: an open that trusts the unchanged file loads it as it is
+    fs.writeFileSync(metaFile, JSON.stringify({ ...meta, sha256: '0'.repeat(64) }));
+    const again = open(dir);
+    expect(again.index.rebuiltBecause).toBeNull();
+    expect(await again.index.size()).toBe(4);
     await again.close();
   });
 

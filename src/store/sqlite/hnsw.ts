@@ -26,6 +26,26 @@ interface IndexMeta {
   deleted: number;
   /** sha256 of the index file, so a torn pair (new index, old sidecar) is detected and rebuilt. */
   sha256: string;
+  /** The file as saved: an open that finds it unchanged skips hashing (seconds at a million windows). */
+  saved?: FileIdentity;
+}
+
+/** What stat says of a file: a rename over it, a write or a truncation changes one of these. */
+interface FileIdentity {
+  size: number;
+  ino: string;
+  mtimeNs: string;
+}
+
+function identityOf(file: string): FileIdentity {
+  const st = fs.statSync(file, { bigint: true });
+  return { size: Number(st.size), ino: String(st.ino), mtimeNs: String(st.mtimeNs) };
+}
+
+function sameIdentity(file: string, saved: FileIdentity | undefined): boolean {
+  if (!saved) return false;
+  const now = identityOf(file);
+  return now.size === saved.size && now.ino === saved.ino && now.mtimeNs === saved.mtimeNs;
 }
 
 function sha256File(file: string): string {
@@ -125,7 +145,7 @@ export class HnswIndex implements VectorIndex {
     opts: { dimension: number; model: string; params: HnswParams },
   ): { problem: string | null; size: number; behind: number } {
     const vi = new HnswIndex(db, file, opts.dimension, opts.model, opts.params, silentLogger);
-    const problem = vi.tryLoad();
+    const problem = vi.tryLoad({ alwaysHash: true });
     if (problem) return { problem, size: 0, behind: 0 };
     const behind = (db.prepare('SELECT count(*) AS n FROM index_log WHERE seq > ?').get(vi.seq) as { n: number }).n;
     return { problem: null, size: vi.count, behind };
@@ -166,8 +186,11 @@ export class HnswIndex implements VectorIndex {
     return vi;
   }
 
-  /** null when loaded; otherwise why the file cannot be used. */
-  private tryLoad(): string | null {
+  /**
+   * null when loaded; otherwise why the file cannot be used. The file is hashed unless it is the very
+   * file the sidecar's save left (same inode, size and mtime); `doctor` always hashes.
+   */
+  private tryLoad(opts: { alwaysHash?: boolean } = {}): string | null {
     if (!fs.existsSync(this.file)) return 'index file missing';
     if (!fs.existsSync(this.metaFile)) return 'index sidecar missing';
     let meta: IndexMeta;
@@ -180,7 +203,9 @@ export class HnswIndex implements VectorIndex {
       return 'index built for another model or format';
     if (meta.m !== this.params.m || meta.efConstruction !== this.params.efConstruction)
       return 'HNSW parameters changed';
-    if (sha256File(this.file) !== meta.sha256) return 'index file does not match its sidecar (torn or corrupt write)';
+    const unchanged = !opts.alwaysHash && sameIdentity(this.file, meta.saved);
+    if (!unchanged && sha256File(this.file) !== meta.sha256)
+      return 'index file does not match its sidecar (torn or corrupt write)';
     const maxSeq = this.maxLogSeq();
     if (meta.seq > maxSeq) return 'index is newer than the store (store restored from an older copy?)';
     try {
@@ -348,6 +373,7 @@ export class HnswIndex implements VectorIndex {
       sha256: sha256File(tmp),
     };
     fs.renameSync(tmp, this.file);
+    meta.saved = identityOf(this.file);
     writeFileAtomic(this.metaFile, `${JSON.stringify(meta, null, 2)}\n`);
     this.dirty = false;
   }
