@@ -202,7 +202,8 @@ function measureLines() {
 if (!noFolds) {
   for (const [fold, held] of Object.entries(FOLDS)) {
     if (onlyFold && fold !== onlyFold) continue;
-    const name = `reader-teamqa-${fold}`;
+    // named after OUT, so a variant's run (--out .tmp/teamqa-noextra) does not overwrite another's reader
+    const name = `reader-${path.basename(out)}-${fold}`;
     train(name, held, path.join(ROOT, 'models', name));
     for (const set of held.filter((s) => onlyFold || sets.includes(s))) {
       const report = path.join(out, 'eval', `${set}.json`);

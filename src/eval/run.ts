@@ -245,6 +245,8 @@ export function coherenceStats(rows: readonly RankedEvidence[]): CoherenceStats 
 export interface EvalReport {
   dataset: string;
   questions: number;
+  /** The reader that read the answers (`ragask eval` records it). */
+  reader?: string;
   modes: Record<string, ModeReport>;
   per_question?: Record<
     string,

@@ -15,7 +15,9 @@ export function weightLines(model: LogisticModel, width: number): string[] {
 }
 
 export interface CalibrateOptions {
+  /** Empty only with --from-eval (checked by the command). */
   dataset: string[];
+  fromEval?: string[];
   reportOn?: string[];
   folds: number;
   l2: number;

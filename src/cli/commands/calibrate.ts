@@ -15,22 +15,12 @@ import { evalEngine, withDatasetCore } from './eval.js';
 import { calibrateLines } from './calibrate-lines.js';
 import { calibrateGate } from './calibrate-gate.js';
 import { calibrateSpans } from './calibrate-spans.js';
+import { samplesFromEval, type ConfidenceSample } from './calibrate-from-eval.js';
 import { commandLine, outOfFold, weightLines, type CalibrateOptions } from './calibrate-fit.js';
-import type { ReadingFeatures } from '../../engine/answer/features.js';
 import type { CliContext } from '../context.js';
 import { fitLogistic, formatReliability, reliability } from '../../eval/fit.js';
 
-interface Sample {
-  dataset: string;
-  id: string;
-  question: string;
-  /** The reading's short answer (for --dump). */
-  value: string | null;
-  features: ReadingFeatures;
-  /** The proposed answer is right (eval/visible.ts answerRight: what the confidence is a probability of). */
-  em: number;
-  f1: number;
-}
+type Sample = ConfidenceSample;
 
 /** Reads every question of the datasets with the engine and keeps each reading's features and label. */
 async function collectSamples(
@@ -98,7 +88,9 @@ function fitOn(samples: readonly Sample[], l2: number): LogisticModel {
  * it), and on the --report-on sets, which are never fitted on.
  */
 async function calibrateAnswers(ctx: CliContext, cmd: Command, opts: CalibrateOptions): Promise<void> {
-  const { samples, reader } = await collectSamples(ctx, cmd, opts.dataset, opts.limit);
+  const { samples, reader } = opts.fromEval?.length
+    ? samplesFromEval(opts.fromEval)
+    : await collectSamples(ctx, cmd, opts.dataset, opts.limit);
   const reported = opts.reportOn?.length ? (await collectSamples(ctx, cmd, opts.reportOn, opts.limit)).samples : [];
   const proposals = proposalsOf(samples);
   if (proposals.length < opts.folds * 4)
@@ -236,9 +228,14 @@ export function register(program: Command, ctx: CliContext): void {
     .description(
       'fit the answer confidence (P(right)) on QA datasets with cross-validation; prints the out-of-fold reliability, --write stores the fit',
     )
-    .requiredOption(
+    .option(
       '--dataset <dir...>',
       'dataset folders (corpus.jsonl + questions.jsonl), e.g. ../shared/datasets/hotpotqa-train-100',
+      [],
+    )
+    .option(
+      '--from-eval <reports...>',
+      'the answer confidence: fit on the readings of `ragask eval --json` reports instead of running the engine (each set as its own reader read it)',
     )
     .option('--folds <n>', 'cross-validation folds', parsePositiveInt('--folds', 50), 5)
     .option(
@@ -281,6 +278,12 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .action(async (opts: CalibrateOptions, cmd: Command) => {
       if (opts.folds < 2) throw new UserError('--folds must be at least 2 for cross-validation');
+      if (!opts.dataset.length && !opts.fromEval?.length)
+        throw new UserError(
+          'give the sets to fit on: --dataset <dir...>, or --from-eval <reports...> for the answer confidence',
+        );
+      if (opts.fromEval?.length && (opts.gate || opts.lines || opts.spans))
+        throw new UserError('--from-eval fits the answer confidence only: leave out --gate, --lines and --spans');
       if (opts.fromDump && !opts.lines) throw new UserError('--from-dump reads line dumps: use it with --lines');
       if (opts.gate) return calibrateGate(ctx, cmd, opts);
       if (opts.lines) return calibrateLines(ctx, cmd, opts, commandLine(opts));

@@ -180,6 +180,7 @@ export function register(program: Command, ctx: CliContext): void {
             keepPerQuestion: !!opts.json,
           });
           ctx.out(formatReport(result, opts.k));
+          result.reader = core.reader.name;
           if (opts.json) {
             fs.writeFileSync(opts.json, `${JSON.stringify(result, null, 2)}\n`);
             process.stderr.write(`ragask: wrote ${opts.json}\n`);
