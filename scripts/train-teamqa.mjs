@@ -15,9 +15,8 @@
 //      sets' candidate lines; scripts/measure_teamqa_lines.py then fits the line ranker with them,
 //      leave one set out (OUT/lines.md);
 //    so every figure reported for a set comes from weights that never saw it;
-// 3. --ship: the reader's recipe on all thirteen sets writes models/reader-minilm. Not the default:
-//    measured held out, the reader trained this way is not kept yet (BENCHMARKS.md, "Reading team
-//    documents").
+// 3. --ship: the reader's recipe on all thirteen sets, as a candidate models/reader-<OUT's name>-all,
+//    measured (RAGASK_READER_MODEL) before it is copied over models/reader-minilm.
 // --embedder instead measures the sentence encoder fine-tuned on teamqa (scripts/teamqa-embedder.mjs).
 // Each step skips what its output already holds; a killed reader training resumes from its checkpoint.
 import { spawnSync } from 'node:child_process';
@@ -44,7 +43,7 @@ if (argv.includes('--help')) {
   --no-folds     skip the leave-one-fold-out readers and their evaluation
   --fold a|b     only this fold held out: rows of the other fold's sets, its reader, its held-out
                  evaluation (no line scorer: that needs both folds' rows)
-  --ship         also train the reader on every set into models/reader-minilm (not kept yet)
+  --ship         also train the reader on every set, as the candidate models/reader-<OUT's name>-all
   --no-extra     leave out the questions written over teamqa's sources (data/teamqa-extra)
   --embedder     only the sentence encoder fine-tuned on teamqa, leave one fold out (OUT/embedder.md; not kept)
   --epochs N, --squad N, --limit N, --threads N   passed to scripts/train_teamqa.py
@@ -218,9 +217,11 @@ if (!noFolds) {
   if (!onlyFold) measureLines();
 }
 // Step 3: the shipped reader, on every set.
+// A candidate beside the shipped reader, measured before it replaces it (RAGASK_READER_MODEL=<name>).
 if (ship) {
-  train('reader-teamqa-all', [], path.join(ROOT, 'models', 'reader-minilm'));
+  const name = `reader-${path.basename(out)}-all`;
+  train(name, [], path.join(ROOT, 'models', name));
   say(
-    'models/reader-minilm written; regenerate the parity fixture with scripts/train_reader.py --from-onnx (see MODEL.md)',
+    `models/${name} written: measure it with RAGASK_READER_MODEL=${name}; to ship it, copy it over models/reader-minilm and regenerate the parity fixture with scripts/train_reader.py --from-onnx (see MODEL.md)`,
   );
 }
