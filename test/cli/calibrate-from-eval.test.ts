@@ -78,6 +78,30 @@ describe('calibrate --from-eval', () => {
     ]);
   });
 
+  it('reports on a set it never fits on, from its report', async () => {
+    const r = await runCli(path.join(dir, 'data'), [
+      'calibrate',
+      '--from-eval',
+      reports[0]!,
+      reports[1]!,
+      '--report-on',
+      reports[2]!,
+      '--folds',
+      '3',
+    ]);
+    expect(r.code).toBe(0);
+    const [, never] = r.out.split('never fitted on');
+    expect(
+      never!
+        .split('\n')
+        .find((l) => l.startsWith('  gamma:'))
+        ?.split(';')
+        .slice(0, 3)
+        .join(';'),
+    ).toBe('  gamma: 12 questions; proposals right 0.500; answered 0.500');
+    expect(r.out.split('leave one set out')[1]!.split('never fitted on')[0]).not.toMatch(/gamma/);
+  });
+
   it('names a report it cannot read, and refuses a run with nothing to fit on, in one line each', async () => {
     const bad = path.join(dir, 'bad.json');
     fs.writeFileSync(bad, JSON.stringify({ dataset: 'bad', questions: 0, modes: {} }));

@@ -91,7 +91,12 @@ async function calibrateAnswers(ctx: CliContext, cmd: Command, opts: CalibrateOp
   const { samples, reader } = opts.fromEval?.length
     ? samplesFromEval(opts.fromEval)
     : await collectSamples(ctx, cmd, opts.dataset, opts.limit);
-  const reported = opts.reportOn?.length ? (await collectSamples(ctx, cmd, opts.reportOn, opts.limit)).samples : [];
+  // with --from-eval, the --report-on sets are eval reports too
+  const reported = !opts.reportOn?.length
+    ? []
+    : opts.fromEval?.length
+      ? samplesFromEval(opts.reportOn).samples
+      : (await collectSamples(ctx, cmd, opts.reportOn, opts.limit)).samples;
   const proposals = proposalsOf(samples);
   if (proposals.length < opts.folds * 4)
     throw new UserError(
@@ -235,7 +240,7 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .option(
       '--from-eval <reports...>',
-      'the answer confidence: fit on the readings of `ragask eval --json` reports instead of running the engine (each set as its own reader read it)',
+      'the answer confidence: fit on the readings of `ragask eval --json` reports instead of running the engine (each set as its own reader read it); --report-on then names reports too',
     )
     .option('--folds <n>', 'cross-validation folds', parsePositiveInt('--folds', 50), 5)
     .option(
