@@ -10,6 +10,7 @@ import { progressBar } from '../progress.js';
 import { evalEngine, withDatasetCore } from './eval.js';
 import { commandLine, outOfFold, weightLines, type CalibrateOptions } from './calibrate-fit.js';
 import type { CliContext } from '../context.js';
+import { predict, type LogisticModel } from '../../engine/logistic.js';
 import { fitLogistic, formatReliability, reliability } from '../../eval/fit.js';
 
 type GateRow = { dataset: string; key: string; check: GateCheck };
@@ -21,7 +22,8 @@ type GateRow = { dataset: string; key: string; check: GateCheck };
  * the right ones (out of fold).
  */
 export async function calibrateGate(ctx: CliContext, cmd: Command, opts: CalibrateOptions): Promise<void> {
-  const rows = await collectGateRows(ctx, cmd, opts);
+  const rows = await collectGateRows(ctx, cmd, opts.dataset, opts.limit);
+  const reported = opts.reportOn?.length ? await collectGateRows(ctx, cmd, opts.reportOn, opts.limit) : [];
   if (rows.length < opts.folds * 4)
     throw new UserError(
       `only ${rows.length} gate checks: too few to fit and cross-validate; add datasets or questions`,
@@ -29,7 +31,7 @@ export async function calibrateGate(ctx: CliContext, cmd: Command, opts: Calibra
   if (opts.dump)
     fs.writeFileSync(
       opts.dump,
-      `${rows.map((r) => JSON.stringify({ dataset: r.dataset, key: r.key, ...r.check })).join('\n')}\n`,
+      `${[...rows, ...reported].map((r) => JSON.stringify({ dataset: r.dataset, key: r.key, ...r.check })).join('\n')}\n`,
     );
   const X = rows.map((r) => r.check.features!);
   const y = rows.map((r) => (r.check.right ? 1 : 0));
@@ -50,6 +52,7 @@ export async function calibrateGate(ctx: CliContext, cmd: Command, opts: Calibra
   ctx.out(
     [
       ...gateReportLines(rows, y, oof, threshold, stoppedAt, opts.folds),
+      ...reportedLines(reported, model, threshold),
       '',
       'fit on all (standardised weights):',
       ...weightLines(model, 20),
@@ -71,12 +74,17 @@ export async function calibrateGate(ctx: CliContext, cmd: Command, opts: Calibra
   writeFitted(file, fittedGateSource(model, threshold, fitted));
 }
 
-/** Every hop check of every --dataset question, run with the gate in shadow so each hop is taken. */
-async function collectGateRows(ctx: CliContext, cmd: Command, opts: CalibrateOptions): Promise<GateRow[]> {
+/** Every hop check of every question of the sets, run with the gate in shadow so each hop is taken. */
+async function collectGateRows(
+  ctx: CliContext,
+  cmd: Command,
+  dirs: readonly string[],
+  limit: number | undefined,
+): Promise<GateRow[]> {
   const rows: GateRow[] = [];
-  for (const dir of opts.dataset) {
+  for (const dir of dirs) {
     const dataset = loadDataset(dir);
-    const questions = dataset.questions.slice(0, opts.limit ?? Infinity);
+    const questions = dataset.questions.slice(0, limit ?? Infinity);
     await withDatasetCore(ctx, cmd, dataset, undefined, async (core, config) => {
       const engine = evalEngine(core, config);
       const bar = progressBar();
@@ -95,6 +103,23 @@ async function collectGateRows(ctx: CliContext, cmd: Command, opts: CalibrateOpt
 }
 
 type StoppedAt = (t: number, sel: (i: number) => boolean) => { n: number; stopped: number };
+
+/** The --report-on sets, never fitted on: what the fit on all --dataset sets stops at its threshold. */
+function reportedLines(reported: readonly GateRow[], model: LogisticModel, threshold: number): string[] {
+  if (!reported.length) return [];
+  const p = reported.map((r) => predict(model, r.check.features!));
+  const lines = ['', `never fitted on (the fit on all --dataset sets, threshold ${threshold.toFixed(2)}):`];
+  for (const name of [...new Set(reported.map((r) => r.dataset))]) {
+    const idx = reported.map((_, i) => i).filter((i) => reported[i]!.dataset === name);
+    const count = (right: boolean) => idx.filter((i) => reported[i]!.check.right === right);
+    const [w, r] = [count(false), count(true)];
+    const stopped = (xs: number[]) => xs.filter((i) => p[i]! < threshold).length;
+    lines.push(
+      `  ${name}: stops ${stopped(w)} of ${w.length} wrong-bridge hops, ${stopped(r)} of ${r.length} right ones`,
+    );
+  }
+  return lines;
+}
 
 /** The highest threshold whose out-of-fold share of stopped right hops stays within the limit. */
 function gateThreshold(stoppedAt: StoppedAt, y: readonly number[], maxStoppedRight: number): number {
