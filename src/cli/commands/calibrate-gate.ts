@@ -105,7 +105,7 @@ async function collectGateRows(
 type StoppedAt = (t: number, sel: (i: number) => boolean) => { n: number; stopped: number };
 
 /** The --report-on sets, never fitted on: what the fit on all --dataset sets stops at its threshold. */
-function reportedLines(reported: readonly GateRow[], model: LogisticModel, threshold: number): string[] {
+export function reportedLines(reported: readonly GateRow[], model: LogisticModel, threshold: number): string[] {
   if (!reported.length) return [];
   const p = reported.map((r) => predict(model, r.check.features!));
   const lines = ['', `never fitted on (the fit on all --dataset sets, threshold ${threshold.toFixed(2)}):`];
