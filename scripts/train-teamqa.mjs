@@ -17,7 +17,8 @@
 //    so every figure reported for a set comes from weights that never saw it;
 // 3. --ship: the reader's recipe on all thirteen sets, as a candidate models/reader-<OUT's name>-all,
 //    measured (RAGASK_READER_MODEL) before it is copied over models/reader-minilm.
-// --embedder instead measures the sentence encoder fine-tuned on teamqa (scripts/teamqa-embedder.mjs).
+// --embedder instead measures the sentence encoder fine-tuned on teamqa (scripts/teamqa-embedder.mjs);
+// --answer-type measures a learned answer type against the cue lists (scripts/teamqa-answer-type.mjs).
 // Each step skips what its output already holds; a killed reader training resumes from its checkpoint.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -26,6 +27,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { phase1Reader } from './phase1-reader.mjs';
 import { measureEmbedder } from './teamqa-embedder.mjs';
+import { trainAnswerType } from './teamqa-answer-type.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** Two folds of the thirteen sets, each with manuals, manual pages and a handbook (leave one fold out). */
@@ -45,6 +47,8 @@ if (argv.includes('--help')) {
                  evaluation (no line scorer: that needs both folds' rows)
   --ship         also train the reader on every set, as the candidate models/reader-<OUT's name>-all
   --no-extra     leave out the questions written over teamqa's sources (data/teamqa-extra)
+  --answer-type  only the learned answer type, leave one set out, against the cue lists
+                 (OUT/answer-type.md; not kept)
   --embedder     only the sentence encoder fine-tuned on teamqa, leave one fold out (OUT/embedder.md; not kept)
   --epochs N, --squad N, --limit N, --threads N   passed to scripts/train_teamqa.py
 `);
@@ -65,6 +69,7 @@ const take = (name, fallback) => {
 const noFolds = flag('--no-folds');
 const ship = flag('--ship');
 const embedder = flag('--embedder');
+const answerType = flag('--answer-type');
 const noExtra = flag('--no-extra');
 const data = path.resolve(take('--data', path.join(ROOT, '..', 'shared', 'datasets')));
 const out = path.resolve(take('--out', path.join(ROOT, '.tmp', 'teamqa')));
@@ -118,6 +123,13 @@ function fetchUpstream() {
 if (embedder) {
   const up = fetchUpstream();
   measureEmbedder({ root: ROOT, out, teamqa, folds: FOLDS, python: up.python, upstream: up.dir, ragask, fail });
+  process.exit(0);
+}
+
+// The answer type stands alone too: question vectors and gold answers, no store (scripts/teamqa-answer-type.mjs).
+if (answerType) {
+  const up = fetchUpstream();
+  await trainAnswerType({ root: ROOT, out, data, sets, python: up.python, fail });
   process.exit(0);
 }
 

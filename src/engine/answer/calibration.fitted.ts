@@ -1,5 +1,8 @@
 // The fitted constants of the answer confidence (see confidence.ts). Written by `ragask calibrate`;
-// refit with the command in `fitted.command`, never by hand.
+// refit with the command in `fitted.command`, never by hand. One exact edit since (2026-12-06): the
+// feature labelled_cell went with the table-cell label's ablation, its term at 0 (weight 0.256664 ×
+// (0 − mean 0.0169173) / std 0.128962) folded into the bias (−0.922501 → −0.95617), so every reading
+// the code can still produce gets the same P to rounding.
 import type { LogisticModel } from '../logistic.js';
 
 export interface FittedCalibration {
@@ -17,19 +20,11 @@ export interface FittedCalibration {
 
 export const CALIBRATION: FittedCalibration = {
   model: {
-    features: [
-      'span_score',
-      'span_margin',
-      'labelled_cell',
-      'question_coverage',
-      'corroborated',
-      'yes_no',
-      'comparison',
-    ],
-    mean: [0.762145, 0.269424, 0.0169173, 0.427581, 0.12594, 0.0225564, 0.0469925],
-    std: [0.372584, 0.273973, 0.128962, 0.203615, 0.331782, 0.148484, 0.211623],
-    weights: [0.341571, 0.522889, 0.256664, 0.17602, 0.118176, 0.270404, 0.355815],
-    bias: -0.922501,
+    features: ['span_score', 'span_margin', 'question_coverage', 'corroborated', 'yes_no', 'comparison'],
+    mean: [0.762145, 0.269424, 0.427581, 0.12594, 0.0225564, 0.0469925],
+    std: [0.372584, 0.273973, 0.203615, 0.331782, 0.148484, 0.211623],
+    weights: [0.341571, 0.522889, 0.17602, 0.118176, 0.270404, 0.355815],
+    bias: -0.95617,
   },
   fitted: {
     command:

@@ -25,7 +25,6 @@ const clip = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, x)
 export const FEATURE_NAMES = [
   'span_score',
   'span_margin',
-  'labelled_cell',
   'question_coverage',
   'corroborated',
   'yes_no',
@@ -43,7 +42,6 @@ export function featureVector(f: ReadingFeatures): number[] {
   return [
     yesNo ? 0 : clip(f.spanScore, -10, 30) / 10,
     clip(f.margin, 0, MARGIN_CAP) / MARGIN_CAP,
-    f.labelled ? 1 : 0,
     f.coverage ?? 0,
     f.corroborated ? 1 : 0,
     yesNo ? 1 : 0,

@@ -35,8 +35,6 @@ export interface ReadingFeatures {
   /** What the question asks for, and how the answer fits it (1 of that kind, 0 cannot tell, −1 not). */
   expected: ExpectedType;
   typeFit: number;
-  /** The answer stands in a table cell whose label the question names ("Default", "Offset"). */
-  labelled: boolean;
   /** Share of the question's content words that the answer's passage (with its title and headings) holds. */
   coverage: number;
   /** Another document among the passages says the same value, word for word. */

@@ -10,7 +10,6 @@ import {
   featureSpans,
   rankSpans,
   valueAsked,
-  unlabelled,
   saidElsewhere,
   type FeaturedSpan,
   type ScoredSpan,
@@ -202,8 +201,7 @@ function fromResult(
 /**
  * Readings of the same kind from other documents, close behind, where the reader believes they
  * answer: one per other source, its best (a source reads one value; its runners-up are not other
- * sources). The cell label's bonus picks the answer among readings; it does not make another
- * source's reading less of a rival.
+ * sources).
  */
 function rivalsOf(chosen: ScoredSpan, others: readonly ScoredSpan[], passages: readonly EvidencePassage[]): Rival[] {
   const passage = passages[chosen.passage]!;
@@ -213,7 +211,7 @@ function rivalsOf(chosen: ScoredSpan, others: readonly ScoredSpan[], passages: r
     if (
       p.snippet.docId === passage.snippet.docId ||
       x.pAnswer < READER_ANSWERS ||
-      unlabelled(x) < unlabelled(chosen) - CONFLICT_MARGIN ||
+      x.adjusted < chosen.adjusted - CONFLICT_MARGIN ||
       x.fit < chosen.fit
     )
       continue;
@@ -251,7 +249,6 @@ function spanFeatures(r: {
     conflict: r.rivals.length > 0,
     expected,
     typeFit: chosen.fit,
-    labelled: chosen.named && (chosen.condition > 0 || !chosen.columnLabel),
     coverage: evidenceCoverage(question, `${passage.title} ${passage.text}`),
     corroborated: saidElsewhere(chosen.text, passage, passages),
   };

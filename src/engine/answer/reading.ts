@@ -231,7 +231,6 @@ export function baseFeatures(
     words: 0,
     expected: 'any',
     typeFit: 0,
-    labelled: false,
     coverage: 0,
     corroborated: false,
   };

@@ -3,7 +3,8 @@
 // swept one at a time on the tuning sets; a fit on eight sets (`npx ragask calibrate --spans
 // --dataset <the tuning sets and data/sample> --l2 0.3`) ranked as many first spans right held out
 // (144 of 529 against 145) and moved the replies both ways, so they stay (docs/benchmarks-history.md, "The span
-// scorer, fitted").
+// scorer, fitted"). The weights of a table cell's label named by the question and of a table row's condition
+// (6 each) went with their ablation (docs/benchmarks-history.md, "Every rule family ablated again").
 
 export interface FittedSpans {
   features: readonly string[];
@@ -13,7 +14,7 @@ export interface FittedSpans {
 }
 
 export const SPANS: FittedSpans = {
-  features: ['typed', 'misfit', 'named_label', 'stated_default', 'row_condition', 'window_log_odds'],
-  weights: [3, -9, 6, 6, 6, 3],
+  features: ['typed', 'misfit', 'stated_default', 'window_log_odds'],
+  weights: [3, -9, 6, 3],
   fitted: null,
 };

@@ -58,7 +58,6 @@ const features = (over: Partial<ReadingFeatures> = {}): ReadingFeatures => ({
   words: 1,
   expected: 'any',
   typeFit: 0,
-  labelled: false,
   coverage: 1,
   corroborated: false,
   ...over,

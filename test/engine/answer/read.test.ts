@@ -224,33 +224,6 @@ describe('what the question asks for', () => {
     expect(notes.text.slice(r.start, r.end)).toBe('+0.30 °C');
   });
 
-  it('reads the value under the label the question names: "Default" for a question that asks for the default', async () => {
-    const prose = passage(1, 'MaxKeepAliveRequests', 'If it is set to 0, unlimited requests will be allowed.');
-    const row = {
-      ...passage(2, 'MaxKeepAliveRequests', 'Default: MaxKeepAliveRequests 100', 1),
-      answerRanges: [[9, 33]] as [number, number][],
-    };
-    const reader = scripted((_, ps) => [window(ps, ['0', '100'], {}, [8, 3])]);
-    const asked = await readAnswer(
-      reader,
-      'How many requests does MaxKeepAliveRequests serve per connection by default?',
-      [hop(null)],
-      [prose, row],
-      false,
-    );
-    expect(asked.value).toBe('100');
-    expect(asked.passage).toBe(row);
-    // the same spans for a question that does not ask for the default
-    const other = await readAnswer(
-      reader,
-      'How many requests does MaxKeepAliveRequests allow per connection?',
-      [hop(null)],
-      [prose, row],
-      false,
-    );
-    expect(other.value).toBe('0');
-  });
-
   it('reads the value its sentence states as the default, for a question that asks for the default', async () => {
     const keepalive = passage(
       1,
@@ -269,8 +242,6 @@ describe('what the question asks for', () => {
       false,
     );
     expect(asked.value).toBe('7200 seconds');
-    // it is not a labelled cell: the confidence's feature stays a table's
-    expect(asked.features.labelled).toBe(false);
     const other = await readAnswer(
       reader,
       'How long after the probes start is an idle connection terminated?',
@@ -279,54 +250,6 @@ describe('what the question asks for', () => {
       false,
     );
     expect(other.value).toBe('11 minutes');
-  });
-
-  it('counts a column label as labelled only when the row is picked by its condition, not by the label', async () => {
-    const row = (id: number, text: string) => ({
-      ...passage(id, 'mod_log_config > Custom Log Formats', text, 1),
-      answerRanges: [[15, text.indexOf(';')]] as [number, number][],
-    });
-    const percent = row(1, 'Format String: %%; Description: The percent sign.');
-    const client = row(2, 'Format String: %{c}a; Description: Underlying peer IP address of the connection.');
-    const reader = scripted((_, ps) => [window(ps, ['%%', '%{c}a'], {}, [8, 7])]);
-    const r = await readAnswer(
-      reader,
-      'Which log format string gives the IP of the peer connected to us?',
-      [hop(null)],
-      [percent, client],
-      false,
-    );
-    // the label names the column: every row has it, so it says nothing of which row answers
-    expect(r.features.labelled).toBe(false);
-    // the same label in the only row of its kind still counts
-    const alone = await readAnswer(
-      scripted((_, ps) => [window(ps, ['%%'])]),
-      'Which log format string gives the IP of the peer connected to us?',
-      [hop(null)],
-      [percent],
-      false,
-    );
-    expect(alone.features.labelled).toBe(true);
-  });
-
-  it("gives the Default label's weight to a cell whose label the question names", async () => {
-    const row = (id: number, title: string, text: string, docId: number) => ({
-      ...passage(id, title, text, docId),
-      answerRanges: [[text.indexOf(': ') + 2, text.length]] as [number, number][],
-    });
-    const poolDefault = row(1, 'Pool > PoolSize Setting', 'Default: PoolSize 16', 1);
-    const poolMaximum = row(2, 'Pool > PoolSize Setting', 'Maximum: PoolSize 64', 1);
-    const reader = scripted((_, ps) => [window(ps, ['16', '64'], {}, [8, 9])]);
-    const r = await readAnswer(
-      reader,
-      'How many connections does the pool hold by default?',
-      [hop(null)],
-      [poolDefault, poolMaximum],
-      false,
-    );
-    // the reader prefers the Maximum cell by a logit; the named "Default" cell outweighs it
-    expect(r.value).toBe('16');
-    expect(r.features.labelled).toBe(true);
   });
 });
 
