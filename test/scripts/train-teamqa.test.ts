@@ -162,3 +162,43 @@ describe('scripts/train_teamqa.py end to end', () => {
     expect(manifest.sha256['model.int8.onnx']).toBe(sha);
   });
 });
+
+describe('scripts/train_answer_type.py (the learned answer type, against the cue lists)', () => {
+  it('judges each set by a fit that never saw it, and the cue lists as they asked', { timeout: 300_000 }, () => {
+    const fetched = spawnSync(
+      process.execPath,
+      [path.join(ROOT, 'scripts', 'fetch-models.mjs'), `--upstream-to=${path.join(dir, 'upstream')}`],
+      { encoding: 'utf8' },
+    );
+    expect(fetched.status, fetched.stderr).toBe(0);
+    const python = fetched.stdout.trim().split('\n').pop()!;
+    // two sets of four questions, one kind each, told apart by their words and by a vector per kind;
+    // the cue lists (`rule`) ask for a number every time
+    const kinds = [
+      { q: 'how many retries are allowed', fits: { number: 1, identifier: 0, path: 0, command: 0 }, vec: [1, 0, 0] },
+      { q: 'which file holds the pid', fits: { number: -1, identifier: 1, path: 1, command: 1 }, vec: [0, 1, 0] },
+      { q: 'which option turns it off', fits: { number: -1, identifier: 1, path: 0, command: 1 }, vec: [0, 0, 1] },
+      { q: 'why does the job stop', fits: { number: -1, identifier: -1, path: -1, command: -1 }, vec: [0, 0, 0] },
+    ];
+    const rows = ['alpha', 'beta'].flatMap((set) =>
+      kinds.map((k, i) => ({ set, id: `${set}-${i}`, type: 'factoid', question: k.q, rule: 'number', ...k })),
+    );
+    rows.push({ ...rows[0]!, id: 'beta-x', set: 'gamma', report: true } as (typeof rows)[number]);
+    const file = path.join(dir, 'answer-type-rows.jsonl');
+    fs.writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n'));
+    const report = path.join(dir, 'answer-type.md');
+    const run = spawnSync(
+      python,
+      [path.join(ROOT, 'scripts', 'train_answer_type.py'), '--rows', file, '--report', report, '--min-count', '1'],
+      { encoding: 'utf8' },
+    );
+    expect(run.status, run.stderr.slice(-2000)).toBe(0);
+    const table = fs.readFileSync(report, 'utf8');
+    // the cue lists asked for a number: right for the first question of each set, a misfit for the other three
+    // that have a kind; each learner, fitted on the other set, asks for every kind right
+    expect(table).toContain('| alpha | 4 | 0.250 (+1 / -3) | 1.000 (+3 / -0) | 1.000 (+3 / -0) |');
+    expect(table).toContain('| **pooled** | 8 | 0.250 (+2 / -6) | 1.000 (+6 / -0) | 1.000 (+6 / -0) |');
+    // a set never trained on is only predicted, by the fit on every set
+    expect(table).toContain('| gamma | 1 | 1.000 (+1 / -0) | 1.000 (+1 / -0) | 1.000 (+1 / -0) |');
+  });
+});
