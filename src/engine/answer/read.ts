@@ -115,19 +115,21 @@ async function readAnyPath(
   const expected = expectedType(question);
   const input = readerInput(passages).map((p) => ({ ...p, candidateRanges: typedRanges(expected, p.text) }));
   const result = await readFolded(reader, askedPart(question), input);
-  const reading = fromResult(result, question, hops, passages, stopped, 'none', observe);
+  const reading = fromResult(result, question, expected, hops, passages, stopped, observe);
   return { ...reading, ms: performance.now() - t0 };
 }
 
+/** The reading of a question that is not a comparison: its spans scored against the kind of value asked for. */
 function fromResult(
   result: ReaderResult,
   question: string,
+  expected: ExpectedType,
   hops: readonly HopState[],
   passages: readonly EvidencePassage[],
   stopped: boolean,
-  path: ComparisonPath,
   observe?: SpansObserver,
 ): Omit<Reading, 'ms'> {
+  const path: ComparisonPath = 'none';
   const none = (kind: ReadKind = 'none'): Omit<Reading, 'ms'> => ({
     kind,
     value: null,
@@ -156,7 +158,6 @@ function fromResult(
   // every window's spans compete: on a manual the reader often doubts the passage that holds the
   // value ("Default: MaxKeepAliveRequests 100"), and its doubt is a feature of the confidence, not a veto
   const bad = forbidden(question, hops);
-  const expected = expectedType(question);
   // passed over as read, and again when its cut value is what the question says ("the KeepAlive
   // directive" → "KeepAlive"); a value cut out of a bridge's text stays (a path the chain went by)
   const said = saidBy(question);
