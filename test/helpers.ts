@@ -34,7 +34,33 @@ export function testConfig(dataDir: string, overrides: Partial<Record<SettingNam
 }
 
 import { openCore, type Core } from '../src/core.js';
+import { Decomposer } from '../src/engine/decompose.js';
+import { HopEngine } from '../src/engine/hops.js';
 import { ingest } from '../src/ingest/ingest.js';
+
+/** An engine over `core`'s store and models, with some of its parts replaced (a reader, a clock, a cache). */
+export function engineOf(
+  core: Core,
+  extra: Partial<ConstructorParameters<typeof HopEngine>[0]>,
+  settings = core.engine.settings,
+): HopEngine {
+  const decomposer = new Decomposer({
+    store: core.store,
+    windowsOfDoc: async (id) => await core.retriever.windowsOfDoc(id),
+    windowsOfChunks: async (ids) => await core.retriever.windowVectors(ids),
+  });
+  return new HopEngine(
+    {
+      retriever: core.retriever,
+      decomposer,
+      encoder: core.encoder,
+      reader: core.reader,
+      access: core.access,
+      ...extra,
+    },
+    settings,
+  );
+}
 
 /** A core on a fresh store holding the sample corpus (real model, real SQLite and HNSW). */
 export async function sampleCore(

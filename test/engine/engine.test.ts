@@ -10,7 +10,7 @@ import { cellValues } from '../../src/engine/answer/passages.js';
 import type { EngineResult } from '../../src/engine/types.js';
 import { ingest } from '../../src/ingest/ingest.js';
 import { LOCAL } from '../../src/store/access.js';
-import { sampleCore, sampleRel } from '../helpers.js';
+import { engineOf, sampleCore, sampleRel } from '../helpers.js';
 import { worthAsking } from '../../src/engine/offer.js';
 
 let core: Core;
@@ -21,27 +21,10 @@ beforeAll(async () => {
 afterAll(() => cleanup());
 
 /** An engine on the shared core with other deps (a clock, a query cache). */
-function engineWith(
+const engineWith = (
   extra: Partial<ConstructorParameters<typeof HopEngine>[0]>,
   settings = core.engine.settings,
-): HopEngine {
-  const decomposer = new Decomposer({
-    store: core.store,
-    windowsOfDoc: async (id) => await core.retriever.windowsOfDoc(id),
-    windowsOfChunks: async (ids) => await core.retriever.windowVectors(ids),
-  });
-  return new HopEngine(
-    {
-      retriever: core.retriever,
-      decomposer,
-      encoder: core.encoder,
-      reader: core.reader,
-      access: core.access,
-      ...extra,
-    },
-    settings,
-  );
-}
+): HopEngine => engineOf(core, extra, settings);
 
 const topDoc = (r: EngineResult, hop: number) => sampleRel(r.hops[hop]!.snippets[0]!.citation.source);
 

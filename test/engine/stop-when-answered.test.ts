@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Core } from '../../src/core.js';
-import { Decomposer } from '../../src/engine/decompose.js';
-import { HopEngine } from '../../src/engine/hops.js';
 import type { AnswerReader } from '../../src/engine/answer/reading.js';
 import { LOCAL } from '../../src/store/access.js';
-import { sampleCore } from '../helpers.js';
+import { engineOf, sampleCore } from '../helpers.js';
 
 let core: Core;
 let cleanup: () => Promise<void>;
@@ -36,20 +34,7 @@ describe('a chain stops hopping once its evidence holds a short answer', () => {
         };
       },
     };
-    const engine = new HopEngine(
-      {
-        retriever: core.retriever,
-        decomposer: new Decomposer({
-          store: core.store,
-          windowsOfDoc: async (id) => await core.retriever.windowsOfDoc(id),
-          windowsOfChunks: async (ids) => await core.retriever.windowVectors(ids),
-        }),
-        encoder: core.encoder,
-        reader: sure,
-        access: core.access,
-      },
-      core.engine.settings,
-    );
+    const engine = engineOf(core, { reader: sure });
     const early = await engine.run(ONE_HOP, LOCAL, { answerEarly: true });
     expect(early.hops.length).toBe(1);
     expect(early.stopReason).toBe('answered');
