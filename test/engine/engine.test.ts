@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANSWER_THRESHOLD } from '../../src/engine/answer/confidence.js';
 import type { Core } from '../../src/core.js';
 import { Decomposer } from '../../src/engine/decompose.js';
-import { HopEngine } from '../../src/engine/hops.js';
+import type { HopEngine } from '../../src/engine/hops.js';
 import { QueryCache } from '../../src/engine/query-cache.js';
 import { cellValues } from '../../src/engine/answer/passages.js';
 import type { EngineResult } from '../../src/engine/types.js';
