@@ -70,6 +70,8 @@ export interface RetrieverDeps {
   windowCacheSize?: number;
   /** Postings one BM25 search may read (default BM25_POSTINGS; tests set it low). */
   bm25Postings?: number;
+  /** Sees every reranked candidate of a search, best first (`ragask rows --candidates` writes them). */
+  observeCandidates?: (query: string, candidates: readonly Candidate[]) => void;
 }
 
 const RRF_K = 60;
@@ -103,6 +105,7 @@ export class Retriever {
   scorer: WindowScorer;
   private readonly densityWeight: number;
   private readonly bm25Postings: number;
+  private readonly observeCandidates: RetrieverDeps['observeCandidates'];
   private readonly windowCache: LRUCache<number, WindowRow[]>;
   private cacheGeneration = -1;
 
@@ -112,6 +115,7 @@ export class Retriever {
     this.scorer = deps.scorer ?? cosineScorer;
     this.densityWeight = deps.densityWeight ?? 0;
     this.bm25Postings = deps.bm25Postings ?? BM25_POSTINGS;
+    this.observeCandidates = deps.observeCandidates;
     this.windowCache = new LRUCache({ max: deps.windowCacheSize ?? 20_000 });
   }
 
@@ -293,6 +297,7 @@ export class Retriever {
       };
     });
     candidates.sort((a, b) => b.score - a.score);
+    this.observeCandidates?.(query, candidates);
     const t4 = performance.now();
     return {
       query,

@@ -14,6 +14,7 @@ import { runCli } from '../cli/run-cli.js';
 const TINY = path.join(ROOT, 'test', 'fixtures', 'teamqa-tiny');
 let dir: string;
 let rowsFile: string;
+let candidatesFile: string;
 
 interface Row {
   id: string;
@@ -34,9 +35,12 @@ const readJsonl = <T>(text: string): T[] =>
 beforeAll(async () => {
   dir = tempDir('ragask-teamqa-');
   rowsFile = path.join(dir, 'rows.jsonl');
-  const r = await runCli(path.join(dir, 'data'), ['rows', '--dataset', TINY, '--out', rowsFile], {
-    RAGASK_CACHE_DIR: path.join(dir, 'cache'),
-  });
+  candidatesFile = path.join(dir, 'candidates.jsonl');
+  const r = await runCli(
+    path.join(dir, 'data'),
+    ['rows', '--dataset', TINY, '--out', rowsFile, '--candidates', candidatesFile],
+    { RAGASK_CACHE_DIR: path.join(dir, 'cache') },
+  );
   expect(r.code, r.err).toBe(0);
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -50,6 +54,43 @@ describe('ragask rows', () => {
     expect(line).toBeDefined();
     // a line's range is its place in its passage's text
     expect(howTo.passages[line!.passage]!.text.slice(line!.start, line!.end)).toContain('queuectl flush --all');
+  });
+});
+
+interface Searches {
+  dataset: string;
+  id: string;
+  searches: { query: string; candidates: { title: string; text: string; score: number; rerank: number }[] }[];
+}
+
+describe("ragask rows --candidates (a chunk ranker's rows)", () => {
+  it("writes each question's searches with their reranked pools, the question's own search first", () => {
+    const lines = readJsonl<Searches>(fs.readFileSync(candidatesFile, 'utf8'));
+    expect(lines.map((l) => [l.dataset, l.id])).toEqual([
+      ['teamqa-tiny', 'tt-001'],
+      ['teamqa-tiny', 'tt-002'],
+      ['teamqa-tiny', 'tt-003'],
+      ['teamqa-tiny', 'tt-004'],
+      ['teamqa-tiny', 'tt-005'],
+    ]);
+    const howTo = lines[2]!.searches[0]!;
+    expect(howTo.query).toBe("the remote side is back up, how do I make it send everything that's waiting right now?");
+    expect(howTo.candidates.some((c) => c.text.includes('queuectl flush --all'))).toBe(true);
+  });
+
+  it('labels the chunks that hold an evidence line (scripts/train_chunk_ranker.py)', () => {
+    const code = [
+      'import json, sys',
+      `sys.path.insert(0, ${JSON.stringify(path.join(ROOT, 'scripts'))})`,
+      'from train_chunk_ranker import content_terms, label',
+      'ev = [content_terms("To push out every deferred message at once, run queuectl flush --all.")]',
+      'mk = lambda text: {"title": "Queue daemon", "headings": ["Flushing"], "text": text}',
+      'print(json.dumps([label(ev, ["queuectl flush --all"], mk(t)) for t in [',
+      '  "To push out every deferred message at once, run queuectl flush --all.",',
+      '  "To push out every deferred message at once, run the flush command.",',
+      '  "queuectl hold --domain NAME keeps a domain\'s mail."]]))',
+    ].join('\n');
+    expect(JSON.parse(execFileSync('python3', ['-c', code], { encoding: 'utf8' }))).toEqual([1, 0, 0]);
   });
 });
 

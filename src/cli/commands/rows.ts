@@ -7,6 +7,7 @@ import { loadDataset, type EvalQuestion } from '../../eval/dataset.js';
 import { LOCAL } from '../../store/access.js';
 import { progressBar } from '../progress.js';
 import { evalEngine, withDatasetCore } from './eval.js';
+import { Retriever, type Candidate } from '../../engine/retrieve.js';
 import { parsePositiveInt } from './shared.js';
 import { UserError } from '../../errors.js';
 import type { CliContext } from '../context.js';
@@ -77,14 +78,39 @@ function rowOf(
   };
 }
 
+/** One search's reranked pool as `--candidates` writes it: what a learned chunk ranker is fitted on. */
+function searchOf(query: string, candidates: readonly Candidate[]) {
+  const maxBm25 = Math.max(1e-9, ...candidates.map((c) => c.bm25 ?? 0));
+  return {
+    query,
+    candidates: candidates.map((c) => ({
+      chunk: c.chunk.id,
+      title: c.chunk.doc.title,
+      headings: c.chunk.headingPath,
+      kind: c.chunk.kind,
+      entry: c.chunk.entry?.term ?? null,
+      text: c.chunk.text,
+      tokens: c.chunk.tokenCount,
+      dense: c.dense,
+      denseRank: c.denseRank,
+      lexical: c.bm25 === null ? null : c.bm25 / maxBm25,
+      bm25Rank: c.bm25Rank,
+      fused: c.fused,
+      rerank: c.rerank,
+      score: c.score,
+    })),
+  };
+}
+
 /** Runs every question of each dataset and appends its row to `out` (one JSON object a line). */
 async function writeRows(
   ctx: CliContext,
   cmd: Command,
   dirs: readonly string[],
-  opts: { out: string; limit?: number; questions?: string },
+  opts: { out: string; limit?: number; questions?: string; candidates?: string },
 ) {
   const { out, limit } = opts;
+  if (opts.candidates) fs.writeFileSync(opts.candidates, '');
   if (opts.questions && dirs.length !== 1)
     throw new UserError('--questions asks other questions of one dataset: give exactly one --dataset with it');
   fs.writeFileSync(out, '');
@@ -97,16 +123,29 @@ async function writeRows(
     const questions = dataset.questions.slice(0, limit ?? Infinity);
     await withDatasetCore(ctx, cmd, dataset, undefined, async (core, config) => {
       let seen: { lines: readonly LineCandidate[]; passages: readonly EvidencePassage[] } = { lines: [], passages: [] };
-      const engine = evalEngine(core, config, core.retriever, (_q, lines, passages) => {
+      let searches: ReturnType<typeof searchOf>[] = [];
+      const retriever = opts.candidates
+        ? new Retriever({
+            store: core.store,
+            encoder: core.encoder,
+            scorer: core.retriever.scorer,
+            densityWeight: config.densityWeight,
+            observeCandidates: (query, candidates) => searches.push(searchOf(query, candidates)),
+          })
+        : core.retriever;
+      const engine = evalEngine(core, config, retriever, (_q, lines, passages) => {
         seen = { lines, passages };
       });
       const bar = progressBar();
       bar.start(questions.length, `rows ${dataset.name}`);
       for (const [i, q] of questions.entries()) {
         seen = { lines: [], passages: [] };
+        searches = [];
         const r = await engine.run(q.question, LOCAL);
         const answer = { value: r.answer.value, p: r.answer.confidence.score, hops: r.hops.length };
         fs.appendFileSync(out, `${JSON.stringify(rowOf(dataset.name, q, evidence.get(q.id) ?? [], seen, answer))}\n`);
+        if (opts.candidates)
+          fs.appendFileSync(opts.candidates, `${JSON.stringify({ dataset: dataset.name, id: q.id, searches })}\n`);
         written++;
         bar.update(i + 1, `rows ${dataset.name}`);
       }
@@ -126,10 +165,17 @@ export function register(program: Command, ctx: CliContext): void {
     .requiredOption('--out <file>', 'the JSON-lines file to write')
     .option('--limit <n>', 'only the first n questions of each', parsePositiveInt('--limit', 1_000_000))
     .option(
+      '--candidates <file>',
+      "also write each search's reranked candidates with their features (a chunk ranker's rows)",
+    )
+    .option(
       '--questions <file>',
       "ask these questions (teamqa's schema) of the one dataset's documents instead of its own, on its store",
     )
-    .action(async (opts: { dataset: string[]; out: string; limit?: number; questions?: string }, cmd: Command) =>
-      writeRows(ctx, cmd, opts.dataset, opts),
+    .action(
+      async (
+        opts: { dataset: string[]; out: string; limit?: number; questions?: string; candidates?: string },
+        cmd: Command,
+      ) => writeRows(ctx, cmd, opts.dataset, opts),
     );
 }
