@@ -70,6 +70,22 @@ def pairs_of(rows, rng):
     return out
 
 
+def groups_of(rows, rng):
+    """Listwise: one chunk holding the evidence with NEGATIVES others of the same search, the positive
+    first. A softmax over the group asks which chunk of this question's pool answers, so the scorer
+    cannot learn what evidence looks like in general and ignore the question."""
+    out = []
+    for r in rows:
+        pos = [c for c, y in zip(r["pool"], r["y"]) if y > 0]
+        neg = [c for c, y in zip(r["pool"][:NEGATIVE_DEPTH], r["y"][:NEGATIVE_DEPTH]) if y == 0]
+        if not pos or len(neg) < NEGATIVES:
+            continue
+        rng.shuffle(neg)
+        out.append([(r["question"], chunk_input(c), 0.0) for c in [rng.choice(pos), *neg[:NEGATIVES]]])
+    rng.shuffle(out)
+    return out
+
+
 def encode(tok, batch):
     enc = tok([q for q, _, _ in batch], [s for _, s, _ in batch], truncation="only_second", max_length=MAX_LEN,
               padding=True, return_tensors="pt")
@@ -105,6 +121,7 @@ def main():
     ap.add_argument("--max-steps", type=int, default=0, help="at most this many steps (-1: none, only score)")
     ap.add_argument("--init", default=None, help="a scorer.pt to start from (with --max-steps -1: score with it)")
     ap.add_argument("--no-export", action="store_true")
+    ap.add_argument("--listwise", action="store_true", help="a softmax over each question's group (else each pair alone)")
     a = ap.parse_args()
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.threads)
@@ -116,8 +133,11 @@ def main():
     held = [r for r in rows if r["dataset"] in hold]
     pairs = []
     for e in range(max(1, math.ceil(a.epochs))):
-        pairs += pairs_of(train, random.Random(a.seed + e))
-    pairs = pairs[: int(len(pairs) * a.epochs / max(1, math.ceil(a.epochs)))]
+        if a.listwise:  # whole groups, in order: a batch of 32 pairs is four questions
+            pairs += [p for g in groups_of(train, random.Random(a.seed + e)) for p in g]
+        else:
+            pairs += pairs_of(train, random.Random(a.seed + e))
+    pairs = pairs[: int(len(pairs) * a.epochs / max(1, math.ceil(a.epochs))) // (NEGATIVES + 1) * (NEGATIVES + 1)]
     steps = math.ceil(len(pairs) / a.batch)
     if a.max_steps:
         steps = max(0, min(steps, a.max_steps))
@@ -135,7 +155,11 @@ def main():
         enc, y = encode(tok, pairs[step * a.batch:(step + 1) * a.batch])
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.bf16):
             logits = model(enc["input_ids"], enc["attention_mask"], enc["token_type_ids"])
-        loss = loss_fn(logits.float(), y)
+        if a.listwise:
+            group = logits.float().view(-1, NEGATIVES + 1)
+            loss = torch.nn.functional.cross_entropy(group, torch.zeros(len(group), dtype=torch.long))
+        else:
+            loss = loss_fn(logits.float(), y)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step(), sched.step(), opt.zero_grad()
