@@ -29,7 +29,6 @@ export interface Config {
   maxHops: number;
   coherenceThreshold: number;
   stopForPerson: 'when-useful' | 'always';
-  answerEarly: boolean;
   rerankTopK: number;
   densityWeight: number;
   hopBudgetMs: number;
@@ -175,7 +174,6 @@ function configOf(s: Settings): Config {
     maxHops: s.RAGASK_MAX_HOPS,
     coherenceThreshold: s.RAGASK_COHERENCE_THRESHOLD,
     stopForPerson: s.RAGASK_STOP_FOR_PERSON,
-    answerEarly: s.RAGASK_ANSWER_EARLY === 'on',
     rerankTopK: s.RAGASK_RERANK_TOP_K,
     densityWeight: s.RAGASK_DENSITY_WEIGHT,
     hopBudgetMs: s.RAGASK_HOP_BUDGET_MS,

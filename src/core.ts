@@ -52,7 +52,6 @@ export function engineSettings(config: Config): EngineSettings {
     retrieveK: ENGINE_DEFAULTS.retrieveK,
     answeredCoverage: ENGINE_DEFAULTS.answeredCoverage,
     readerPassages: config.readerPassages,
-    answerEarly: config.answerEarly,
     gateThreshold: GATE_THRESHOLD,
     stopForPerson: config.stopForPerson,
     usefulThreshold: USEFUL_THRESHOLD,

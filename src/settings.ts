@@ -139,11 +139,6 @@ export const SETTINGS = {
     'when-useful or always',
     'When a likely wrong next hop stops the chain, ask a person only when no short answer stands and a suggestion is likely to help (when-useful), or at every such stop (always).',
   ),
-  RAGASK_ANSWER_EARLY: setting(
-    z.enum(['on', 'off']).default(ENGINE_DEFAULTS.answerEarly ? 'on' : 'off'),
-    'on or off',
-    'Stop after the first hop when its evidence already holds a high short answer (on), or hop by the gate alone (off).',
-  ),
   RAGASK_RERANK_TOP_K: setting(
     int(1, 50).default(ENGINE_DEFAULTS.rerankTopK),
     'an integer from 1 to 50',

@@ -79,7 +79,6 @@ describe('configuration', () => {
       RAGASK_SLACK_SOURCES: '#eng',
       RAGASK_LOG_LEVEL: 'loud',
       RAGASK_STOP_FOR_PERSON: 'sometimes',
-      RAGASK_ANSWER_EARLY: 'maybe',
       RAGASK_WRITER_URL: 'localhost:8080/v1',
       RAGASK_WRITER_MODEL: 'm'.repeat(201),
       RAGASK_WRITER_API_KEY: 'k'.repeat(501),

@@ -27,12 +27,5 @@ export const ENGINE_DEFAULTS: Readonly<Omit<EngineSettings, MeasuredSettings>> =
   answeredCoverage: 0.9,
   /** Passages of the final evidence the reader reads. */
   readerPassages: 6,
-  /**
-   * Stop after the first hop when its evidence holds a high short answer: off. On teamdocs-apache it
-   * saved 0.03 hops a question and cost 75 ms at p50 (the first hop's reading, thrown away when not
-   * high); at the answer threshold instead of *high* it stopped bridge questions on wrong readings
-   * (docs/benchmarks-history.md, "Stop when answered").
-   */
-  answerEarly: false,
   stopForPerson: 'when-useful',
 };

@@ -4,7 +4,6 @@ import type { ResolvedAccess } from './access.js';
 import { answerFromEvidence } from './answer/index.js';
 import { restateStop } from './answer/compose.js';
 import { ENGINE_DEFAULTS } from './defaults.js';
-import { HIGH_CONFIDENCE } from './answer/confidence.js';
 import { foldName } from './text.js';
 import { GATE_THRESHOLD, USEFUL_THRESHOLD } from './gate.js';
 import { likelyEnough, SUGGESTION_FLOOR, worthAsking } from './offer.js';
@@ -40,13 +39,6 @@ const DEFAULT_SETTINGS: EngineSettings = {
  * "Reader"); a chain that reaches it stops, marked incomplete.
  */
 const READER_RESERVE_MS = 250;
-
-/**
- * The P(right) a first hop's reading needs to end the chain: a *high* answer only. At the answer
- * threshold (0.5) a bridge question's first hop stopped with a confident wrong reading that its later
- * hops would have corrected (teamdocs-apache, docs/benchmarks-history.md "Stop when answered").
- */
-const EARLY_ANSWER = HIGH_CONFIDENCE;
 
 /**
  * The multi-hop engine: a state machine of up to maxHops hops. Each hop retrieves (hybrid, never
@@ -206,7 +198,6 @@ export class HopEngine implements EngineApi {
     let step: Step | null = first.query.trim() ? first : null;
     let stopReason: StopReason = step ? 'max_hops' : 'no_new_evidence';
     let suggestions: Suggestion[] = [];
-    let early: { answer: Answer; cutShort: boolean } | null = null;
     while (step) {
       if (this.now() > chainDeadline && state.hops.length > 0) {
         stopReason = 'budget';
@@ -217,12 +208,6 @@ export class HopEngine implements EngineApi {
       const stop = stopReasonFor(state, hop, settings, this.now);
       if (stop) {
         stopReason = stop;
-        hop.hop.timings.totalMs = this.now() - hop.started;
-        break;
-      }
-      early = await this.answerAfterFirstHop(state, hop, settings, t0);
-      if (early) {
-        stopReason = 'answered';
         hop.hop.timings.totalMs = this.now() - hop.started;
         break;
       }
@@ -238,7 +223,7 @@ export class HopEngine implements EngineApi {
 
     const evidence = mergeEvidence(state);
     const r0 = this.now();
-    const { answer, cutShort } = early ?? (await this.answer(state, evidence, stopReason, settings, t0));
+    const { answer, cutShort } = await this.answer(state, evidence, stopReason, settings, t0);
     // A stop asks a person only where that helps: no short answer stands, and a suggestion is
     // likely to bring what is missing. Otherwise the reply is the answer from the evidence it has.
     if (stopReason === 'low_coherence' && !worthAsking(answer, suggestions, settings)) {
@@ -322,22 +307,6 @@ export class HopEngine implements EngineApi {
       state.knownText.push(...established.map((c) => `${c.chunk.doc.title} ${c.chunk.text}`));
     }
     return { hop, top, queryVector: r.queryVector, knownDocsBefore, nothingNew, started: h0, deadline };
-  }
-
-  /**
-   * After the first hop, the answer its evidence holds, when it is a *high* short answer (P(right)
-   * at EARLY_ANSWER): the chain stops there. Null to hop on (the reading is then done again, over
-   * the whole chain's evidence).
-   */
-  private async answerAfterFirstHop(
-    state: ChainState,
-    run: RunHop,
-    settings: EngineSettings,
-    t0: number,
-  ): Promise<{ answer: Answer; cutShort: boolean } | null> {
-    if (!settings.answerEarly || run.hop.hop !== 1 || state.hops.length !== 1) return null;
-    const read = await this.answer(state, mergeEvidence(state), 'answered', settings, t0);
-    return read.answer.value !== null && read.answer.confidence.score >= EARLY_ANSWER ? read : null;
   }
 
   private nextHopDeps(): NextHopDeps {

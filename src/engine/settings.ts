@@ -12,12 +12,6 @@ export interface EngineSettings {
   answeredCoverage: number;
   /** Passages of the final evidence the reader reads for the answer. */
   readerPassages: number;
-  /**
-   * Read the first hop's evidence before hopping on, and stop there when it holds a *high* short
-   * answer (a one-hop question pays for one hop; the reading is the reply's). Off: the chain hops by
-   * the gate alone.
-   */
-  answerEarly: boolean;
   /** Below this P(next hop right) the chain stops for a person (the fitted gate's threshold). */
   gateThreshold: number;
   /** Measure the gate without obeying it: record each check, never stop at one (ragask eval only). */
