@@ -10,12 +10,12 @@ train_chunk_ranker.py labels them) against the best-ranked others of the same se
 SCORED chunks of its own search, in the pool's order (scripts/train_chunk_ranker.py --scores reads them).
 Input layout: [CLS] question [SEP] title > headings : chunk text [SEP]
 """
-import argparse, json, math, os, random, sys, time
+import argparse, json, math, os, random, sys
 
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from train_line_scorer import Scorer, export  # noqa: E402  (the cross-encoder and its checked int8 export)
+from train_line_scorer import Scorer, encode, export, fit_pairs  # noqa: E402  (the cross-encoder, its loop and checked int8 export)
 from train_chunk_ranker import content_terms, label  # noqa: E402
 from train_reader import sha256_file  # noqa: E402
 
@@ -86,12 +86,6 @@ def groups_of(rows, rng):
     return out
 
 
-def encode(tok, batch):
-    enc = tok([q for q, _, _ in batch], [s for _, s, _ in batch], truncation="only_second", max_length=MAX_LEN,
-              padding=True, return_tensors="pt")
-    return enc, torch.tensor([y for _, _, y in batch])
-
-
 @torch.no_grad()
 def score_rows(model, tok, rows):
     model.eval()
@@ -99,9 +93,15 @@ def score_rows(model, tok, rows):
         texts = [chunk_input(c) for c in r["pool"][:SCORED]]
         logits = []
         for i in range(0, len(texts), 32):
-            enc, _ = encode(tok, [(r["question"], t, 0) for t in texts[i:i + 32]])
+            enc, _ = encode(tok, [(r["question"], t, 0) for t in texts[i:i + 32]], MAX_LEN)
             logits += model(enc["input_ids"], enc["attention_mask"], enc["token_type_ids"]).float().tolist()
         yield {"dataset": r["dataset"], "id": r["id"], "logits": [round(x, 4) for x in logits]}
+
+
+def listwise_loss(logits, _labels):
+    """A softmax over each group of NEGATIVES + 1 pairs, the chunk holding the evidence first."""
+    group = logits.view(-1, NEGATIVES + 1)
+    return torch.nn.functional.cross_entropy(group, torch.zeros(len(group), dtype=torch.long))
 
 
 def main():
@@ -145,28 +145,8 @@ def main():
     model = Scorer(a.base)
     if a.init:
         model.load_state_dict(torch.load(a.init))
-    model.train()
-    opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=0.01)
-    warm = max(1, steps // 16)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / max(1, steps - warm))))
-    loss_fn = torch.nn.BCEWithLogitsLoss()
-    t0 = time.time()
-    for step in range(steps):
-        enc, y = encode(tok, pairs[step * a.batch:(step + 1) * a.batch])
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.bf16):
-            logits = model(enc["input_ids"], enc["attention_mask"], enc["token_type_ids"])
-        if a.listwise:
-            group = logits.float().view(-1, NEGATIVES + 1)
-            loss = torch.nn.functional.cross_entropy(group, torch.zeros(len(group), dtype=torch.long))
-        else:
-            loss = loss_fn(logits.float(), y)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step(), sched.step(), opt.zero_grad()
-        if (step + 1) % 10 == 0:
-            rate = (step + 1) / (time.time() - t0)
-            log(f"step {step + 1}/{steps} loss {loss.item():.3f}; ETA {(steps - step - 1) / rate / 60:.1f} min")
-    model.eval()
+    seconds = fit_pairs(model, tok, pairs, steps=steps, batch=a.batch, lr=a.lr, bf16=a.bf16, max_len=MAX_LEN,
+                        loss_of=listwise_loss if a.listwise else torch.nn.BCEWithLogitsLoss(), log=log, every=10)
     os.makedirs(a.out, exist_ok=True)
     if a.score_held_out and held:
         with open(a.score_held_out, "w") as f:
@@ -177,7 +157,7 @@ def main():
             "tokenizer": {"model": "all-MiniLM-L6-v2", "sha256": sha256_file(os.path.join(a.base, "tokenizer.json"))},
             "training": {"sets": sorted({r["dataset"] for r in train}), "pairs": len(pairs), "steps": steps,
                          "batch": a.batch, "lr": a.lr, "epochs": a.epochs, "seed": a.seed,
-                         "minutes": round((time.time() - t0) / 60, 1)}}
+                         "minutes": round(seconds / 60, 1)}}
     if not a.no_export:
         info["exportCheck"] = export(model, tok, a.out, MAX_LEN)
         info["name"] = os.path.basename(os.path.normpath(a.out))

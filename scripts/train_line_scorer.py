@@ -80,6 +80,30 @@ def encode(tok, batch, max_len):
     return enc, torch.tensor([y for _, _, y in batch])
 
 
+def fit_pairs(model, tok, pairs, *, steps, batch, lr, bf16, max_len, loss_of, log, every=25):
+    """One pass of a cross-encoder over (question, text, label) pairs, `batch` at a time: AdamW with a linear
+    warm-up and decay, gradients clipped at 1, bf16 autocast where asked. `loss_of(logits, labels)` is the
+    loss (each pair alone, or a softmax over a group). Used by train_teamqa_lines.py and train_chunk_scorer.py."""
+    model.train()
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+    warm = max(1, steps // 16)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / max(1, steps - warm))))
+    t0 = time.time()
+    for step in range(steps):
+        enc, y = encode(tok, pairs[step * batch:(step + 1) * batch], max_len)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+            logits = model(enc["input_ids"], enc["attention_mask"], enc["token_type_ids"])
+        loss = loss_of(logits.float(), y)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step(), sched.step(), opt.zero_grad()
+        if (step + 1) % every == 0:
+            rate = (step + 1) / (time.time() - t0)
+            log(f"step {step + 1}/{steps} loss {loss.item():.3f}; ETA {(steps - step - 1) / rate / 60:.1f} min")
+    model.eval()
+    return time.time() - t0
+
+
 class Scorer(torch.nn.Module):
     """MiniLM with one logit on [CLS]: P(this line holds the answer)."""
 

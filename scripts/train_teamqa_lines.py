@@ -12,13 +12,13 @@ line of those sets (their rows in ROWS.jsonl), for the line ranker's fit and its
 figures (scripts/measure_teamqa_lines.py). Input layout, as src/models/line-scorer.ts builds it:
     [CLS] question [SEP] passage title : line [SEP]
 """
-import argparse, json, math, os, random, re, sys, time
+import argparse, json, math, os, random, re, sys
 
 import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from train_line_scorer import Scorer, export  # noqa: E402  (the cross-encoder and its checked int8 export)
+from train_line_scorer import Scorer, encode, export, fit_pairs  # noqa: E402  (the cross-encoder, its loop and checked int8 export)
 from train_reader import sha256_file  # noqa: E402
 
 MAX_LEN = 128
@@ -69,12 +69,6 @@ def pairs_of(rows, rng):
     return out
 
 
-def encode(tok, batch):
-    enc = tok([q for q, _, _ in batch], [s for _, s, _ in batch], truncation="longest_first", max_length=MAX_LEN,
-              padding=True, return_tensors="pt")
-    return enc, torch.tensor([y for _, _, y in batch])
-
-
 @torch.no_grad()
 def score_rows(model, tok, rows):
     model.eval()
@@ -83,7 +77,7 @@ def score_rows(model, tok, rows):
         texts = [line_input(row, l) for l in row["lines"]]
         logits = []
         for i in range(0, len(texts), 32):
-            enc, _ = encode(tok, [(row["question"], t, 0) for t in texts[i:i + 32]])
+            enc, _ = encode(tok, [(row["question"], t, 0) for t in texts[i:i + 32]], MAX_LEN)
             logits += model(enc["input_ids"], enc["attention_mask"], enc["token_type_ids"]).float().tolist()
         out.append({"id": row["id"], "dataset": row["dataset"], "logits": [round(x, 4) for x in logits]})
     return out
@@ -119,31 +113,15 @@ def main():
     pairs = pairs[: int(len(pairs) * a.epochs / max(1, math.ceil(a.epochs)))]
     log(f"{len(train)} rows trained on ({len(pairs)} pairs over {a.epochs} epochs); {len(held)} held out ({', '.join(sorted(hold)) or 'none'})")
     model = Scorer(a.base)
-    model.train()
-    opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=0.01)
     steps = math.ceil(len(pairs) / a.batch)
-    warm = max(1, steps // 16)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / max(1, steps - warm))))
-    loss_fn = torch.nn.BCEWithLogitsLoss()
-    t0 = time.time()
-    for step in range(steps):
-        enc, y = encode(tok, pairs[step * a.batch:(step + 1) * a.batch])
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.bf16):
-            logits = model(enc["input_ids"], enc["attention_mask"], enc["token_type_ids"])
-        loss = loss_fn(logits.float(), y)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step(), sched.step(), opt.zero_grad()
-        if (step + 1) % 25 == 0:
-            rate = (step + 1) / (time.time() - t0)
-            log(f"step {step + 1}/{steps} loss {loss.item():.3f}; ETA {(steps - step - 1) / rate / 60:.1f} min")
-    model.eval()
+    seconds = fit_pairs(model, tok, pairs, steps=steps, batch=a.batch, lr=a.lr, bf16=a.bf16, max_len=MAX_LEN,
+                        loss_of=torch.nn.BCEWithLogitsLoss(), log=log)
     os.makedirs(a.out, exist_ok=True)
     info = {"kind": "line-scorer", "maxLength": MAX_LEN, "variants": {"int8": "model.int8.onnx"},
             "tokenizer": {"model": "all-MiniLM-L6-v2", "sha256": sha256_file(os.path.join(a.base, "tokenizer.json"))},
             "training": {"rows_sha256": sha256_file(a.rows), "sets": sorted({r["dataset"] for r in train}), "pairs": len(pairs),
                          "steps": steps, "batch": a.batch, "lr": a.lr, "epochs": a.epochs, "seed": a.seed,
-                         "minutes": round((time.time() - t0) / 60, 1)}}
+                         "minutes": round(seconds / 60, 1)}}
     if a.score_held_out and held:
         with open(a.score_held_out, "w") as f:
             for s in score_rows(model, tok, held):
