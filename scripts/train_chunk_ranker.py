@@ -7,7 +7,7 @@ features below is fitted on twelve sets and judged on the thirteenth: how often 
 evidence stands among the first five of the question's own search (the passages the reader reads),
 against today's order (cosine of the best window plus a quarter of the normalised BM25).
 
-    python3 scripts/train_chunk_ranker.py CAND.jsonl [...] [--teamqa DIR] [--out weights.json] [--scores S.jsonl ...]
+    python3 scripts/train_chunk_ranker.py CAND.jsonl [...] [--teamqa DIR] [--out weights.json] [--pointwise] [--scores S.jsonl ...]
 
 --scores adds a chunk scorer's held-out logits (scripts/train_chunk_scorer.py) as two features.
 
@@ -168,16 +168,14 @@ def fit_pointwise(groups):
     return fit(np.vstack([r["X"] for r in groups]), np.concatenate([r["y"] for r in groups]))
 
 
-FIT = fit_listwise
-
-
-def n_all(data):
-    return len(data)
-
-
 def main():
     args = sys.argv[1:]
     out = None
+    # the softmax over each pool by default; --pointwise: each chunk's odds alone (it ranked worse)
+    fit_of = fit_listwise
+    if "--pointwise" in args:
+        args.remove("--pointwise")
+        fit_of = fit_pointwise
     teamqa = "../shared/datasets/teamqa"
     if "--teamqa" in args:
         i = args.index("--teamqa")
@@ -213,7 +211,7 @@ def main():
     extra = {h: np.zeros(4) for h in sets}
     for held in sets:
         train = [r for r in data if r["set"] != held]
-        coef, b = FIT(train)
+        coef, b = fit_of(train)
         test = [r for r in data if r["set"] == held]
         row = np.zeros(6)
         for r in test:
@@ -236,8 +234,8 @@ def main():
             n = sum(1 for r in data if r["set"] == h)
             print(f"  {h}: {e[0]/n:.3f} / {e[1]/n:.3f}, {e[2]/n:.3f}, {e[3]/n:.3f}")
         e = sum(extra.values())
-        print(f"  pooled: {e[0]/n_all(data):.3f} / {e[1]/n_all(data):.3f}, {e[2]/n_all(data):.3f}, {e[3]/n_all(data):.3f}")
-    coef, b = FIT(data)
+        print(f"  pooled: {e[0]/len(data):.3f} / {e[1]/len(data):.3f}, {e[2]/len(data):.3f}, {e[3]/len(data):.3f}")
+    coef, b = fit_of(data)
     print("all sets:", {f: round(float(c), 4) for f, c in zip(FEATURES, coef)}, "bias", round(float(b), 4))
     if out:
         json.dump({"features": FEATURES, "coef": [float(c) for c in coef], "bias": float(b)}, open(out, "w"))
