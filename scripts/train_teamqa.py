@@ -154,6 +154,9 @@ def main():
     ap.add_argument("--hold-out", default="", help="comma-separated teamqa sets never trained on")
     ap.add_argument("--squad", type=int, default=1000, help="SQuAD 1.1 train rows read beside teamqa")
     ap.add_argument("--teamqa-repeats", type=int, default=2, help="times each teamqa row is read per epoch (different placements)")
+    ap.add_argument("--negatives", type=int, default=1,
+                    help="windows without the answer taught as 'no answer here' per reading of an answerable question, "
+                         "best-retrieved passages first (the passages the reader must tell apart)")
     ap.add_argument("--epochs", type=float, default=1.0)
     ap.add_argument("--lr", type=float, default=3e-5)
     ap.add_argument("--batch", type=int, default=16)
@@ -183,7 +186,7 @@ def main():
     rng = random.Random(args.seed)
     feats, stats = [], None
     for _ in range(args.teamqa_repeats):
-        f, stats = teamqa_feats(train_rows, fz, rng)
+        f, stats = teamqa_feats(train_rows, fz, rng, args.negatives)
         feats += f
     log(f"teamqa: {json.dumps(stats)} (x{args.teamqa_repeats})")
     if args.squad:

@@ -19,6 +19,8 @@ export interface Config {
   readerVariant: 'fp32' | 'int8';
   readerPassages: number;
   threads: number;
+  /** Where ingest runs the encoder (RAGASK_INGEST_ENCODER): a worker thread of its own, or the ingesting thread. */
+  ingestEncoder: 'worker' | 'thread';
   windowTokens: number;
   windowOverlap: number;
   chunkMaxTokens: number;
@@ -165,6 +167,7 @@ function configOf(s: Settings): Config {
     readerVariant: s.RAGASK_READER_VARIANT,
     readerPassages: s.RAGASK_READER_PASSAGES,
     threads: s.RAGASK_THREADS,
+    ingestEncoder: s.RAGASK_INGEST_ENCODER,
     windowTokens: s.RAGASK_WINDOW_TOKENS,
     windowOverlap: s.RAGASK_WINDOW_OVERLAP,
     chunkMaxTokens: s.RAGASK_CHUNK_MAX_TOKENS,

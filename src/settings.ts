@@ -88,6 +88,11 @@ export const SETTINGS = {
     'an integer from 1 to 256',
     'onnxruntime intra-op threads for the encoder.',
   ),
+  RAGASK_INGEST_ENCODER: setting(
+    z.enum(['worker', 'thread']).default('thread'),
+    'worker or thread',
+    'Where `ragask ingest` and the ingest benches run the encoder: a worker thread of its own, so the next batch is encoded while the last is written and indexed, or the ingesting thread (`ragask sync` keeps to its thread: under `serve` it yields to the answers).',
+  ),
   RAGASK_WINDOW_TOKENS: setting(
     int(8, 256).default(50),
     'an integer from 8 to 256',

@@ -43,6 +43,7 @@ describe('configuration', () => {
       RAGASK_MLM_MODEL: '../escape',
       RAGASK_READER_MODEL: '../escape',
       RAGASK_READER_VARIANT: 'fp16',
+      RAGASK_INGEST_ENCODER: 'process',
       RAGASK_READER_PASSAGES: '0',
       RAGASK_THREADS: '0',
       RAGASK_WINDOW_TOKENS: '4',

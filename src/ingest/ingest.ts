@@ -176,45 +176,22 @@ async function writeUnits(
   const { store } = deps;
   deps.progress?.start(units.length, 'ingest');
   let done = 0;
-  let lastSave = performance.now();
-  let saveMs = 0;
+  const counted = (n: number) => {
+    done += n;
+    deps.progress?.update(done);
+  };
+  const batches = batchPipeline(deps, opts, report, counted);
   let batch: Prepared[] = [];
   let batchWindows = 0;
-  // A batch is written while the next one is parsed and embedded: a database server (PostgreSQL)
-  // writes in its own process, so its round trips and index updates overlap the encoder; the
-  // embedded store writes synchronously, so there the order of work is unchanged. Batches are
-  // written in order, one at a time.
-  let writing: Promise<void> = Promise.resolve();
-  let writeError: { error: unknown } | null = null;
-  /** Waits for the batch being written; a failed write fails the ingest here, as an unpipelined one would have. */
-  const written = async () => {
-    await writing;
-    if (writeError) throw writeError.error;
-  };
   const flush = async () => {
-    if (batch.length === 0) return;
     const ready = batch;
     batch = [];
     batchWindows = 0;
-    await embedBatch(ready, deps);
-    await written();
-    writing = (async () => {
-      await writeBatch(ready, deps, opts, report);
-      done += ready.length;
-      deps.progress?.update(done);
-      if (performance.now() - lastSave > Math.max(INDEX_SAVE_EVERY_MS, SAVE_SPACING * saveMs)) {
-        const t = performance.now();
-        await store.index.flush();
-        lastSave = performance.now();
-        saveMs = lastSave - t;
-      }
-    })().catch((error: unknown) => {
-      writeError = { error };
-    });
+    await batches.hand(ready);
   };
   for (const unit of units) {
     if (opts.signal?.aborted) {
-      await written();
+      await batches.written();
       report.interrupted = true;
       return;
     }
@@ -225,7 +202,7 @@ async function writeUnits(
         report.rescoped++;
       }
       report.unchanged++;
-      deps.progress?.update(++done);
+      counted(1);
       continue;
     }
     try {
@@ -236,18 +213,71 @@ async function writeUnits(
       const f = { file: unit.path, ...(unit.line ? { line: unit.line } : {}), reason: errorMessage(e) };
       if (e instanceof EmptyDocument) report.skipped.push(f);
       else fail(f);
-      deps.progress?.update(++done);
+      counted(1);
       continue;
     }
     if (batchWindows >= BATCH_WINDOWS) await flush();
   }
   await flush();
-  await written();
+  await batches.written();
+}
+
+/**
+ * Batches flow through two stages: encoding, then writing (one transaction, then the index, saved
+ * now and then). A batch is encoded while the one before it is written and the next one is parsed:
+ * with the encoder in a worker thread (deps.batchEncoder) the stages overlap on any store; a database
+ * server (PostgreSQL) also writes in its own process. Batches are written in order, one at a time,
+ * and `hand` returns once the batch before is written, so at most one encoded batch waits.
+ */
+function batchPipeline(
+  deps: IngestDeps,
+  opts: IngestOptions,
+  report: IngestReport,
+  counted: (documents: number) => void,
+): { hand(batch: Prepared[]): Promise<void>; written(): Promise<void> } {
+  let lastSave = performance.now();
+  let saveMs = 0;
+  let pipeline: Promise<void> = Promise.resolve();
+  let failure: { error: unknown } | null = null;
+  /** A failed encode or write fails the ingest at the next hand or wait, as an unpipelined one would have. */
+  const check = () => {
+    if (failure) throw failure.error;
+  };
+  const write = async (batch: Prepared[]) => {
+    await writeBatch(batch, deps, opts, report);
+    counted(batch.length);
+    if (performance.now() - lastSave > Math.max(INDEX_SAVE_EVERY_MS, SAVE_SPACING * saveMs)) {
+      const t = performance.now();
+      await deps.store.index.flush();
+      lastSave = performance.now();
+      saveMs = lastSave - t;
+    }
+  };
+  return {
+    async hand(batch) {
+      if (batch.length === 0) return;
+      const encoded = embedBatch(batch, deps);
+      const before = pipeline;
+      pipeline = (async () => {
+        await encoded;
+        await before;
+        if (!failure) await write(batch);
+      })().catch((error: unknown) => {
+        failure ??= { error };
+      });
+      await before;
+      check();
+    },
+    async written() {
+      await pipeline;
+      check();
+    },
+  };
 }
 
 /** Each window of a batch gets its vector. */
 async function embedBatch(batch: readonly Prepared[], deps: IngestDeps): Promise<void> {
-  const vectors = await deps.encoder.encode(batch.flatMap((p) => p.texts));
+  const vectors = await (deps.batchEncoder ?? deps.encoder).encode(batch.flatMap((p) => p.texts));
   let k = 0;
   for (const p of batch) for (const c of p.chunks) for (const w of c.windows) w.vector = vectors[k++]!;
 }

@@ -4,13 +4,23 @@ import type { Scope } from '../store/access.js';
 import type { InputFailure } from './sources.js';
 import type { Config } from '../config.js';
 import type { ProgressReporter } from '../progress.js';
-import type { Encoder } from '../models/encoder.js';
+import type { Encoder, Vector } from '../models/encoder.js';
 import type { Store } from '../store/interfaces.js';
+
+/** Encodes a batch of window texts into their vectors, in order. */
+export interface BatchEncoder {
+  encode(texts: readonly string[]): Promise<Vector[]>;
+}
 
 /** Progress of a long run; the CLI draws it as a bar with an ETA, tests may ignore it. */
 export interface IngestDeps {
   store: Store;
   encoder: Encoder;
+  /**
+   * What encodes the batches, where not the encoder itself: the encoder in a worker thread
+   * (src/workers/encoder-pool.ts), so the next batch is encoded while this one is written.
+   */
+  batchEncoder?: BatchEncoder;
   config: Pick<Config, 'windowTokens' | 'windowOverlap' | 'chunkMaxTokens' | 'maxFileBytes'> &
     Partial<Pick<Config, 'defaultScope'>>;
   log?: Logger;

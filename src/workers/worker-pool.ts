@@ -1,32 +1,16 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { Config } from '../config.js';
 import type { EngineApi } from '../engine/api.js';
 import type { EngineSettings } from '../engine/settings.js';
 import type { EngineResult } from '../engine/types.js';
 import { UserError } from '../errors.js';
+import { builtWorker } from './built-worker.js';
 import type { Logger } from '../log.js';
 import type { AccessContext } from '../store/access.js';
 import type { EngineAnswer, EngineRequest, SerializedError, WorkerLoad } from './worker-protocol.js';
 
 /** How long a stopping worker may take to close its models and store before it is terminated. */
 const CLOSE_MS = 5000;
-
-/** The built worker beside this file; from the TypeScript sources (tests), the one in dist/. */
-function workerFile(): string {
-  const here = fileURLToPath(import.meta.url);
-  const file = here.endsWith('.js')
-    ? path.join(path.dirname(here), 'engine-worker.js')
-    : path.resolve(path.dirname(here), '..', '..', 'dist', 'workers', 'engine-worker.js');
-  if (!fs.existsSync(file))
-    throw new UserError(
-      `${file} is missing: run \`npm run build\` (the engine workers run the built code)`,
-      'not_built',
-    );
-  return file;
-}
 
 function revive(e: SerializedError): Error {
   const err =
@@ -84,7 +68,7 @@ export class EnginePool implements EngineApi {
     const { config, size } = opts;
     const threads = Math.max(1, Math.floor(config.threads / size));
     const piscina = new Piscina<EngineRequest, EngineAnswer>({
-      filename: workerFile(),
+      filename: builtWorker('engine-worker'),
       minThreads: size,
       maxThreads: size,
       // one question per worker: its engine is busy until it answers; the rest wait in the queue

@@ -5,6 +5,7 @@ import type { Config } from '../../config.js';
 import { openCore } from '../../core.js';
 import type { EvalDataset } from '../../eval/dataset.js';
 import { ingest } from '../../ingest/ingest.js';
+import { withIngestEncoder } from '../../workers/encoder-pool.js';
 import { windowEmbeddingText } from '../../ingest/windows.js';
 import { dropPgSchema } from '../../store/open.js';
 import { progressBar } from '../progress.js';
@@ -82,10 +83,14 @@ async function benchOne(
     await core.encoder.encodeOne('warm up');
     err(`bench: ingest (${backend})\n`);
     const t0 = performance.now();
-    const rep = await ingest(
-      { store: core.store, encoder: core.encoder, config, progress: progressBar() },
-      dataset.inputs,
-      { exclude: [path.join(dataset.dir, 'questions.jsonl')] },
+    const rep = await withIngestEncoder(config, core.encoder.dimension, (batchEncoder) =>
+      ingest(
+        { store: core.store, encoder: core.encoder, batchEncoder, config, progress: progressBar() },
+        dataset.inputs,
+        {
+          exclude: [path.join(dataset.dir, 'questions.jsonl')],
+        },
+      ),
     );
     const ingestS = (performance.now() - t0) / 1000;
     const texts = (await core.store.vectors.windowTexts()).map((w) =>

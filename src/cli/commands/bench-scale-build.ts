@@ -5,6 +5,8 @@ import { openCore, type Core } from '../../core.js';
 import type { EvalDataset } from '../../eval/dataset.js';
 import { writeFiller, type FillerPassage } from '../../eval/scale.js';
 import { ingest } from '../../ingest/ingest.js';
+import type { BatchEncoder } from '../../ingest/types.js';
+import { withIngestEncoder } from '../../workers/encoder-pool.js';
 import { windowEmbeddingText } from '../../ingest/windows.js';
 import type { ProgressReporter } from '../../progress.js';
 import { progressBar } from '../progress.js';
@@ -98,7 +100,9 @@ export async function ensureStore(
     let windows = (await core.store.documents.counts()).windows;
     if (windows < size) {
       err(`scale: ${windows} of ${size} windows; adding filler (resumes here if killed)\n`);
-      await addFiller(core, config, pool, { building, marker, size, windows });
+      await withIngestEncoder(config, core.encoder.dimension, (batchEncoder) =>
+        addFiller(core, { config, batchEncoder }, pool, { building, marker, size, windows }),
+      );
       marker.rawEncodeWindowsPerS = await encoderLimit(core);
       fs.writeFileSync(path.join(building, MARKER), JSON.stringify(marker));
     }
@@ -115,7 +119,7 @@ export async function ensureStore(
 /** Filler batches until the store holds `size` windows; the marker is written after each whole batch. */
 async function addFiller(
   core: Core,
-  config: Config,
+  { config, batchEncoder }: { config: Config; batchEncoder: BatchEncoder | undefined },
   pool: readonly FillerPassage[],
   state: { building: string; marker: BuildMarker; size: number; windows: number },
 ): Promise<void> {
@@ -138,7 +142,10 @@ async function addFiller(
       const file = path.join(building, 'filler', `part-${String(marker.nextFiller).padStart(7, '0')}.jsonl`);
       writeFiller(file, pool, marker.nextFiller, marker.nextFiller + want);
       const t0 = performance.now();
-      await ingest({ store: core.store, encoder: core.encoder, config, progress: inner(windows, perPassage) }, [file]);
+      await ingest(
+        { store: core.store, encoder: core.encoder, batchEncoder, config, progress: inner(windows, perPassage) },
+        [file],
+      );
       const now = (await core.store.documents.counts()).windows;
       marker.fillerSeconds = +((marker.fillerSeconds ?? 0) + (performance.now() - t0) / 1000).toFixed(1);
       marker.fillerWindows = (marker.fillerWindows ?? 0) + (now - windows);

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { ingest } from '../../ingest/ingest.js';
+import { withIngestEncoder } from '../../workers/encoder-pool.js';
 import { parseScope } from '../../store/access.js';
 import { progressBar } from '../progress.js';
 import { displaySource } from '../format.js';
@@ -7,6 +8,9 @@ import { configFrom, withCore } from './shared.js';
 import { ingestSlack, slackChannels } from './ingest-slack.js';
 import { UserError } from '../../errors.js';
 import type { CliContext } from '../context.js';
+import type { Config } from '../../config.js';
+import type { Core } from '../../core.js';
+import type { Scope } from '../../store/access.js';
 
 interface IngestFlags {
   prune?: boolean;
@@ -61,34 +65,47 @@ export function register(program: Command, ctx: CliContext): void {
         try {
           if (channels.length) await ingestSlack(ctx, config, core, channels, scope, controller.signal);
           if (!paths.length) return;
-          const report = await ingest(
-            { store: core.store, encoder: core.encoder, config, log: core.log, progress: progressBar() },
-            paths,
-            {
-              prune: !!opts.prune,
-              baseUrl: opts.baseUrl ?? null,
-              webUrl: opts.webUrl ?? null,
-              signal: controller.signal,
-              ...(scope ? { scope } : {}),
-            },
-          );
-          for (const f of report.failed)
-            process.stderr.write(`ragask: ${displaySource(f.file)}${f.line ? `:${f.line}` : ''}: ${f.reason}\n`);
-          for (const f of report.skipped)
-            process.stderr.write(`ragask: warning: ${displaySource(f.file)}: ${f.reason} (skipped)\n`);
-          const c = await core.store.documents.counts();
-          ctx.out(
-            `ingested ${report.added} new, ${report.updated} changed, ${report.unchanged} unchanged${report.rescoped ? ` (${report.rescoped} re-scoped)` : ''}, ${report.removed} removed, ${report.skipped.length ? `${report.skipped.length} empty skipped, ` : ''}${report.failed.length} failed ` +
-              `(${report.chunks} chunks, ${report.windows} windows embedded in ${report.seconds.toFixed(1)} s); store: ${c.documents} documents, ${c.chunks} chunks, ${c.windows} windows`,
-          );
-          if (report.interrupted) {
-            ctx.out('interrupted: run the same command again to finish');
-            process.exitCode = 130;
-          } else if (report.failed.length) process.exitCode = 1;
+          await ingestFiles(ctx, config, core, paths, { ...opts, signal: controller.signal, scope });
         } finally {
           process.off('SIGINT', onSignal);
           process.off('SIGTERM', onSignal);
         }
       });
     });
+}
+
+/** The files and folders ingested (the encoder in a worker thread, RAGASK_INGEST_ENCODER), and what came of it. */
+async function ingestFiles(
+  ctx: CliContext,
+  config: Config,
+  core: Core,
+  paths: string[],
+  opts: Omit<IngestFlags, 'scope' | 'slack'> & { signal: AbortSignal; scope: Scope | undefined },
+): Promise<void> {
+  const report = await withIngestEncoder(config, core.encoder.dimension, (batchEncoder) =>
+    ingest(
+      { store: core.store, encoder: core.encoder, batchEncoder, config, log: core.log, progress: progressBar() },
+      paths,
+      {
+        prune: !!opts.prune,
+        baseUrl: opts.baseUrl ?? null,
+        webUrl: opts.webUrl ?? null,
+        signal: opts.signal,
+        ...(opts.scope ? { scope: opts.scope } : {}),
+      },
+    ),
+  );
+  for (const f of report.failed)
+    process.stderr.write(`ragask: ${displaySource(f.file)}${f.line ? `:${f.line}` : ''}: ${f.reason}\n`);
+  for (const f of report.skipped)
+    process.stderr.write(`ragask: warning: ${displaySource(f.file)}: ${f.reason} (skipped)\n`);
+  const c = await core.store.documents.counts();
+  ctx.out(
+    `ingested ${report.added} new, ${report.updated} changed, ${report.unchanged} unchanged${report.rescoped ? ` (${report.rescoped} re-scoped)` : ''}, ${report.removed} removed, ${report.skipped.length ? `${report.skipped.length} empty skipped, ` : ''}${report.failed.length} failed ` +
+      `(${report.chunks} chunks, ${report.windows} windows embedded in ${report.seconds.toFixed(1)} s); store: ${c.documents} documents, ${c.chunks} chunks, ${c.windows} windows`,
+  );
+  if (report.interrupted) {
+    ctx.out('interrupted: run the same command again to finish');
+    process.exitCode = 130;
+  } else if (report.failed.length) process.exitCode = 1;
 }
