@@ -89,7 +89,7 @@ export const SETTINGS = {
     'onnxruntime intra-op threads for the encoder.',
   ),
   RAGASK_INGEST_ENCODER: setting(
-    z.enum(['worker', 'thread']).default('thread'),
+    z.enum(['worker', 'thread']).default('worker'),
     'worker or thread',
     'Where `ragask ingest` and the ingest benches run the encoder: a worker thread of its own, so the next batch is encoded while the last is written and indexed, or the ingesting thread (`ragask sync` keeps to its thread: under `serve` it yields to the answers).',
   ),

@@ -1,6 +1,6 @@
 import * as ort from 'onnxruntime-node';
 import { UserError } from '../errors.js';
-import { resolveModel } from './registry.js';
+import { cpuSession, resolveModel } from './registry.js';
 import { BertTokenizer } from './tokenizer.js';
 
 export const MASK = '[MASK]';
@@ -45,12 +45,7 @@ export class MaskedLM {
     const { dir, file, manifest } = resolveModel(opts.modelsDir, opts.model);
     if (manifest.kind !== 'masked-lm') throw new UserError(`RAGASK_MLM_MODEL: ${opts.model} is a ${manifest.kind} model, not a masked LM; set it to a BertForMaskedLM export or leave it empty`);
     const tokenizer = BertTokenizer.load(dir);
-    let session: ort.InferenceSession;
-    try {
-      session = await ort.InferenceSession.create(file, { intraOpNumThreads: opts.threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
-    } catch (e) {
-      throw new UserError(`${file}: onnxruntime cannot load it (${(e as Error).message.split('\n')[0]})`, 'model_missing');
-    }
+    const session = await cpuSession(file, opts.threads, 'run `npm run models -- --force`');
     return new MaskedLM(session, tokenizer, manifest.name, manifest.maxLength ?? 128);
   }
 

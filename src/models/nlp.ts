@@ -40,7 +40,7 @@ export interface Analysis {
 }
 
 /** Function words that never make an entity or a bridge, even when capitalised. */
-export const STOPWORDS = new Set(
+const STOPWORDS = new Set(
   `a about above after again against all am an and any are as at be because been before being below between both but by can could did do does doing down during each few for from further had has have having he her here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not now of off on once only or other our ours ourselves out over own same she should so some such than that the their theirs them themselves then there these they this those through to too under until up very was we were what when where which while who whom whose why will with would you your yours yourself yourselves also may might must shall upon via per than whether either neither yet ever still else often usually etc`.split(/\s+/),
 );
 
@@ -58,7 +58,7 @@ export function isStopword(word: string): boolean {
  * shadow copy where each such letter becomes its base letter (or x), one UTF-16 unit for one, so
  * every offset still points into the original text.
  */
-export function shadowText(text: string): string {
+function shadowText(text: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: the range is Latin-1, whose first 32 are control characters
   return text.replace(/[^\u0000-\u00ff]/gu, (ch) => {
     if (!/\p{L}/u.test(ch)) return ch;

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { UserError } from '../errors.js';
+import { sessionSource } from './int8-weights.js';
 
 /** What `npm run models` writes beside each model (models/<name>/ragask-model.json). */
 export interface ModelManifest {
@@ -65,13 +66,18 @@ export function resolveModel(modelsDir: string, name: string, variant?: string):
  */
 export async function cpuSession(file: string, threads: number, remedy: string): Promise<ort.InferenceSession> {
   try {
-    return await ort.InferenceSession.create(file, {
+    // int8 weights unsigned where this CPU's signed kernel saturates (int8-weights.ts)
+    const source = sessionSource(file);
+    const options: ort.InferenceSession.SessionOptions = {
       intraOpNumThreads: threads,
       interOpNumThreads: 1,
       executionMode: 'sequential',
       graphOptimizationLevel: 'all',
       executionProviders: ['cpu'],
-    });
+    };
+    return await (typeof source === 'string'
+      ? ort.InferenceSession.create(source, options)
+      : ort.InferenceSession.create(source, options));
   } catch (e) {
     throw new UserError(`${file}: onnxruntime cannot load it (${(e as Error).message.split('\n')[0]}); ${remedy}`, 'model_missing');
   }
