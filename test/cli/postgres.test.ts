@@ -112,11 +112,17 @@ describe.skipIf(!PG_URL)('ragask on PostgreSQL', () => {
     };
     const a = await run({ RAGASK_DATABASE_URL: '' }, 'sqlite');
     const b = await run(pgEnv, 'postgres');
-    for (const mode of ['bm25', 'hybrid']) {
+    // BM25 is the same arithmetic on both: the same figures. Hybrid adds each backend's own HNSW
+    // (hnswlib, pgvector), whose near-tied neighbours may come back in another order: one of the
+    // 13 questions may differ (musique's 100 differed by two, BENCHMARKS.md), no more
+    const margin = { bm25: 0.02, hybrid: 0.08 };
+    for (const mode of ['bm25', 'hybrid'] as const) {
       expect(Math.abs(b.modes[mode]!['all_support@5']! - a.modes[mode]!['all_support@5']!), mode).toBeLessThanOrEqual(
-        0.02,
+        margin[mode],
       );
-      expect(Math.abs(b.modes[mode]!['recall@5']! - a.modes[mode]!['recall@5']!), mode).toBeLessThanOrEqual(0.02);
+      expect(Math.abs(b.modes[mode]!['recall@5']! - a.modes[mode]!['recall@5']!), mode).toBeLessThanOrEqual(
+        margin[mode],
+      );
     }
     // the dataset's store was a schema of its own, not the team's documents
     const client = new pg.Client({ connectionString: PG_URL });
