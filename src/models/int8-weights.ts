@@ -4,7 +4,7 @@
  * `quantize_dynamic` writes signed int8 weights, and onnxruntime multiplies them with unsigned int8
  * activations (U8S8). On an x86 CPU without VNNI, its kernel adds pairs of those products in 16 bits
  * (AVX2's pmaddubsw), and a pair can saturate: the same reader then reads differently there (its
- * logits up to 0.7 apart on machine C, AVX2 only; docs/benchmarks-history.md, "int8 on CPUs without
+ * logits up to 0.66 apart on machine C, AVX2 only; docs/benchmarks-history.md, "int8 on CPUs without
  * VNNI"). With unsigned weights (U8U8) the kernel has no such sum. A signed weight w with zero point
  * z is the unsigned w + 128 with z + 128, the same numbers: each byte's top bit flipped. So on such a
  * CPU the model's MatMulInteger weights and zero points are flipped in memory before it loads.
