@@ -15,7 +15,8 @@ import argparse, json, os, random, sys, time
 import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import train_reader as tr
-from transformers import AutoTokenizer, BertModel, MPNetModel
+from transformers import AutoTokenizer, BertModel
+from mpnet_reader import mpnet_encoder
 
 ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
 ap.add_argument("which", choices=["minilm", "mpnet"])
@@ -36,23 +37,11 @@ pick = rng.sample(squad, n_rows)
 feats = tr.featurize_rows(pick, fz, rng, True)
 _, dev, _ = tr.load_rows(args.data)
 dev = [r for r in dev if r["_source"] == "reader-squad11"][:200]
-CLS, SEP, PAD = tok.cls_token_id, tok.sep_token_id, tok.pad_token_id
-
-class MP(torch.nn.Module):
-    """MPNet under the BERT reader's interface: BERT piece ids mapped to mpnet's (+4; [CLS] <s>, [SEP] </s>)."""
-    def __init__(self, m):
-        super().__init__(); self.m = m; self.config = m.config
-    def forward(self, input_ids, attention_mask, token_type_ids):
-        ids = input_ids + 4
-        ids = torch.where(input_ids == CLS, torch.zeros_like(ids), ids)
-        ids = torch.where(input_ids == SEP, torch.full_like(ids, 2), ids)
-        ids = torch.where(attention_mask == 0, torch.ones_like(ids), ids)
-        return self.m(input_ids=ids, attention_mask=attention_mask)
 
 if which == "mpnet":
     if not args.mpnet:
         sys.exit("teacher_probe: mpnet needs --mpnet DIR (all-mpnet-base-v2's model.safetensors and config.json)")
-    model = tr.Reader(MP(MPNetModel.from_pretrained(args.mpnet, add_pooling_layer=False)))
+    model = tr.Reader(mpnet_encoder(args.mpnet, tok))
 else:
     model = tr.Reader(BertModel.from_pretrained(args.upstream, add_pooling_layer=False))
 params = [p for p in model.parameters()]

@@ -16,6 +16,10 @@ retrieval missed. Unanswerable questions teach "these passages do not answer it"
 --hold-out names the teamqa sets this reader must never see (leave one set out: the figures reported for
 a set come from a reader trained without it). Without it, every set is trained on (the shipped reader).
 Checkpoints after every --checkpoint-every steps; a killed run resumes where it stopped.
+
+--encoder minilm or mpnet starts from an upstream encoder with new heads instead of the shipped reader: the
+teacher lever (is all-mpnet-base-v2's reading of held-out team documents well clear of MiniLM-L6's under one
+recipe?). An mpnet run is measured on the held-out sets and not exported.
 """
 import argparse, json, math, os, random, sys, time
 
@@ -25,6 +29,7 @@ from tqdm import tqdm
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import train_reader as tr  # noqa: E402  (the reader's featuriser, model, loss and export: one definition)
+from distil import distil_loss, teacher_logits  # noqa: E402
 from teamqa_rows import views  # noqa: E402  (the labelling, without torch: tested by test/scripts/train-teamqa.test.ts)
 
 def log(msg):
@@ -67,11 +72,34 @@ def squad_feats(data_dir, n, fz, seed):
     return tr.featurize_rows(pick, fz, rng, True, pools)
 
 
-def held_out_reading(model, rows, fz, max_answer):
+def batched_runner(model, bf16, batch=16):
+    """tr.torch_runner's readings, a batch of windows at a time (mpnet reads about 8x slower than MiniLM)."""
+    def run(ws):
+        out = [None] * len(ws)
+        order = sorted(range(len(ws)), key=lambda i: len(ws[i]["ids"]))
+        with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+            for b in range(0, len(order), batch):
+                idx = order[b:b + batch]
+                L = max(len(ws[i]["ids"]) for i in idx)
+                ids = torch.zeros(len(idx), L, dtype=torch.long)
+                mask = torch.zeros_like(ids)
+                types = torch.zeros_like(ids)
+                for j, i in enumerate(idx):
+                    n = len(ws[i]["ids"])
+                    ids[j, :n], mask[j, :n], types[j, :n] = torch.tensor(ws[i]["ids"]), 1, torch.tensor(ws[i]["types"])
+                s, e, k = (t.float() for t in model(ids, mask, types))
+                for j, i in enumerate(idx):
+                    n = len(ws[i]["ids"])
+                    out[i] = (s[j, :n].numpy(), e[j, :n].numpy(), k[j].numpy())
+        return out
+    return run
+
+
+def held_out_reading(model, rows, fz, max_answer, bf16=False):
     """On held-out rows: the share whose reader's best span is a gold answer (as the rows were read)."""
-    run = tr.torch_runner(model)
+    run = batched_runner(model, bf16)
     right, n = 0, 0
-    for row in rows:
+    for row in tqdm(rows, desc="held out", unit="row", file=sys.stderr, dynamic_ncols=True):
         if row["type"] == "unanswerable" or not row["passages"] or not row["answers"]:
             continue
         passages = [(p["title"], p["text"]) for p in row["passages"]]
@@ -112,7 +140,7 @@ def train(args, model, feats, params):
     model.train()
     for idx in orders[step:total]:
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.bf16):
-            loss = tr.loss_of(model, tr.collate(feats, idx))
+            loss = distil_loss(model, feats, idx, alpha=args.distil) if args.teacher else tr.loss_of(model, tr.collate(feats, idx))
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)
         opt.step(); sched.step(); opt.zero_grad()
@@ -144,6 +172,31 @@ def write_manifest(out_dir, dest, name, report, reader_manifest):
         json.dump(manifest, f, indent=2)
 
 
+def encoder_reader(args, tok, init):
+    """The reader to fine-tune: the int8 reader at `init` dequantized, or an upstream encoder with new heads."""
+    from transformers import BertConfig, BertModel
+    if args.encoder == "mpnet":
+        if not args.mpnet:
+            sys.exit("train_teamqa: --encoder mpnet needs --mpnet DIR (all-mpnet-base-v2's model.safetensors and config.json)")
+        from mpnet_reader import mpnet_encoder
+        return tr.Reader(mpnet_encoder(args.mpnet, tok))
+    if args.encoder == "minilm":
+        return tr.Reader(BertModel.from_pretrained(args.base, add_pooling_layer=False))
+    model = tr.Reader(BertModel(BertConfig.from_pretrained(args.base), add_pooling_layer=False))
+    tr.load_int8_onnx(model, init)
+    return model
+
+
+def teacher_reader(args, tok):
+    """The mpnet reader an --encoder mpnet run left in its checkpoint (the teacher of --teacher)."""
+    from mpnet_reader import mpnet_encoder
+    if not args.mpnet:
+        sys.exit("train_teamqa: --teacher needs --mpnet DIR (all-mpnet-base-v2's config.json and weights)")
+    model = tr.Reader(mpnet_encoder(args.mpnet, tok))
+    model.load_state_dict(torch.load(args.teacher, weights_only=False)["model"])
+    return model.eval()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rows", required=True, help="what `ragask rows` wrote over the teamqa sets")
@@ -166,6 +219,15 @@ def main():
     ap.add_argument("--checkpoint-every", type=int, default=50)
     ap.add_argument("--package", default=None, help="write an engine-loadable reader folder here (models/NAME)")
     ap.add_argument("--limit", type=int, default=None, help="only the first N teamqa rows (smoke runs)")
+    ap.add_argument("--encoder", choices=["reader", "minilm", "mpnet"], default="reader",
+                    help="reader: start from --init's int8 reader (the shipped recipe); minilm: from the upstream "
+                         "all-MiniLM-L6-v2 with new heads; mpnet: from all-mpnet-base-v2 (--mpnet DIR) with new heads "
+                         "(the teacher lever: measured on the held-out sets, not exported)")
+    ap.add_argument("--teacher", default=None,
+                    help="an --encoder mpnet run's checkpoint.pt: its logits on every training window are distilled "
+                         "into this reader (with --distil's weight beside the labels)")
+    ap.add_argument("--distil", type=float, default=0.5, help="the teacher's share of the loss (with --teacher)")
+    ap.add_argument("--mpnet", default=None, help="all-mpnet-base-v2's upstream folder (model.safetensors, config.json)")
     args = ap.parse_args()
 
     random.seed(args.seed); np.random.seed(args.seed); torch.manual_seed(args.seed)
@@ -174,7 +236,7 @@ def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     init = args.init or os.path.join(root, "models", "reader-minilm", "model.int8.onnx")
 
-    from transformers import AutoTokenizer, BertConfig, BertModel
+    from transformers import AutoTokenizer
     tok = AutoTokenizer.from_pretrained(args.base)
     fz = tr.Featurizer(tok, 384, 64, 96)
     hold = {s for s in args.hold_out.split(",") if s}
@@ -194,17 +256,24 @@ def main():
         log(f"squad 1.1 train: {len(sq)} windows from {args.squad} rows")
         feats += sq
 
-    bert = BertModel(BertConfig.from_pretrained(args.base), add_pooling_layer=False)
-    model = tr.Reader(bert)
-    tr.load_int8_onnx(model, init)
-    log(f"starts from {init} (dequantized); {len(feats)} windows")
+    if args.teacher:
+        teacher = teacher_reader(args, tok)
+        teacher_logits(teacher, feats, lambda m: batched_runner(m, args.bf16))
+        del teacher
+    model = encoder_reader(args, tok, init)
+    log(f"starts from {args.mpnet if args.encoder == 'mpnet' else args.base if args.encoder == 'minilm' else init}; {len(feats)} windows")
     params = [p for p in model.parameters() if p.requires_grad]
     report = train(args, model, feats, params)
     report["teamqa"] = stats
     report["hold_out"] = sorted(hold)
     if held_rows:
-        report["held_out"] = held_out_reading(model, held_rows, fz, 30)
+        report["held_out"] = held_out_reading(model, held_rows, fz, 30, args.bf16)
         log(f"held out: {json.dumps(report['held_out'])}")
+    if args.encoder == "mpnet":  # a teacher is measured, never shipped (110 MB int8 and 8x the compute)
+        with open(os.path.join(args.out, "report.json"), "w") as f:
+            json.dump(report, f, indent=2)
+        print(json.dumps(report))
+        return
     dev = [{"ids": f["ids"], "types": f["types"]} for f in feats[:64]]
     _, _, diff = tr.export(model, args.out, dev)
     report["fp32_max_abs_diff"] = diff

@@ -243,3 +243,34 @@ describe('scripts/train_answer_type.py (the learned answer type, against the cue
     expect(table).toContain('| gamma | 1 | 1.000 (+1 / -0) | 1.000 (+1 / -0) | 1.000 (+1 / -0) |');
   });
 });
+
+describe("scripts/distil.py (a teacher's logits distilled into the reader)", () => {
+  it('adds KL(teacher || student) at temperature T, T² scaled, to the labels’ loss', { timeout: 120_000 }, () => {
+    const python = path.join(ROOT, '.venv-export', 'bin', 'python');
+    const code = [
+      'import json, math, sys, torch, numpy as np',
+      `sys.path.insert(0, ${JSON.stringify(path.join(ROOT, 'scripts'))})`,
+      'import train_reader as tr, distil',
+      't = torch.tensor([[math.log(3.0), 0.0]]); s = torch.zeros(1, 2)',
+      'soft = [round(distil._soft(s, t, T).item(), 5) for T in (1.0, 2.0)]',
+      'torch.manual_seed(0)',
+      'from transformers import BertConfig, BertModel',
+      'cfg = BertConfig(vocab_size=40, hidden_size=8, num_hidden_layers=1, num_attention_heads=2, intermediate_size=16)',
+      'm = tr.Reader(BertModel(cfg, add_pooling_layer=False)).eval()',
+      'f = lambda ids, label, s, e: {"ids": ids, "types": [0] * len(ids), "span_ok": [False, True, True, True, True][:len(ids)], "label": label, "start": s, "end": e}',
+      'feats = [f([1, 5, 6, 7, 2], tr.SPAN, 2, 3), f([1, 8, 9, 2], tr.NONE, 0, 0)]',
+      'distil.teacher_logits(m, feats, tr.torch_runner)',
+      'with torch.no_grad():',
+      '    own = tr.loss_of(m, tr.collate(feats, [0, 1])).item()',
+      '    hard = distil.distil_loss(m, feats, [0, 1], alpha=0.0).item()',
+      '    itself = distil.distil_loss(m, feats, [0, 1], alpha=1.0).item()',
+      'print(json.dumps({"soft": soft, "hard_is_own": abs(hard - own) < 1e-5, "itself": round(abs(itself), 3)}))',
+    ].join('\n');
+    const out = JSON.parse(execFileSync(python, ['-c', code], { encoding: 'utf8' }).trim().split('\n').pop()!);
+    // p = (0.75, 0.25) against (0.5, 0.5): 0.75 ln 1.5 + 0.25 ln 0.5; at T = 2, (0.634, 0.366) and x4
+    expect(out.soft).toEqual([0.13081, 0.14536]);
+    // alpha 0 is the reader's own loss; a student that is its own teacher (up to fp16) adds nothing
+    expect(out.hard_is_own).toBe(true);
+    expect(out.itself).toBe(0);
+  });
+});
