@@ -25,9 +25,9 @@ def _soft(student, teacher, T):
     return torch.nn.functional.kl_div(q, p, log_target=True, reduction="batchmean") * T * T
 
 
-def distil_loss(model, feats, idx, T=2.0, alpha=0.5):
+def distil_loss(model, feats, idx, T=2.0, alpha=0.5, device=None):
     """(1 - alpha) x the reader's own loss on the labels + alpha x the teacher's soft start, end and kind."""
-    ids, mask, types, ok, labels, starts, ends = tr.collate(feats, idx)
+    ids, mask, types, ok, labels, starts, ends = (t.to(device) for t in tr.collate(feats, idx))
     s_log, e_log, k_log = model(ids, mask, types)
     s_log, e_log = s_log.float().masked_fill(~ok, -1e4), e_log.float().masked_fill(~ok, -1e4)
     hard = torch.nn.functional.cross_entropy(k_log.float(), labels)
@@ -35,13 +35,13 @@ def distil_loss(model, feats, idx, T=2.0, alpha=0.5):
     if is_span.any():
         hard = hard + (torch.nn.functional.cross_entropy(s_log[is_span], starts[is_span])
                        + torch.nn.functional.cross_entropy(e_log[is_span], ends[is_span])) / 2
-    t_s = torch.full_like(s_log, -1e4)
-    t_e = torch.full_like(e_log, -1e4)
+    t_s = torch.full(s_log.shape, -1e4)
+    t_e = torch.full(e_log.shape, -1e4)
     for b, i in enumerate(idx):
         s, e, _ = feats[i]["t"]
         t_s[b, :len(s)] = torch.from_numpy(s.astype(np.float32))
         t_e[b, :len(e)] = torch.from_numpy(e.astype(np.float32))
-    t_s, t_e = t_s.masked_fill(~ok, -1e4), t_e.masked_fill(~ok, -1e4)
-    t_k = torch.stack([torch.from_numpy(feats[i]["t"][2].astype(np.float32)) for i in idx])
+    t_s, t_e = t_s.to(ok.device).masked_fill(~ok, -1e4), t_e.to(ok.device).masked_fill(~ok, -1e4)
+    t_k = torch.stack([torch.from_numpy(feats[i]["t"][2].astype(np.float32)) for i in idx]).to(ok.device)
     soft = _soft(k_log.float(), t_k, T) + (_soft(s_log, t_s, T) + _soft(e_log, t_e, T)) / 2
     return (1 - alpha) * hard + alpha * soft

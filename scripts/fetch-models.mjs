@@ -146,6 +146,7 @@ if (args.has('--help')) {
   --quiet                  print nothing when everything is already in place
   --upstream-to=DIR        only put the upstream embedder files (safetensors, tokenizer) in DIR and make
                            the export venv; used by \`npm run train-reader\` to fine-tune the reader
+                           (with --encoder=all-mpnet-base-v2, that encoder's: the reader's teacher)
 Environment: RAGASK_MODELS_DIR, RAGASK_CACHE_DIR, PYTHON (default python3)
 `);
   process.exit(0);
@@ -574,7 +575,10 @@ function checkReader() {
 
 try {
   if (UPSTREAM_TO) {
-    await fetchUpstream(EMBEDDER, path.resolve(UPSTREAM_TO));
+    // with --encoder, that encoder's upstream files (all-mpnet-base-v2: the teacher of `npm run train-teamqa -- --teacher`)
+    if (ENCODER && !ENCODERS[ENCODER])
+      fail(`--encoder=${ENCODER}: not an encoder this script makes (${Object.keys(ENCODERS).join(', ')})`);
+    await fetchUpstream(ENCODER ? ENCODERS[ENCODER] : EMBEDDER, path.resolve(UPSTREAM_TO));
     process.stdout.write(`${ensureVenv()}\n`);
     process.exit(0);
   }

@@ -15,6 +15,9 @@
 //      sets' candidate lines; scripts/measure_teamqa_lines.py then fits the line ranker with them,
 //      leave one set out (OUT/lines.md);
 //    so every figure reported for a set comes from weights that never saw it;
+// 2b. --teacher: for each fold, all-mpnet-base-v2 with new heads trained on the other fold (the teacher,
+//    never shipped), then the reader's recipe with the teacher's logits distilled into it
+//    (models/reader-<OUT's name>-kd-<fold>), each held-out set measured with it (OUT/eval-kd/<set>.json);
 // 3. --ship: the reader's recipe on all thirteen sets, as a candidate models/reader-<OUT's name>-all,
 //    measured (RAGASK_READER_MODEL) before it is copied over models/reader-minilm.
 // --embedder instead measures the sentence encoder fine-tuned on teamqa (scripts/teamqa-embedder.mjs);
@@ -46,6 +49,9 @@ if (argv.includes('--help')) {
   --fold a|b     only this fold held out: rows of the other fold's sets, its reader, its held-out
                  evaluation (no line scorer: that needs both folds' rows)
   --ship         also train the reader on every set, as the candidate models/reader-<OUT's name>-all
+  --teacher      the teacher lever instead of step 2's readers: per fold, all-mpnet-base-v2 trained on
+                 the other fold, its logits distilled into the reader, each held-out set measured
+  --device D     auto (default: a GPU where torch sees one), cpu or cuda: passed to the trainings
   --no-extra     leave out the questions written over teamqa's sources (data/teamqa-extra)
   --answer-type  only the learned answer type, leave one set out, against the cue lists
                  (OUT/answer-type.md; not kept)
@@ -71,6 +77,7 @@ const ship = flag('--ship');
 const embedder = flag('--embedder');
 const answerType = flag('--answer-type');
 const noExtra = flag('--no-extra');
+const teacher = flag('--teacher');
 const data = path.resolve(take('--data', path.join(ROOT, '..', 'shared', 'datasets')));
 const out = path.resolve(take('--out', path.join(ROOT, '.tmp', 'teamqa')));
 const onlySets = take('--sets', null);
@@ -105,17 +112,21 @@ const ragask = (args, env = {}) => {
  * The upstream files of all-MiniLM-L6-v2 (safetensors, tokenizer, config), through the pinned path
  * `npm run models` takes; returns the folder and the python of its venv.
  */
-function fetchUpstream() {
-  const dir = path.join(out, 'upstream');
+function fetchUpstream(encoder = null) {
+  const dir = path.join(out, encoder ?? 'upstream');
   const fetched = spawnSync(
     process.execPath,
-    [path.join(ROOT, 'scripts', 'fetch-models.mjs'), `--upstream-to=${dir}`],
+    [
+      path.join(ROOT, 'scripts', 'fetch-models.mjs'),
+      `--upstream-to=${dir}`,
+      ...(encoder ? [`--encoder=${encoder}`] : []),
+    ],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
       encoding: 'utf8',
     },
   );
-  if (fetched.status !== 0) fail('could not fetch the upstream all-MiniLM-L6-v2 files (see above)');
+  if (fetched.status !== 0) fail(`could not fetch the upstream ${encoder ?? 'all-MiniLM-L6-v2'} files (see above)`);
   return { dir, python: fetched.stdout.trim().split('\n').pop() };
 }
 
@@ -164,7 +175,7 @@ say(`rows of ${sets.length} sets in ${rows}`);
 // The upstream tokenizer and config, and the export venv's python.
 const { dir: upstream, python } = fetchUpstream();
 
-const train = (name, holdOut, pkg) => {
+const train = (name, holdOut, pkg, extra = []) => {
   const dir = path.join(out, name);
   if (fs.existsSync(path.join(pkg, 'ragask-model.json')) && fs.existsSync(path.join(dir, 'report.json'))) {
     say(`${name}: packaged already in ${pkg}`);
@@ -182,10 +193,39 @@ const train = (name, holdOut, pkg) => {
     String(os.availableParallelism()),
   );
   if (holdOut.length) args.push('--hold-out', holdOut.join(','));
-  const r = spawnSync(python, [...args, '--bf16', ...argv], { stdio: 'inherit' });
+  const r = spawnSync(python, [...args, ...extra, '--bf16', ...argv], { stdio: 'inherit' });
   if (r.status !== 0)
     fail(`scripts/train_teamqa.py (${name}) exited with ${r.status}; rerun to resume from its checkpoint`);
 };
+
+/** The held-out sets of a fold, each measured end to end with `reader` (skipped where its report exists). */
+function evaluateHeld(reader, held, folder) {
+  for (const set of held.filter((s) => onlyFold || sets.includes(s))) {
+    const report = path.join(out, folder, `${set}.json`);
+    if (fs.existsSync(report)) continue;
+    fs.mkdirSync(path.dirname(report), { recursive: true });
+    ragask(['eval', '--dataset', path.join(teamqa, set), '--modes', 'multihop', '--json', report], {
+      RAGASK_READER_MODEL: reader,
+    });
+  }
+}
+
+/**
+ * A fold's teacher: all-mpnet-base-v2 with new heads on the other fold's rows (teamqa once, 1,000 SQuAD rows,
+ * lr 5e-5: docs/benchmarks-history.md, "The teacher on team documents"), measured on the fold and never
+ * exported. Returns its checkpoint, which the student's training reads.
+ */
+function teacherOf(fold, held, mpnet) {
+  const dir = path.join(out, `teacher-${fold}`);
+  const checkpoint = path.join(dir, 'checkpoint.pt');
+  if (fs.existsSync(path.join(dir, 'report.json'))) return checkpoint;
+  const args = [path.join(ROOT, 'scripts', 'train_teamqa.py'), '--rows', rows, '--base', upstream, '--data', data];
+  args.push('--out', dir, '--encoder', 'mpnet', '--mpnet', mpnet, '--teamqa-repeats', '1', '--lr', '5e-5');
+  args.push('--hold-out', held.join(','), '--threads', String(os.availableParallelism()));
+  const r = spawnSync(python, [...args, '--bf16', ...argv], { stdio: 'inherit' });
+  if (r.status !== 0) fail(`the teacher of fold ${fold} exited with ${r.status}; rerun to resume from its checkpoint`);
+  return checkpoint;
+}
 
 /** The line scorer trained without a fold's sets, and its logits for their candidate lines. */
 function lineScores(fold, held) {
@@ -209,21 +249,25 @@ function measureLines() {
   process.stdout.write(r.stdout);
 }
 
+// Step 2b: the teacher lever, leave one fold out: each fold's teacher, its student, the student measured.
+if (teacher) {
+  const mpnet = fetchUpstream('all-mpnet-base-v2').dir;
+  for (const [fold, held] of Object.entries(FOLDS)) {
+    if (onlyFold && fold !== onlyFold) continue;
+    const checkpoint = teacherOf(fold, held, mpnet);
+    const name = `reader-${path.basename(out)}-kd-${fold}`;
+    train(name, held, path.join(ROOT, 'models', name), ['--teacher', checkpoint, '--mpnet', mpnet]);
+    evaluateHeld(name, held, 'eval-kd');
+  }
+}
 // Step 2: leave one fold out, then each held-out set measured with the reader that never saw it.
-if (!noFolds) {
+if (!noFolds && !teacher) {
   for (const [fold, held] of Object.entries(FOLDS)) {
     if (onlyFold && fold !== onlyFold) continue;
     // named after OUT, so a variant's run (--out .tmp/teamqa-noextra) does not overwrite another's reader
     const name = `reader-${path.basename(out)}-${fold}`;
     train(name, held, path.join(ROOT, 'models', name));
-    for (const set of held.filter((s) => onlyFold || sets.includes(s))) {
-      const report = path.join(out, 'eval', `${set}.json`);
-      if (fs.existsSync(report)) continue;
-      fs.mkdirSync(path.dirname(report), { recursive: true });
-      ragask(['eval', '--dataset', path.join(teamqa, set), '--modes', 'multihop', '--json', report], {
-        RAGASK_READER_MODEL: name,
-      });
-    }
+    evaluateHeld(name, held, 'eval');
     if (!onlyFold) lineScores(fold, held);
   }
   if (!onlyFold) measureLines();

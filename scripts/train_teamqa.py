@@ -21,7 +21,7 @@ Checkpoints after every --checkpoint-every steps; a killed run resumes where it 
 teacher lever (is all-mpnet-base-v2's reading of held-out team documents well clear of MiniLM-L6's under one
 recipe?). An mpnet run is measured on the held-out sets and not exported.
 """
-import argparse, json, math, os, random, sys, time
+import argparse, gzip, json, math, os, random, sys, time
 
 import numpy as np
 import torch
@@ -72,12 +72,21 @@ def squad_feats(data_dir, n, fz, seed):
     return tr.featurize_rows(pick, fz, rng, True, pools)
 
 
-def batched_runner(model, bf16, batch=16):
+def pick_device(name):
+    """--device: auto takes a lent accelerator where torch sees one, else the CPU, so one script serves both."""
+    if name == "auto":
+        name = "cuda" if torch.cuda.is_available() else "cpu"
+    if name == "cuda" and not torch.cuda.is_available():
+        sys.exit("train_teamqa: --device cuda: torch sees no CUDA device here; use --device cpu (or auto)")
+    return torch.device(name)
+
+
+def batched_runner(model, bf16, batch=16, device=torch.device("cpu")):
     """tr.torch_runner's readings, a batch of windows at a time (mpnet reads about 8x slower than MiniLM)."""
     def run(ws):
         out = [None] * len(ws)
         order = sorted(range(len(ws)), key=lambda i: len(ws[i]["ids"]))
-        with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+        with torch.no_grad(), torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
             for b in range(0, len(order), batch):
                 idx = order[b:b + batch]
                 L = max(len(ws[i]["ids"]) for i in idx)
@@ -87,7 +96,7 @@ def batched_runner(model, bf16, batch=16):
                 for j, i in enumerate(idx):
                     n = len(ws[i]["ids"])
                     ids[j, :n], mask[j, :n], types[j, :n] = torch.tensor(ws[i]["ids"]), 1, torch.tensor(ws[i]["types"])
-                s, e, k = (t.float() for t in model(ids, mask, types))
+                s, e, k = (t.float().cpu() for t in model(ids.to(device), mask.to(device), types.to(device)))
                 for j, i in enumerate(idx):
                     n = len(ws[i]["ids"])
                     out[i] = (s[j, :n].numpy(), e[j, :n].numpy(), k[j].numpy())
@@ -95,9 +104,9 @@ def batched_runner(model, bf16, batch=16):
     return run
 
 
-def held_out_reading(model, rows, fz, max_answer, bf16=False):
+def held_out_reading(model, rows, fz, max_answer, bf16=False, device=torch.device("cpu")):
     """On held-out rows: the share whose reader's best span is a gold answer (as the rows were read)."""
-    run = batched_runner(model, bf16)
+    run = batched_runner(model, bf16, 64 if device.type == "cuda" else 16, device)
     right, n = 0, 0
     for row in tqdm(rows, desc="held out", unit="row", file=sys.stderr, dynamic_ncols=True):
         if row["type"] == "unanswerable" or not row["passages"] or not row["answers"]:
@@ -112,13 +121,15 @@ def held_out_reading(model, rows, fz, max_answer, bf16=False):
 
 
 def load_teamqa(path, hold_out):
-    rows = [json.loads(l) for l in open(path) if l.strip()]
+    """The rows, split into those trained on and the held-out sets'; ROWS may be gzipped (what travels to a device)."""
+    with (gzip.open(path, "rt", encoding="utf-8") if path.endswith(".gz") else open(path, encoding="utf-8")) as f:
+        rows = [json.loads(l) for l in f if l.strip()]
     train = [r for r in rows if r["dataset"] not in hold_out]
     held = [r for r in rows if r["dataset"] in hold_out]
     return train, held
 
 
-def train(args, model, feats, params):
+def train(args, model, feats, params, device=torch.device("cpu")):
     opt = torch.optim.AdamW([{"params": [p for n, p in model.named_parameters() if not any(x in n for x in ("bias", "LayerNorm"))], "weight_decay": 0.01},
                              {"params": [p for n, p in model.named_parameters() if any(x in n for x in ("bias", "LayerNorm"))], "weight_decay": 0.0}], lr=args.lr)
     total = int(math.ceil(len(feats) / args.batch) * args.epochs)
@@ -128,7 +139,7 @@ def train(args, model, feats, params):
     step, done, t0 = 0, 0, time.time()
     ck = os.path.join(args.out, "checkpoint.pt")
     if os.path.exists(ck):
-        state = torch.load(ck, weights_only=False)
+        state = torch.load(ck, weights_only=False, map_location=device)
         model.load_state_dict(state["model"]); opt.load_state_dict(state["opt"]); sched.load_state_dict(state["sched"])
         step = state["step"]
         log(f"resumed from {ck} at step {step}")
@@ -139,8 +150,11 @@ def train(args, model, feats, params):
     losses = []
     model.train()
     for idx in orders[step:total]:
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.bf16):
-            loss = distil_loss(model, feats, idx, alpha=args.distil) if args.teacher else tr.loss_of(model, tr.collate(feats, idx))
+        with torch.autocast(device.type, dtype=torch.bfloat16, enabled=args.bf16):
+            if args.teacher:
+                loss = distil_loss(model, feats, idx, alpha=args.distil, device=device)
+            else:
+                loss = tr.loss_of(model, tuple(t.to(device) for t in tr.collate(feats, idx)))
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)
         opt.step(); sched.step(); opt.zero_grad()
@@ -193,7 +207,7 @@ def teacher_reader(args, tok):
     if not args.mpnet:
         sys.exit("train_teamqa: --teacher needs --mpnet DIR (all-mpnet-base-v2's config.json and weights)")
     model = tr.Reader(mpnet_encoder(args.mpnet, tok))
-    model.load_state_dict(torch.load(args.teacher, weights_only=False)["model"])
+    model.load_state_dict(torch.load(args.teacher, weights_only=False, map_location="cpu")["model"])
     return model.eval()
 
 
@@ -216,6 +230,8 @@ def main():
     ap.add_argument("--seed", type=int, default=17)
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--bf16", action="store_true")
+    ap.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto",
+                    help="auto: a lent GPU where torch sees one, else the CPU")
     ap.add_argument("--checkpoint-every", type=int, default=50)
     ap.add_argument("--package", default=None, help="write an engine-loadable reader folder here (models/NAME)")
     ap.add_argument("--limit", type=int, default=None, help="only the first N teamqa rows (smoke runs)")
@@ -232,6 +248,7 @@ def main():
 
     random.seed(args.seed); np.random.seed(args.seed); torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
+    device = pick_device(args.device)
     os.makedirs(args.out, exist_ok=True)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     init = args.init or os.path.join(root, "models", "reader-minilm", "model.int8.onnx")
@@ -257,17 +274,19 @@ def main():
         feats += sq
 
     if args.teacher:
-        teacher = teacher_reader(args, tok)
-        teacher_logits(teacher, feats, lambda m: batched_runner(m, args.bf16))
+        teacher = teacher_reader(args, tok).to(device)
+        teacher_logits(teacher, feats, lambda m: batched_runner(m, args.bf16, 64 if device.type == "cuda" else 16, device))
         del teacher
-    model = encoder_reader(args, tok, init)
-    log(f"starts from {args.mpnet if args.encoder == 'mpnet' else args.base if args.encoder == 'minilm' else init}; {len(feats)} windows")
+    model = encoder_reader(args, tok, init).to(device)
+    log(f"starts from {args.mpnet if args.encoder == 'mpnet' else args.base if args.encoder == 'minilm' else init}; "
+        f"{len(feats)} windows; on {device}")
     params = [p for p in model.parameters() if p.requires_grad]
-    report = train(args, model, feats, params)
+    report = train(args, model, feats, params, device)
+    report["device"] = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
     report["teamqa"] = stats
     report["hold_out"] = sorted(hold)
     if held_rows:
-        report["held_out"] = held_out_reading(model, held_rows, fz, 30, args.bf16)
+        report["held_out"] = held_out_reading(model, held_rows, fz, 30, args.bf16, device)
         log(f"held out: {json.dumps(report['held_out'])}")
     if args.encoder == "mpnet":  # a teacher is measured, never shipped (110 MB int8 and 8x the compute)
         with open(os.path.join(args.out, "report.json"), "w") as f:
@@ -275,7 +294,7 @@ def main():
         print(json.dumps(report))
         return
     dev = [{"ids": f["ids"], "types": f["types"]} for f in feats[:64]]
-    _, _, diff = tr.export(model, args.out, dev)
+    _, _, diff = tr.export(model.cpu().float(), args.out, dev)  # exported and quantised on the CPU, as it runs
     report["fp32_max_abs_diff"] = diff
     with open(os.path.join(args.out, "report.json"), "w") as f:
         json.dump(report, f, indent=2)

@@ -2,6 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, tempDir } from '../helpers.js';
 import { runCli } from '../cli/run-cli.js';
@@ -185,7 +186,10 @@ describe('scripts/train_teamqa.py end to end', () => {
     expect(fetched.status, fetched.stderr).toBe(0);
     const python = fetched.stdout.trim().split('\n').pop()!;
     const pkg = path.join(dir, 'models', 'reader-tiny');
-    const args = [path.join(ROOT, 'scripts', 'train_teamqa.py'), '--rows', rowsFile, '--base', upstream];
+    // gzipped, as rows travel to a lent GPU machine (its copy of the tree is capped at 64 MiB)
+    const gz = path.join(dir, 'rows.jsonl.gz');
+    fs.writeFileSync(gz, gzipSync(fs.readFileSync(rowsFile)));
+    const args = [path.join(ROOT, 'scripts', 'train_teamqa.py'), '--rows', gz, '--base', upstream];
     args.push('--data', path.join(dir, 'no-squad'), '--squad', '0', '--batch', '4', '--out', path.join(dir, 'train'));
     args.push('--package', pkg, '--threads', '1');
     const run = spawnSync(python, args, { encoding: 'utf8' });
@@ -195,12 +199,20 @@ describe('scripts/train_teamqa.py end to end', () => {
     expect(report.teamqa.rows).toBe(5);
     expect(report.teamqa.unanswerable).toBe(1);
     expect(report.steps).toBeGreaterThanOrEqual(1);
+    // --device auto: this machine has no GPU torch can see
+    expect(report.device).toBe('cpu');
     const manifest = JSON.parse(fs.readFileSync(path.join(pkg, 'ragask-model.json'), 'utf8'));
     expect(manifest.kind).toBe('reader');
     const sha = createHash('sha256')
       .update(fs.readFileSync(path.join(pkg, 'model.int8.onnx')))
       .digest('hex');
     expect(manifest.sha256['model.int8.onnx']).toBe(sha);
+    // asked for a GPU where there is none: one line naming the option and what to do, before any work
+    const cuda = spawnSync(python, [...args, '--device', 'cuda'], { encoding: 'utf8' });
+    expect(cuda.status).toBe(1);
+    expect(cuda.stderr.trim()).toBe(
+      'train_teamqa: --device cuda: torch sees no CUDA device here; use --device cpu (or auto)',
+    );
   });
 });
 
