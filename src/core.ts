@@ -117,6 +117,17 @@ export async function openCore(config: Config, log: Logger = silentLogger, opts:
     variant: config.modelVariant,
     threads: config.threads,
   });
+  // The store opens first: its vector index is read on a libuv thread while the models below load on
+  // this one (over a gigabyte at a million windows; BENCHMARKS.md, "Corpus scale").
+  const opening = openStore({
+    ...storeSettingsOf(config),
+    model: encoder.id,
+    dimension: encoder.dimension,
+    log,
+    persistIndex: opts.persistIndex ?? true,
+    ...(opts.indexProgress ? { indexProgress: opts.indexProgress } : {}),
+  });
+  opening.catch(() => {}); // awaited below; a failure while the models load is not left unhandled
   let store: Store;
   let mlm: MaskedLM | null = null;
   let reader: Reader | null = null;
@@ -134,15 +145,9 @@ export async function openCore(config: Config, log: Logger = silentLogger, opts:
       variant: config.readerVariant,
       threads: config.threads,
     });
-    store = await openStore({
-      ...storeSettingsOf(config),
-      model: encoder.id,
-      dimension: encoder.dimension,
-      log,
-      persistIndex: opts.persistIndex ?? true,
-      ...(opts.indexProgress ? { indexProgress: opts.indexProgress } : {}),
-    });
+    store = await opening;
   } catch (e) {
+    await (await opening.catch(() => null))?.close();
     await releaseModels();
     throw e;
   }

@@ -29,7 +29,7 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
     const { PgStore } = await import('./pg/store.js');
     return PgStore.open({ url: opts.databaseUrl, ...common, ...(opts.pgSchema ? { schema: opts.pgSchema } : {}) });
   }
-  return SqliteStore.open({ dataDir: opts.dataDir, ...common, persistIndex: opts.persistIndex ?? true });
+  return SqliteStore.openAsync({ dataDir: opts.dataDir, ...common, persistIndex: opts.persistIndex ?? true });
 }
 
 /** Removes a PostgreSQL store made in a schema of its own (a benchmark's), with everything in it. */

@@ -198,6 +198,32 @@ describe('HNSW index beside SQLite', () => {
     expect(seen).toEqual([]);
   });
 
+  it('reads the saved index off the calling thread, and rebuilds a file hnswlib cannot read', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const store = open(dir);
+    await addDoc(store, 'a', [1, 2, 3, 4, 5]);
+    await store.close();
+    const opts = { dataDir: dir, model: 'test-model/fp32', dimension: 8, hnsw: params };
+    const again = await SqliteStore.openAsync(opts);
+    expect(again.index.rebuiltBecause).toBeNull();
+    expect(await again.index.size()).toBe(5);
+    expect((await again.index.search(vec(3), 1))[0]!.score).toBeCloseTo(1, 5);
+    await again.close();
+    // garbage that its sidecar vouches for (hash and identity): only reading it can tell
+    const file = path.join(dir, 'index.hnsw');
+    fs.writeFileSync(file, Buffer.alloc(64, 7));
+    const metaFile = `${file}.meta.json`;
+    const meta = JSON.parse(fs.readFileSync(metaFile, 'utf8')) as Record<string, unknown>;
+    const st = fs.statSync(file, { bigint: true });
+    const saved = { size: Number(st.size), ino: String(st.ino), mtimeNs: String(st.mtimeNs) };
+    fs.writeFileSync(metaFile, JSON.stringify({ ...meta, saved }));
+    const third = await SqliteStore.openAsync(opts);
+    expect(third.index.rebuiltBecause).toMatch(/^index file unreadable \(/);
+    expect(await third.index.size()).toBe(5);
+    await third.close();
+  });
+
   it('refuses vectors of another model with the re-index command', async () => {
     const dir = tempDir();
     dirs.push(dir);

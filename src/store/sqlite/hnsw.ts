@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import hnswlib from 'hnswlib-node';
@@ -9,6 +8,17 @@ import type { DB } from './db.js';
 import type { VectorIndex } from '../interfaces.js';
 import type { HnswParams, VectorHit } from '../types.js';
 import { blobToVector } from './vectors.js';
+import { type FileIdentity, fsyncFile, identityOf, sameIdentity, sha256File, writeFileAtomic } from './files.js';
+
+/** What opening the index needs: the encoder it serves, its parameters, and where a rebuild reports. */
+export interface HnswOpenOptions {
+  dimension: number;
+  model: string;
+  params: HnswParams;
+  log?: Logger;
+  persist?: boolean;
+  progress?: ProgressReporter;
+}
 
 /** The HNSW index file, in the data folder beside the database. */
 export const INDEX_FILE = 'index.hnsw';
@@ -28,58 +38,6 @@ interface IndexMeta {
   sha256: string;
   /** The file as saved: an open that finds it unchanged skips hashing (seconds at a million windows). */
   saved?: FileIdentity;
-}
-
-/** What stat says of a file: a rename over it, a write or a truncation changes one of these. */
-interface FileIdentity {
-  size: number;
-  ino: string;
-  mtimeNs: string;
-}
-
-function identityOf(file: string): FileIdentity {
-  const st = fs.statSync(file, { bigint: true });
-  return { size: Number(st.size), ino: String(st.ino), mtimeNs: String(st.mtimeNs) };
-}
-
-function sameIdentity(file: string, saved: FileIdentity | undefined): boolean {
-  if (!saved) return false;
-  const now = identityOf(file);
-  return now.size === saved.size && now.ino === saved.ino && now.mtimeNs === saved.mtimeNs;
-}
-
-function sha256File(file: string): string {
-  const h = createHash('sha256');
-  const fd = fs.openSync(file, 'r');
-  const buf = Buffer.allocUnsafe(1 << 20);
-  try {
-    for (let n = fs.readSync(fd, buf, 0, buf.length, null); n > 0; n = fs.readSync(fd, buf, 0, buf.length, null))
-      h.update(buf.subarray(0, n));
-  } finally {
-    fs.closeSync(fd);
-  }
-  return h.digest('hex');
-}
-
-function writeFileAtomic(file: string, data: string): void {
-  const tmp = `${file}.tmp-${process.pid}`;
-  const fd = fs.openSync(tmp, 'w');
-  try {
-    fs.writeSync(fd, data);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  fs.renameSync(tmp, file);
-}
-
-function fsyncFile(file: string): void {
-  const fd = fs.openSync(file, 'r');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
 }
 
 /**
@@ -152,45 +110,78 @@ export class HnswIndex implements VectorIndex {
   }
 
   /** Loads the index file if it matches SQLite, else rebuilds it; then replays newer log entries. */
-  static open(
-    db: DB,
-    file: string,
-    opts: {
-      dimension: number;
-      model: string;
-      params: HnswParams;
-      log?: Logger;
-      persist?: boolean;
-      progress?: ProgressReporter;
-    },
-  ): HnswIndex {
+  static open(db: DB, file: string, opts: HnswOpenOptions): HnswIndex {
+    const vi = HnswIndex.unopened(db, file, opts);
+    const checked = vi.checkFile();
+    return vi.settle(typeof checked === 'string' ? checked : vi.readNow(checked), opts);
+  }
+
+  /**
+   * open(), with the file read on a libuv thread: the caller's thread is free meanwhile, so a
+   * start-up loads the models while the index (over a gigabyte at a million windows) is read.
+   */
+  static async openAsync(db: DB, file: string, opts: HnswOpenOptions): Promise<HnswIndex> {
+    const vi = HnswIndex.unopened(db, file, opts);
+    const checked = vi.checkFile();
+    return vi.settle(typeof checked === 'string' ? checked : await vi.read(checked), opts);
+  }
+
+  private static unopened(db: DB, file: string, opts: HnswOpenOptions): HnswIndex {
     const vi = new HnswIndex(db, file, opts.dimension, opts.model, opts.params, opts.log ?? silentLogger);
     vi.persist = opts.persist ?? true;
     if (vi.persist) vi.removeStaleTemporaries();
-    const reason = vi.tryLoad();
+    return vi;
+  }
+
+  /** After the file was read or found unusable (`reason`): rebuilt from SQLite, or caught up with its log. */
+  private settle(reason: string | null, opts: HnswOpenOptions): HnswIndex {
     if (reason) {
-      vi.rebuiltBecause = reason;
-      vi.log.info({ file, reason }, 'rebuilding the HNSW index from SQLite');
+      this.rebuiltBecause = reason;
+      this.log.info({ file: this.file, reason }, 'rebuilding the HNSW index from SQLite');
       const bar = opts.progress;
       let started = false;
-      vi.rebuildNow((done, total) => {
+      this.rebuildNow((done, total) => {
         if (!started) bar?.start(total, `rebuilding the vector index (${reason})`);
         started = true;
         bar?.update(done);
       });
       bar?.stop();
     } else {
-      vi.catchUp();
+      this.catchUp();
     }
-    vi.flushNow();
-    return vi;
+    this.flushNow();
+    return this;
+  }
+
+  /** null when loaded; otherwise why the file cannot be used (`doctor` always hashes). */
+  private tryLoad(opts: { alwaysHash?: boolean } = {}): string | null {
+    const checked = this.checkFile(opts);
+    return typeof checked === 'string' ? checked : this.readNow(checked);
+  }
+
+  private readNow(meta: IndexMeta): string | null {
+    try {
+      this.index.readIndexSync(this.file);
+    } catch (e) {
+      return `index file unreadable (${(e as Error).message})`;
+    }
+    return this.adopt(meta);
+  }
+
+  private async read(meta: IndexMeta): Promise<string | null> {
+    try {
+      await this.index.readIndex(this.file);
+    } catch (e) {
+      return `index file unreadable (${(e as Error).message})`;
+    }
+    return this.adopt(meta);
   }
 
   /**
-   * null when loaded; otherwise why the file cannot be used. The file is hashed unless it is the very
-   * file the sidecar's save left (same inode, size and mtime); `doctor` always hashes.
+   * The sidecar, if the file beside it can be loaded as this index; otherwise why not. The file is
+   * hashed unless it is the very file the sidecar's save left (same inode, size and mtime).
    */
-  private tryLoad(opts: { alwaysHash?: boolean } = {}): string | null {
+  private checkFile(opts: { alwaysHash?: boolean } = {}): IndexMeta | string {
     if (!fs.existsSync(this.file)) return 'index file missing';
     if (!fs.existsSync(this.metaFile)) return 'index sidecar missing';
     let meta: IndexMeta;
@@ -206,13 +197,12 @@ export class HnswIndex implements VectorIndex {
     const unchanged = !opts.alwaysHash && sameIdentity(this.file, meta.saved);
     if (!unchanged && sha256File(this.file) !== meta.sha256)
       return 'index file does not match its sidecar (torn or corrupt write)';
-    const maxSeq = this.maxLogSeq();
-    if (meta.seq > maxSeq) return 'index is newer than the store (store restored from an older copy?)';
-    try {
-      this.index.readIndexSync(this.file);
-    } catch (e) {
-      return `index file unreadable (${(e as Error).message})`;
-    }
+    if (meta.seq > this.maxLogSeq()) return 'index is newer than the store (store restored from an older copy?)';
+    return meta;
+  }
+
+  /** The loaded file's sidecar taken as this index's state; null, or why the file is not this index. */
+  private adopt(meta: IndexMeta): string | null {
     if (this.index.getNumDimensions() !== this.dimension) return 'index dimension mismatch';
     this.seq = meta.seq;
     this.deleted = meta.deleted;

@@ -62,25 +62,50 @@ export class SqliteStore implements Store {
   }
 
   static open(opts: StoreOptions): SqliteStore {
+    const { db, dbFile, log, index } = SqliteStore.prepare(opts);
+    try {
+      return new SqliteStore(db, HnswIndex.open(db, index.file, index.opts), dbFile, opts.model, log);
+    } catch (e) {
+      db.close();
+      throw e;
+    }
+  }
+
+  /** open(), with the vector index read off the caller's thread (HnswIndex.openAsync). */
+  static async openAsync(opts: StoreOptions): Promise<SqliteStore> {
+    const { db, dbFile, log, index } = SqliteStore.prepare(opts);
+    try {
+      return new SqliteStore(db, await HnswIndex.openAsync(db, index.file, index.opts), dbFile, opts.model, log);
+    } catch (e) {
+      db.close();
+      throw e;
+    }
+  }
+
+  /** The database opened and checked against the encoder, and what opening its index needs. */
+  private static prepare(opts: StoreOptions) {
     fs.mkdirSync(opts.dataDir, { recursive: true });
     const dbFile = path.join(opts.dataDir, DB_FILE);
     const db = openDatabase(dbFile);
     const log = opts.log ?? silentLogger;
     try {
       if (!opts.allowModelMismatch) SqliteStore.checkModel(db, dbFile, opts.model, opts.dimension);
-      const index = HnswIndex.open(db, path.join(opts.dataDir, INDEX_FILE), {
+    } catch (e) {
+      db.close();
+      throw e;
+    }
+    const index = {
+      file: path.join(opts.dataDir, INDEX_FILE),
+      opts: {
         dimension: opts.dimension,
         model: opts.model,
         params: opts.hnsw,
         log,
         persist: opts.persistIndex ?? true,
         ...(opts.indexProgress ? { progress: opts.indexProgress } : {}),
-      });
-      return new SqliteStore(db, index, dbFile, opts.model, log);
-    } catch (e) {
-      db.close();
-      throw e;
-    }
+      },
+    };
+    return { db, dbFile, log, index };
   }
 
   /** Vectors of another model are garbage to this one: refuse with the re-index command instead. */
@@ -92,8 +117,9 @@ export class SqliteStore implements Store {
         'model_mismatch',
       );
     const stored = getMeta(db, 'embedding_model');
-    const windows = (db.prepare('SELECT count(*) AS n FROM windows').get() as { n: number }).n;
-    if (!stored || windows === 0) {
+    // whether any window exists, not how many: a count reads every row of a million-window store
+    const empty = db.prepare('SELECT 1 FROM windows LIMIT 1').get() === undefined;
+    if (!stored || empty) {
       setMeta(db, 'embedding_model', model);
       setMeta(db, 'embedding_dimension', String(dimension));
       return;
