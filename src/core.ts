@@ -111,23 +111,26 @@ export interface OpenCoreOptions {
 }
 
 export async function openCore(config: Config, log: Logger = silentLogger, opts: OpenCoreOptions = {}): Promise<Core> {
-  const encoder = await Encoder.load({
-    modelsDir: config.modelsDir,
-    model: config.model,
-    variant: config.modelVariant,
-    threads: config.threads,
-  });
-  // The store opens first: its vector index is read on a libuv thread while the models below load on
-  // this one (over a gigabyte at a million windows; BENCHMARKS.md, "Corpus scale").
+  const models = { modelsDir: config.modelsDir, model: config.model, variant: config.modelVariant };
+  // The store opens first: its vector index is read on a libuv thread while the models load on this
+  // one (over a gigabyte at a million windows; BENCHMARKS.md, "Corpus scale").
+  const { id, dimension } = Encoder.identify(models);
   const opening = openStore({
     ...storeSettingsOf(config),
-    model: encoder.id,
-    dimension: encoder.dimension,
+    model: id,
+    dimension,
     log,
     persistIndex: opts.persistIndex ?? true,
     ...(opts.indexProgress ? { indexProgress: opts.indexProgress } : {}),
   });
   opening.catch(() => {}); // awaited below; a failure while the models load is not left unhandled
+  let encoder: Encoder;
+  try {
+    encoder = await Encoder.load({ ...models, threads: config.threads });
+  } catch (e) {
+    await (await opening.catch(() => null))?.close();
+    throw e;
+  }
   let store: Store;
   let mlm: MaskedLM | null = null;
   let reader: Reader | null = null;

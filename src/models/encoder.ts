@@ -3,6 +3,9 @@ import { UserError } from '../errors.js';
 import { cpuSession, resolveModel } from './registry.js';
 import { BertTokenizer } from './tokenizer.js';
 
+/** "all-MiniLM-L6-v2/int8": a model and its variant, as a store records them. */
+const encoderId = (name: string, variant: string) => `${name}/${variant}`;
+
 export interface EncoderOptions {
   modelsDir: string;
   model: string;
@@ -65,6 +68,12 @@ export class Encoder {
     this.batchSize = opts.batchSize;
   }
 
+  /** What load() would give as `id` and `dimension`, from the manifest alone: a store can open meanwhile. */
+  static identify(opts: Pick<EncoderOptions, 'modelsDir' | 'model' | 'variant'>): { id: string; dimension: number } {
+    const { manifest } = resolveModel(opts.modelsDir, opts.model, opts.variant);
+    return { id: encoderId(manifest.name, opts.variant), dimension: manifest.dimension ?? 384 };
+  }
+
   static async load(opts: EncoderOptions): Promise<Encoder> {
     const { dir, file, manifest } = resolveModel(opts.modelsDir, opts.model, opts.variant);
     if (manifest.kind !== 'sentence-embedding') throw new UserError(`model ${opts.model} is a ${manifest.kind} model, not a sentence embedder; set RAGASK_MODEL to an embedding model`);
@@ -83,7 +92,7 @@ export class Encoder {
 
   /** "all-MiniLM-L6-v2/int8": what a store records so a model change forces a re-index. */
   get id(): string {
-    return `${this.name}/${this.variant}`;
+    return encoderId(this.name, this.variant);
   }
 
   async encodeOne(text: string): Promise<Vector> {

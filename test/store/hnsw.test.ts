@@ -163,6 +163,32 @@ describe('HNSW index beside SQLite', () => {
     await again.close();
   });
 
+  it('hashes a copied index once, then records the copy so the next open does not hash it', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const store = open(dir);
+    await addDoc(store, 'a', [1, 2, 3, 4]);
+    await store.caches.syncIndex(); // the saved file holds the four points: the copy's open has nothing to catch up
+    await store.close();
+    const copy = tempDir();
+    dirs.push(copy);
+    fs.cpSync(dir, copy, { recursive: true });
+    const metaFile = path.join(copy, 'index.hnsw.meta.json');
+    const before = JSON.parse(fs.readFileSync(metaFile, 'utf8')) as { saved: { ino: string } };
+    const first = open(copy);
+    expect(first.index.rebuiltBecause).toBeNull();
+    await first.close();
+    const after = JSON.parse(fs.readFileSync(metaFile, 'utf8')) as Record<string, unknown> & { saved: { ino: string } };
+    expect(after.saved.ino).toBe(String(fs.statSync(path.join(copy, 'index.hnsw'), { bigint: true }).ino));
+    expect(after.saved.ino).not.toBe(before.saved.ino);
+    // a wrong hash now goes unseen: the second open trusted the recorded copy and did not hash it
+    fs.writeFileSync(metaFile, JSON.stringify({ ...after, sha256: '0'.repeat(64) }));
+    const second = open(copy);
+    expect(second.index.rebuiltBecause).toBeNull();
+    expect(await second.index.size()).toBe(4);
+    await second.close();
+  });
+
   it('shows a rebuild on open as progress to the end, and says why', async () => {
     const dir = tempDir();
     dirs.push(dir);
