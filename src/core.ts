@@ -15,6 +15,7 @@ import { cosineScorer } from './engine/rerank.js';
 import { Encoder } from './models/encoder.js';
 import { MaskedLM } from './models/masked-lm.js';
 import { Reader } from './models/reader.js';
+import { loadNlp } from './models/nlp.js';
 import { resolveModel } from './models/registry.js';
 import { type OpenStoreOptions, openStore } from './store/open.js';
 import type { Store } from './store/interfaces.js';
@@ -124,6 +125,7 @@ export async function openCore(config: Config, log: Logger = silentLogger, opts:
     ...(opts.indexProgress ? { indexProgress: opts.indexProgress } : {}),
   });
   opening.catch(() => {}); // awaited below; a failure while the models load is not left unhandled
+  loadNlp();
   let encoder: Encoder;
   try {
     encoder = await Encoder.load({ ...models, threads: config.threads });

@@ -1,4 +1,5 @@
-import { LogLevel, type Logger as BoltLogger } from '@slack/bolt';
+// from web-api, which re-exports @slack/logger's: Bolt itself (about a second to load) only comes with `serve`
+import { LogLevel, type Logger as BoltLogger } from '@slack/web-api';
 import type { Logger } from '../log.js';
 
 const LEVELS: Record<string, LogLevel> = {

@@ -62,6 +62,20 @@ export function scopeFromJson(json: string): Scope | null {
   return null;
 }
 
+/**
+ * Each document's scope from its stored JSON, each distinct text parsed once: a store's documents
+ * share a handful of scopes, and a first question at a million windows read 237k of them.
+ */
+export function scopesById(rows: Iterable<{ id: number; scope: string }>): Map<number, Scope | null> {
+  const parsed = new Map<string, Scope | null>();
+  const out = new Map<number, Scope | null>();
+  for (const r of rows) {
+    if (!parsed.has(r.scope)) parsed.set(r.scope, scopeFromJson(r.scope));
+    out.set(r.id, parsed.get(r.scope)!);
+  }
+  return out;
+}
+
 /** Whether a source with `scope` may be shown in `ctx`. */
 export function allows(scope: Scope | null, ctx: AccessContext): boolean {
   if (ctx.kind === 'local') return true;

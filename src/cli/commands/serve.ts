@@ -6,7 +6,6 @@ import { openSlackState } from '../../slack/state/open.js';
 import { storeLocation } from '../../store/open.js';
 import { EnginePool } from '../../workers/worker-pool.js';
 import { createLogger, type Logger } from '../../log.js';
-import { createSlackApp } from '../../slack/app.js';
 import { configFrom } from './shared.js';
 import { progressBar } from '../progress.js';
 import { warmUp } from '../../engine/warm-up.js';
@@ -64,6 +63,8 @@ export function register(program: Command, ctx: CliContext): void {
         const writer = encoder && (await writerReady(config, log)) ? writerOf(config, encoder, log) : null;
         const stopSync = backgroundPasses(config, log);
         closeSync = stopSync;
+        // Bolt and its receivers load here, not with the CLI: about a second every other command would pay
+        const { createSlackApp } = await import('../../slack/app.js');
         const slack = createSlackApp(core, state, config, log, {
           ...(pool ? { engine: pool, concurrency: pool.size } : {}),
           ...(sourceEncoder ? { sourceEncoder } : {}),

@@ -1,4 +1,3 @@
-import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { cleanText, type Block, type ParsedDocument } from '../blocks.js';
 
 /**
@@ -46,6 +45,8 @@ interface TextRunItem {
 const BULLET = /^(?:[•●◦▪‣∙·\-–—*]|\(?\d{1,3}[.)]|\(?[a-z][.)])\s+/;
 
 export async function parsePdf(data: Uint8Array): Promise<ParsedDocument> {
+  // pdf.js loads with the first PDF, not with every command
+  const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
   const pdf = await getDocument({
     data,
     verbosity: 0,

@@ -1,4 +1,4 @@
-import { scopeFromJson, scopeToJson, type Scope } from '../access.js';
+import { scopesById, scopeToJson, type Scope } from '../access.js';
 import type { AccessStore } from '../interfaces.js';
 import { inTransaction } from './db.js';
 import type { SourceAction, SourceActionEntry, SourceFlag } from '../types.js';
@@ -28,10 +28,9 @@ export class PgAccess implements AccessStore {
   }
 
   async scopes(): Promise<Map<number, Scope | null>> {
-    const out = new Map<number, Scope | null>();
-    for (const r of (await this.ctx.pool.query<{ id: number; scope: string }>('SELECT id, scope FROM documents')).rows)
-      out.set(r.id, scopeFromJson(r.scope));
-    return out;
+    return scopesById(
+      (await this.ctx.pool.query<{ id: number; scope: string }>('SELECT id, scope FROM documents')).rows,
+    );
   }
 
   async flagSource(entry: SourceActionEntry): Promise<void> {

@@ -1,4 +1,4 @@
-import { scopeFromJson, scopeToJson, type Scope } from '../access.js';
+import { scopesById, scopeToJson, type Scope } from '../access.js';
 import type { SourceAction, SourceActionEntry, SourceFlag } from '../types.js';
 import type { AccessStore } from '../interfaces.js';
 import type { SqliteContext } from './context.js';
@@ -29,10 +29,9 @@ export class SqliteAccess implements AccessStore {
 
   /** Every document's scope (null: unreadable). */
   async scopes(): Promise<Map<number, Scope | null>> {
-    const out = new Map<number, Scope | null>();
-    for (const r of this.ctx.sql('SELECT id, scope FROM documents').all() as { id: number; scope: string }[])
-      out.set(r.id, scopeFromJson(r.scope));
-    return out;
+    return scopesById(
+      this.ctx.sql('SELECT id, scope FROM documents').iterate() as Iterable<{ id: number; scope: string }>,
+    );
   }
 
   async flagSource(entry: SourceActionEntry): Promise<void> {
