@@ -88,6 +88,16 @@ function rewritten(bytes: Uint8Array, fields: readonly Field[], replaced: Readon
   return Buffer.concat(parts);
 }
 
+/** A copy of `src` with each byte's top bit flipped, four bytes at a time (a byte at a time took 0.4 s a start). */
+export function topBitsFlipped(src: Uint8Array): Uint8Array {
+  const out = Uint8Array.from(src);
+  const words = out.length >>> 2;
+  const quads = new Uint32Array(out.buffer, 0, words);
+  for (let i = 0; i < words; i++) quads[i]! ^= 0x80808080;
+  for (let i = words << 2; i < out.length; i++) out[i]! ^= 0x80;
+  return out;
+}
+
 /**
  * An int8 TensorProto as uint8, each value + 128: raw bytes with their top bit flipped, or values
  * held as int32_data (as `quantize_dynamic` writes zero points) written as raw bytes. Null where the
@@ -100,7 +110,7 @@ function unsignedTensor(bytes: Uint8Array, tensor: Field): Uint8Array | null {
   const raw = fields.find((f) => f.no === TENSOR_RAW_DATA);
   const ints = fields.filter((f) => f.no === TENSOR_INT32_DATA);
   let values: Uint8Array;
-  if (raw && !ints.length) values = bytes.slice(raw.start, raw.end).map((b) => b ^ 0x80);
+  if (raw && !ints.length) values = topBitsFlipped(bytes.subarray(raw.start, raw.end));
   else if (!raw && ints.length && ints.every((f) => f.delimited)) {
     const out: number[] = [];
     for (const f of ints) {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
-import { u8s8Saturates, unsignedWeights } from '../../src/models/int8-weights.js';
+import { topBitsFlipped, u8s8Saturates, unsignedWeights } from '../../src/models/int8-weights.js';
 import { cpuSession } from '../../src/models/registry.js';
 
 const MODELS = path.resolve(import.meta.dirname, '..', '..', 'models');
@@ -67,6 +67,12 @@ describe('int8 weights on CPUs whose signed kernel saturates', () => {
     const got = await logits(await cpuSession(READER, 1, 'restore it'));
     expectClose(got.start, START);
     expectClose(got.type, TYPE);
+  });
+
+  it('flips the top bit of every byte, a word at a time and the tail alone, from any offset', () => {
+    const bytes = Uint8Array.from([9, 0x00, 0x7f, 0x80, 0xff, 0x01, 0xfe]);
+    expect([...topBitsFlipped(bytes.subarray(1))]).toEqual([0x80, 0xff, 0x00, 0x7f, 0x81, 0x7e]);
+    expect([...bytes]).toEqual([9, 0x00, 0x7f, 0x80, 0xff, 0x01, 0xfe]);
   });
 
   it('leaves a model without int8 weights alone', () => {
