@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Core } from '../../src/core.js';
+import { AccessResolver } from '../../src/engine/access.js';
 import { redactResult } from '../../src/engine/redact.js';
 import type { EngineResult } from '../../src/engine/types.js';
 import { LOCAL, allows, parseScope, type AccessContext } from '../../src/store/access.js';
@@ -166,5 +167,25 @@ describe('retrieval filters by who asks, where, inside the engine', () => {
     // the answer is composed from the hops that remain, so it cites none of the dropped hop's snippets
     const keptChunks = new Set(red.hops.flatMap((h) => h.retrieved.map((x) => x.chunkId)));
     for (const s of [red.answer.source, ...red.answer.chain]) if (s) expect(keptChunks.has(s.chunkId)).toBe(true);
+  });
+});
+
+describe('resolving who may see what', () => {
+  it("reads no document's scope for the command line while nothing is hidden, and every one for Slack", async () => {
+    let reads = 0;
+    const access = {
+      ...core.store.access,
+      accessVersion: () => core.store.access.accessVersion(),
+      flaggedDocuments: () => core.store.access.flaggedDocuments(),
+      scopes: () => {
+        reads++;
+        return core.store.access.scopes();
+      },
+    };
+    const resolver = new AccessResolver({ ...core.store, access } as typeof core.store);
+    const local = await resolver.resolve(LOCAL);
+    expect([reads, local.allowedDocs, local.allowDoc(peopleDoc)]).toEqual([0, null, true]);
+    const a = await resolver.resolve(A);
+    expect([reads, a.allowDoc(peopleDoc), a.allowDoc([...incidentDocs][0]!)]).toEqual([1, false, true]);
   });
 });
