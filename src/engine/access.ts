@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { allows, contextKey, type AccessContext } from '../store/access.js';
+import { allows, contextKey, type AccessContext, type ScopeGroup } from '../store/access.js';
 import type { Store } from '../store/interfaces.js';
 
 /** What retrieval may see for one asker: applied before ranking, in every path of the engine. */
@@ -16,41 +16,96 @@ export interface ResolvedAccess {
 
 const NONE: ReadonlySet<number> = new Set();
 
+/** Every document's scope group at one access version, shared by every context resolved at it. */
+interface ScopeTable {
+  version: number;
+  groups: ScopeGroup[];
+  /** Document id → its group's index (-1: no such document when the table was read). */
+  groupOf: Int32Array;
+}
+
+function scopeTableOf(version: number, groups: ScopeGroup[]): ScopeTable {
+  let max = 0;
+  for (const g of groups) for (const id of g.docIds) if (id > max) max = id;
+  const groupOf = new Int32Array(max + 1).fill(-1);
+  groups.forEach((g, k) => {
+    for (const id of g.docIds) groupOf[id] = k;
+  });
+  return { version, groups, groupOf };
+}
+
+/** Resolved contexts kept, weighed by the documents each holds, so that restricted ones at a million windows stay bounded. */
+const CACHED_DOC_IDS = 4_000_000;
+
 /**
  * Resolves an asker's context to the documents it may see, from the scopes stored with the
  * documents and the sources an admin hid (hidden from everyone, the command line included); cached
- * until a document is added, removed, re-scoped or flagged.
+ * until a document is added, removed, re-scoped or flagged. The scopes are read once per access
+ * version, grouped by scope, and each context is resolved from the groups: a context every group
+ * allows (a workspace of public documents) holds no set of its own.
  */
 export class AccessResolver {
-  private readonly cache = new LRUCache<string, ResolvedAccess>({ max: 2000 });
+  private readonly cache = new LRUCache<string, ResolvedAccess>({
+    max: 2000,
+    maxSize: CACHED_DOC_IDS,
+    sizeCalculation: (r) => 1 + (r.allowedDocs?.size ?? 0),
+  });
+  private table: Promise<ScopeTable> | null = null;
 
   constructor(private readonly store: Store) {}
 
   async resolve(ctx: AccessContext): Promise<ResolvedAccess> {
     // a cached retrieval ranked before a source was demoted must not serve after it
-    const scopeKey = `${contextKey(ctx)}@${await this.store.access.accessVersion()}`;
+    const version = await this.store.access.accessVersion();
+    const scopeKey = `${contextKey(ctx)}@${version}`;
     const hit = this.cache.get(scopeKey);
     if (hit) return hit;
     const flags = await this.store.access.flaggedDocuments();
+    const demoted = flags.demoted.size ? flags.demoted : NONE;
     // the command line sees every document not hidden: with none hidden, no document's scope need be
     // read (237k of them at a million windows). A Slack context reads them, so that its check stays exact.
-    let everything = ctx.kind === 'local' && flags.hidden.size === 0;
-    const allowed = new Set<number>();
-    if (!everything) {
-      const scopes = await this.store.access.scopes();
-      for (const [id, scope] of scopes) if (allows(scope, ctx) && !flags.hidden.has(id)) allowed.add(id);
-      everything = allowed.size === scopes.size;
-    }
-    const resolved: ResolvedAccess = {
-      context: ctx,
-      scopeKey,
-      // null lets the searches skip filtering; the check itself stays exact for a filtered set (a
-      // document deleted or added since this resolution is not in `allowed`)
-      allowedDocs: everything ? null : allowed,
-      allowDoc: everything && ctx.kind === 'local' ? () => true : (id) => allowed.has(id),
-      demoted: flags.demoted.size ? flags.demoted : NONE,
-    };
+    const resolved: ResolvedAccess =
+      ctx.kind === 'local' && flags.hidden.size === 0
+        ? { context: ctx, scopeKey, allowedDocs: null, allowDoc: () => true, demoted }
+        : { context: ctx, scopeKey, demoted, ...allowedBy(await this.scopeTable(version), ctx, flags.hidden) };
     this.cache.set(scopeKey, resolved);
     return resolved;
   }
+
+  private scopeTable(version: number): Promise<ScopeTable> {
+    const current = this.table;
+    if (current) return current.then((t) => (t.version === version ? t : this.readTable(version)));
+    return this.readTable(version);
+  }
+
+  private readTable(version: number): Promise<ScopeTable> {
+    const reading = this.store.access.scopeGroups().then((groups) => scopeTableOf(version, groups));
+    this.table = reading;
+    // a failed read is not kept: the next question reads again
+    reading.catch(() => {
+      if (this.table === reading) this.table = null;
+    });
+    return reading;
+  }
+}
+
+/**
+ * What one context may see, from the scope table: null (every document) when every group allows it
+ * and nothing is hidden, and then the check stays exact for the documents the table holds (one added
+ * since is not allowed until the next access version is read); otherwise the allowed documents' set.
+ */
+function allowedBy(
+  table: ScopeTable,
+  ctx: AccessContext,
+  hidden: ReadonlySet<number>,
+): Pick<ResolvedAccess, 'allowedDocs' | 'allowDoc'> {
+  const allowedGroups = table.groups.map((g) => allows(g.scope, ctx));
+  const { groupOf } = table;
+  if (hidden.size === 0 && allowedGroups.every(Boolean))
+    return { allowedDocs: null, allowDoc: (id) => id >= 0 && id < groupOf.length && groupOf[id]! >= 0 };
+  const allowed = new Set<number>();
+  table.groups.forEach((g, k) => {
+    if (allowedGroups[k]) for (const id of g.docIds) if (!hidden.has(id)) allowed.add(id);
+  });
+  return { allowedDocs: allowed, allowDoc: (id) => allowed.has(id) };
 }

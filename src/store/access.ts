@@ -76,6 +76,21 @@ export function scopesById(rows: Iterable<{ id: number; scope: string }>): Map<n
   return out;
 }
 
+/** The documents that share one stored scope (null: unreadable, shown to nobody). */
+export interface ScopeGroup {
+  scope: Scope | null;
+  docIds: number[];
+}
+
+/**
+ * Scope groups from rows of a stored scope and its documents' ids joined by commas (SQL's
+ * group_concat / string_agg): a store's documents share a handful of scopes, and one such row per
+ * scope reads 237k documents in about a fifth of the time of a row per document.
+ */
+export function scopeGroupsOf(rows: Iterable<{ scope: string; ids: string }>): ScopeGroup[] {
+  return [...rows].map((r) => ({ scope: scopeFromJson(r.scope), docIds: r.ids.split(',').map(Number) }));
+}
+
 /** Whether a source with `scope` may be shown in `ctx`. */
 export function allows(scope: Scope | null, ctx: AccessContext): boolean {
   if (ctx.kind === 'local') return true;

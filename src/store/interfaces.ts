@@ -4,7 +4,7 @@
  * is a folder implementing them (sqlite/: SqliteStore + HnswIndex; pg/: PgStore + PgVectorIndex),
  * and open.ts picks one. The Slack app's state is not here: src/slack/state.
  */
-import type { Scope } from './access.js';
+import type { Scope, ScopeGroup } from './access.js';
 import type { VectorHit } from './types.js';
 import type {
   ChunkInput,
@@ -137,6 +137,8 @@ export interface AccessStore {
   /** Changes whenever a document is added, removed or re-scoped, or a source flagged: the key of access caches. */
   accessVersion(): Promise<number>;
   scopes(): Promise<Map<number, Scope | null>>;
+  /** The documents grouped by their scope: what an asker's access is resolved from. */
+  scopeGroups(): Promise<ScopeGroup[]>;
   /** Logs an action with who did it; each changes the access version. */
   flagSource(entry: SourceActionEntry): Promise<void>;
   sourceFlags(): Promise<SourceFlag[]>;

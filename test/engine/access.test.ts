@@ -171,15 +171,15 @@ describe('retrieval filters by who asks, where, inside the engine', () => {
 });
 
 describe('resolving who may see what', () => {
-  it("reads no document's scope for the command line while nothing is hidden, and every one for Slack", async () => {
+  it("reads no document's scope for the command line while nothing is hidden, and the scopes once per version for Slack", async () => {
     let reads = 0;
     const access = {
       ...core.store.access,
       accessVersion: () => core.store.access.accessVersion(),
       flaggedDocuments: () => core.store.access.flaggedDocuments(),
-      scopes: () => {
+      scopeGroups: () => {
         reads++;
-        return core.store.access.scopes();
+        return core.store.access.scopeGroups();
       },
     };
     const resolver = new AccessResolver({ ...core.store, access } as typeof core.store);
@@ -187,5 +187,37 @@ describe('resolving who may see what', () => {
     expect([reads, local.allowedDocs, local.allowDoc(peopleDoc)]).toEqual([0, null, true]);
     const a = await resolver.resolve(A);
     expect([reads, a.allowDoc(peopleDoc), a.allowDoc([...incidentDocs][0]!)]).toEqual([1, false, true]);
+    // another context at the same access version resolves from the same reading
+    const b = await resolver.resolve(B);
+    expect([reads, b.allowDoc(peopleDoc), b.allowDoc([...incidentDocs][0]!)]).toEqual([1, false, false]);
+  });
+
+  it('holds no set for a context every scope allows, and stays exact for documents added since', async () => {
+    let version = 7;
+    let reads = 0;
+    const access = {
+      accessVersion: async () => version,
+      flaggedDocuments: async () => ({ hidden: new Set<number>(), demoted: new Set<number>() }),
+      scopeGroups: async () => {
+        reads++;
+        return [
+          { scope: { kind: 'public' as const }, docIds: [1, 2, 5] },
+          { scope: { kind: 'channels' as const, channels: ['CA'] }, docIds: [3] },
+        ];
+      },
+    };
+    const resolver = new AccessResolver({ access } as unknown as typeof core.store);
+    const a = await resolver.resolve(A);
+    // document 6 was added after the scopes were read; 4 was never there
+    expect([a.allowedDocs, [1, 2, 3, 4, 5, 6, -1].map((id) => a.allowDoc(id)), reads]).toEqual([
+      null,
+      [true, true, true, false, true, false, false],
+      1,
+    ]);
+    const b = await resolver.resolve(B);
+    expect([[...b.allowedDocs!], b.allowDoc(3), reads]).toEqual([[1, 2, 5], false, 1]);
+    version = 8;
+    await resolver.resolve(B);
+    expect(reads).toBe(2);
   });
 });

@@ -167,6 +167,11 @@ describe.each(BACKENDS)('storage contract (%s)', (backend) => {
       { kind: 'public' },
       { kind: 'channels', channels: ['C1'] },
     ]);
+    const groups = (await store.access.scopeGroups()).sort((x, y) => x.docIds[0]! - y.docIds[0]!);
+    expect(groups).toEqual([
+      { scope: { kind: 'public' }, docIds: [relay] },
+      { scope: { kind: 'channels', channels: ['C1'] }, docIds: [valve] },
+    ]);
     await store.access.flagSource({ source: '/d/relay.md', action: 'hide', by: 'U1', at: 1000 });
     await store.access.flagSource({ source: '/d/valve.md', action: 'demote', by: 'U2', at: 2000 });
     expect(await store.access.accessVersion()).toBeGreaterThan(v1);

@@ -1,4 +1,4 @@
-import { scopesById, scopeToJson, type Scope } from '../access.js';
+import { scopeGroupsOf, scopesById, scopeToJson, type Scope, type ScopeGroup } from '../access.js';
 import type { AccessStore } from '../interfaces.js';
 import { inTransaction } from './db.js';
 import type { SourceAction, SourceActionEntry, SourceFlag } from '../types.js';
@@ -30,6 +30,16 @@ export class PgAccess implements AccessStore {
   async scopes(): Promise<Map<number, Scope | null>> {
     return scopesById(
       (await this.ctx.pool.query<{ id: number; scope: string }>('SELECT id, scope FROM documents')).rows,
+    );
+  }
+
+  async scopeGroups(): Promise<ScopeGroup[]> {
+    return scopeGroupsOf(
+      (
+        await this.ctx.pool.query<{ scope: string; ids: string }>(
+          "SELECT scope, string_agg(id::text, ',') AS ids FROM documents GROUP BY scope",
+        )
+      ).rows,
     );
   }
 

@@ -1,4 +1,4 @@
-import { scopesById, scopeToJson, type Scope } from '../access.js';
+import { scopeGroupsOf, scopesById, scopeToJson, type Scope, type ScopeGroup } from '../access.js';
 import type { SourceAction, SourceActionEntry, SourceFlag } from '../types.js';
 import type { AccessStore } from '../interfaces.js';
 import type { SqliteContext } from './context.js';
@@ -31,6 +31,15 @@ export class SqliteAccess implements AccessStore {
   async scopes(): Promise<Map<number, Scope | null>> {
     return scopesById(
       this.ctx.sql('SELECT id, scope FROM documents').iterate() as Iterable<{ id: number; scope: string }>,
+    );
+  }
+
+  async scopeGroups(): Promise<ScopeGroup[]> {
+    return scopeGroupsOf(
+      this.ctx.sql('SELECT scope, group_concat(id) AS ids FROM documents GROUP BY scope').all() as {
+        scope: string;
+        ids: string;
+      }[],
     );
   }
 
