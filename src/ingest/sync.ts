@@ -8,9 +8,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parse } from 'yaml';
 import { z } from 'zod';
 import { errorMessage, UserError } from '../errors.js';
+import { lazyPackage } from '../lazy-package.js';
 import { parseScope, type Scope } from '../store/access.js';
 import type { Store } from '../store/interfaces.js';
 import { isConfluenceExport } from './exports/confluence.js';
@@ -59,11 +59,13 @@ export function statusCounts(s: SyncStatus): string {
   return `${s.added} added, ${s.changed} changed, ${s.unchanged} unchanged, ${s.removed} removed, ${s.failed} failed`;
 }
 
+const yaml = lazyPackage<typeof import('yaml')>('yaml');
+
 /** The sources of a sources file; anything wrong is one line naming the file, the entry and the fix. */
 export function readSourcesFile(file: string): SyncSource[] {
   let raw: unknown;
   try {
-    raw = parse(fs.readFileSync(file, 'utf8'));
+    raw = yaml().parse(fs.readFileSync(file, 'utf8'));
   } catch (e) {
     throw new UserError(
       `${file}: cannot read it as YAML (${errorMessage(e).split('\n')[0]}); see README, "Keeping sources current"`,

@@ -10,7 +10,10 @@
  * CPU the model's MatMulInteger weights and zero points are flipped in memory before it loads.
  */
 import fs from 'node:fs';
-import pb from 'protobufjs';
+import { lazyPackage } from '../lazy-package.js';
+
+/** protobufjs, loaded only where the weights are rewritten (a CPU without VNNI). */
+const protobuf = lazyPackage<typeof import('protobufjs')>('protobufjs');
 
 /** ONNX TensorProto data types (onnx.proto). */
 const INT8 = 3;
@@ -38,7 +41,7 @@ interface Field {
 
 /** The fields of the message in bytes [start, end), in order (protobufjs's wire reader). */
 function fieldsOf(bytes: Uint8Array, start: number, end: number): Field[] {
-  const reader = pb.Reader.create(bytes.subarray(0, end));
+  const reader = protobuf().Reader.create(bytes.subarray(0, end));
   reader.pos = start;
   const out: Field[] = [];
   while (reader.pos < end) {
@@ -74,7 +77,7 @@ function weightNames(bytes: Uint8Array, graph: Field[]): Set<string> | null {
 
 /** A length-delimited field: its tag and length as varints, then `value`. */
 const delimitedField = (no: number, value: Uint8Array): Uint8Array[] => [
-  pb.Writer.create().uint32((no << 3) | LENGTH_DELIMITED).uint32(value.length).finish(),
+  protobuf().Writer.create().uint32((no << 3) | LENGTH_DELIMITED).uint32(value.length).finish(),
   value,
 ];
 
@@ -114,7 +117,7 @@ function unsignedTensor(bytes: Uint8Array, tensor: Field): Uint8Array | null {
   else if (!raw && ints.length && ints.every((f) => f.delimited)) {
     const out: number[] = [];
     for (const f of ints) {
-      const reader = pb.Reader.create(bytes.subarray(f.start, f.end));
+      const reader = protobuf().Reader.create(bytes.subarray(f.start, f.end));
       while (reader.pos < reader.len) out.push(reader.int32() + 128);
     }
     values = Uint8Array.from(out);
@@ -122,7 +125,7 @@ function unsignedTensor(bytes: Uint8Array, tensor: Field): Uint8Array | null {
   const kept = fields.filter((f) => f !== type && f !== raw && !ints.includes(f));
   return Buffer.concat([
     rewritten(bytes, kept, new Map()),
-    pb.Writer.create().uint32(TENSOR_DATA_TYPE << 3).uint32(UINT8).finish(),
+    protobuf().Writer.create().uint32(TENSOR_DATA_TYPE << 3).uint32(UINT8).finish(),
     ...delimitedField(TENSOR_RAW_DATA, values),
   ]);
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import Bottleneck from 'bottleneck';
-import { Redis } from 'ioredis';
 import { UserError } from '../errors.js';
+import { lazyPackage } from '../lazy-package.js';
 import {
   WebClient,
   type ChatPostMessageArguments,
@@ -59,6 +59,8 @@ export interface SlackApiOptions {
   shared?: { redisUrl: string; scope?: string };
 }
 
+// ioredis: loaded only where replicas share their limits through Redis
+const ioredis = lazyPackage<typeof import('ioredis')>('ioredis');
 /** How long start-up waits for the shared Redis before it says it cannot reach it. */
 const REDIS_READY_MS = 5000;
 /** With shared limits, a call's slot is freed after this long whatever became of its replica. */
@@ -119,7 +121,7 @@ export class SlackApi {
     this.redisUrl = opts.shared?.redisUrl ?? null;
     this.connection = opts.shared
       ? new Bottleneck.IORedisConnection({
-          Redis,
+          Redis: ioredis().Redis,
           clientOptions: opts.shared.redisUrl,
         } as Bottleneck.IORedisConnectionOptions)
       : null;

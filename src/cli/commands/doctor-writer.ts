@@ -1,6 +1,5 @@
-import { APIError } from 'openai';
 import type { Config } from '../../config.js';
-import { openAIChat } from '../../engine/writer/client.js';
+import { openAIChat, openAISdk } from '../../engine/writer/client.js';
 import { noThreshold, SUPPORT_THRESHOLDS } from '../../engine/writer/support.js';
 import type { WriterSettings } from '../../engine/writer/types.js';
 import { errorMessage } from '../../errors.js';
@@ -18,7 +17,7 @@ const MODELS_LISTED = 5;
 
 /** What to do about a failed call to the endpoint: the key for a 401/403, else the URL. */
 function fixFor(e: unknown): string {
-  if (e instanceof APIError && (e.status === 401 || e.status === 403))
+  if (e instanceof openAISdk().APIError && (e.status === 401 || e.status === 403))
     return 'check RAGASK_WRITER_API_KEY (the endpoint refused it)';
   return 'check RAGASK_WRITER_URL (the base URL, e.g. http://127.0.0.1:8080/v1) and that the server runs';
 }

@@ -1,4 +1,4 @@
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { lazyPackage } from '../../lazy-package.js';
 import type { ChatClient, ChatMessage, WriterFailure, WriterSettings } from './types.js';
 
 /**
@@ -8,13 +8,16 @@ import type { ChatClient, ChatMessage, WriterFailure, WriterSettings } from './t
  */
 const SDK_RETRIES = 0;
 
+/** The `openai` SDK, loaded when a writer is first used (doctor-writer's checks take its errors from here too). */
+export const openAISdk = lazyPackage<typeof import('openai')>('openai');
+
 /**
  * An OpenAI-compatible chat endpoint through the official `openai` SDK (a well-kept client: any base
  * URL, streaming, typed errors, retries that honour Retry-After), so llama.cpp's server, Ollama,
  * vLLM and hosted APIs are one code path.
  */
 export function openAIChat(settings: WriterSettings): ChatClient {
-  const client = new OpenAI({
+  const client = new (openAISdk().OpenAI)({
     baseURL: settings.url,
     // local servers take any key; the SDK wants one
     apiKey: settings.apiKey ?? 'none',
@@ -44,6 +47,7 @@ export function openAIChat(settings: WriterSettings): ChatClient {
 
 /** A failed write as one of the ordinary failures, with a message that holds no key or prompt. */
 export function failureOf(e: unknown, timedOut: boolean): Pick<WriterFailure, 'failed' | 'message'> {
+  const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } = openAISdk();
   if (timedOut || e instanceof APIConnectionTimeoutError || e instanceof APIUserAbortError)
     return { failed: 'timeout', message: 'the writer did not finish within its time budget' };
   if (e instanceof APIError && e.status === 429)
@@ -62,6 +66,7 @@ export function failureOf(e: unknown, timedOut: boolean): Pick<WriterFailure, 'f
 
 /** Seconds a 429 asks to wait (its Retry-After), or null when the failure is not one. */
 export function retryAfterOf(e: unknown): number | null {
+  const { APIError } = openAISdk();
   if (!(e instanceof APIError) || e.status !== 429) return null;
   const after = Number(e.headers?.get('retry-after'));
   return Number.isFinite(after) && after > 0 ? after : 1;

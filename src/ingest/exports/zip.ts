@@ -8,15 +8,18 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import JSZip from 'jszip';
+import { lazyPackage } from '../../lazy-package.js';
 import { errorMessage } from '../../errors.js';
 
 /** A zip input unpacked: the folder to read it from, or why it cannot be read. */
 type Unzipped = { zip: string; dir: string } | { zip: string; reason: string };
 
 /** Writes every entry of a zip under `dir`, a nested zip's entries too; never outside `dir`. */
+/** jszip: the well-kept pure-JS zip reader (mammoth's own). */
+const jszip = lazyPackage<typeof import('jszip')>('jszip');
+
 async function extract(bytes: Uint8Array, dir: string): Promise<void> {
-  const zip = await JSZip.loadAsync(bytes);
+  const zip = await jszip().loadAsync(bytes);
   for (const entry of Object.values(zip.files)) {
     if (entry.dir) continue;
     const target = path.resolve(dir, entry.name);

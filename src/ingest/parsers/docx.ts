@@ -5,8 +5,7 @@
  * document's own properties (docProps/core.xml), read with jszip (mammoth's own zip library).
  * mammoth: the well-kept .docx-to-HTML converter of the JavaScript ecosystem, pure JS, BSD-2.
  */
-import JSZip from 'jszip';
-import mammoth from 'mammoth';
+import { lazyPackage } from '../../lazy-package.js';
 import type { ParsedDocument } from '../blocks.js';
 import { cleanText } from '../blocks.js';
 import { parseHtml } from './html.js';
@@ -16,13 +15,16 @@ const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
 /** An OLE compound file: a legacy .doc, or a .docx saved with a password (Office encrypts it into one). */
 const OLE_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
 
+const jszip = lazyPackage<typeof import('jszip')>('jszip');
+const mammoth = lazyPackage<typeof import('mammoth')>('mammoth');
+
 const startsWith = (bytes: Uint8Array, magic: readonly number[]) => magic.every((b, i) => bytes[i] === b);
 
 const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** The title in the document's properties (File → Properties → Title), if it has one. */
 async function propertiesTitle(bytes: Uint8Array): Promise<string | null> {
-  const zip = await JSZip.loadAsync(bytes);
+  const zip = await jszip().loadAsync(bytes);
   const core = await zip.file('docProps/core.xml')?.async('string');
   const m = core ? /<dc:title>([\s\S]*?)<\/dc:title>/.exec(core) : null;
   if (!m) return null;
@@ -48,7 +50,7 @@ export async function parseDocx(bytes: Uint8Array): Promise<ParsedDocument> {
   let title: string | null;
   try {
     title = await propertiesTitle(bytes);
-    html = (await mammoth.convertToHtml({ buffer: Buffer.from(bytes) })).value;
+    html = (await mammoth().convertToHtml({ buffer: Buffer.from(bytes) })).value;
   } catch (e) {
     throw new Error(`corrupt or truncated .docx (${(e as Error).message.split('\n')[0]})`);
   }

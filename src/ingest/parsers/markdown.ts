@@ -1,9 +1,11 @@
 import { Lexer, type Token, type Tokens } from 'marked';
 import GithubSlugger from 'github-slugger';
-import { parse as parseYaml } from 'yaml';
+import { lazyPackage } from '../../lazy-package.js';
 import type { Entry } from '../../store/types.js';
 import { cleanText, type Block, type ParsedDocument } from '../blocks.js';
 import { fieldEntry } from '../entries.js';
+
+const yaml = lazyPackage<typeof import('yaml')>('yaml');
 
 /** Nesting beyond this is flattened: a hostile file cannot exhaust the stack. */
 const MAX_DEPTH = 32;
@@ -19,7 +21,7 @@ export function parseMarkdown(source: string): ParsedDocument {
   const fm = /^---\r?\n([\s\S]*?)\r?\n---\r?\n/.exec(body);
   if (fm) {
     try {
-      const meta = parseYaml(fm[1]!) as Record<string, unknown> | null;
+      const meta = yaml().parse(fm[1]!) as Record<string, unknown> | null;
       if (meta && typeof meta === 'object') {
         if (typeof meta.title === 'string') title = cleanText(meta.title);
         const u = meta.url ?? meta.source_url ?? meta.link;
