@@ -1,14 +1,15 @@
 import { LRUCache } from 'lru-cache';
 import { allows, contextKey, type AccessContext, type ScopeGroup } from '../store/access.js';
 import type { Store } from '../store/interfaces.js';
+import { filterIds, type DocFilter } from '../store/types.js';
 
 /** What retrieval may see for one asker: applied before ranking, in every path of the engine. */
 export interface ResolvedAccess {
   context: AccessContext;
   /** Distinguishes caches of different contexts, and of the same one before and after scopes or flags changed. */
   scopeKey: string;
-  /** Allowed documents, or null when every document is. */
-  allowedDocs: ReadonlySet<number> | null;
+  /** What every search filters by (the allowed documents, or the others where they are fewer), or null when every document is allowed. */
+  docFilter: DocFilter | null;
   allowDoc(docId: number): boolean;
   /** Documents an admin demoted: ranked lower for everyone (`ragask sources demote`). */
   demoted: ReadonlySet<number>;
@@ -48,7 +49,7 @@ export class AccessResolver {
   private readonly cache = new LRUCache<string, ResolvedAccess>({
     max: 2000,
     maxSize: CACHED_DOC_IDS,
-    sizeCalculation: (r) => 1 + (r.allowedDocs?.size ?? 0),
+    sizeCalculation: (r) => 1 + (r.docFilter ? filterIds(r.docFilter).ids.size : 0),
   });
   private table: Promise<ScopeTable> | null = null;
 
@@ -66,7 +67,7 @@ export class AccessResolver {
     // read (237k of them at a million windows). A Slack context reads them, so that its check stays exact.
     const resolved: ResolvedAccess =
       ctx.kind === 'local' && flags.hidden.size === 0
-        ? { context: ctx, scopeKey, allowedDocs: null, allowDoc: () => true, demoted }
+        ? { context: ctx, scopeKey, docFilter: null, allowDoc: () => true, demoted }
         : { context: ctx, scopeKey, demoted, ...allowedBy(await this.scopeTable(version), ctx, flags.hidden) };
     this.cache.set(scopeKey, resolved);
     return resolved;
@@ -90,22 +91,26 @@ export class AccessResolver {
 }
 
 /**
- * What one context may see, from the scope table: null (every document) when every group allows it
- * and nothing is hidden, and then the check stays exact for the documents the table holds (one added
- * since is not allowed until the next access version is read); otherwise the allowed documents' set.
+ * What one context may see, from the scope table: no filter when every group allows it and nothing
+ * is hidden; otherwise the shorter list, the allowed documents or the others. The check stays exact
+ * for the documents the table holds either way: one added since is not allowed until the next
+ * access version is read (the searches' results pass this check too, so an "all but" filter lets
+ * no such document through).
  */
 function allowedBy(
   table: ScopeTable,
   ctx: AccessContext,
   hidden: ReadonlySet<number>,
-): Pick<ResolvedAccess, 'allowedDocs' | 'allowDoc'> {
+): Pick<ResolvedAccess, 'docFilter' | 'allowDoc'> {
   const allowedGroups = table.groups.map((g) => allows(g.scope, ctx));
   const { groupOf } = table;
-  if (hidden.size === 0 && allowedGroups.every(Boolean))
-    return { allowedDocs: null, allowDoc: (id) => id >= 0 && id < groupOf.length && groupOf[id]! >= 0 };
+  const known = (id: number) => id >= 0 && id < groupOf.length && groupOf[id]! >= 0;
+  const allowDoc = (id: number) => known(id) && allowedGroups[groupOf[id]!]! && !hidden.has(id);
+  if (hidden.size === 0 && allowedGroups.every(Boolean)) return { docFilter: null, allowDoc: known };
   const allowed = new Set<number>();
+  const denied = new Set<number>(hidden);
   table.groups.forEach((g, k) => {
-    if (allowedGroups[k]) for (const id of g.docIds) if (!hidden.has(id)) allowed.add(id);
+    for (const id of g.docIds) (allowedGroups[k] && !hidden.has(id) ? allowed : denied).add(id);
   });
-  return { allowedDocs: allowed, allowDoc: (id) => allowed.has(id) };
+  return { docFilter: denied.size < allowed.size ? { except: denied } : { only: allowed }, allowDoc };
 }

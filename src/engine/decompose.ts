@@ -140,7 +140,7 @@ export class Decomposer {
    */
   private async linksOf(entities: readonly string[], access: ResolvedAccess | undefined): Promise<EntityLinks[]> {
     // the cache was checked against the store by candidates(), the only caller, once per call
-    const allowed = access?.allowedDocs ?? null;
+    const allowed = access?.docFilter ?? null;
     const keyOf = (entity: string) => `${access?.scopeKey ?? 'local'}\u0000${foldName(entity)}`;
     const out = entities.map((e) => this.linkCache.get(keyOf(e)) ?? null);
     const missing = [...new Set(entities.filter((_, i) => !out[i]))].map((entity) => ({

@@ -194,7 +194,7 @@ export class Retriever {
   ): Promise<Map<number, number>> {
     const dense = new Map<number, number>();
     // HNSW filters while it searches: windows of documents the asker may not see are never candidates
-    const hits = await this.store.index.search(qv, opts.denseWindows ?? 100, opts.access?.allowedDocs ?? null);
+    const hits = await this.store.index.search(qv, opts.denseWindows ?? 100, opts.access?.docFilter ?? null);
     const chunkOf = await this.store.vectors.windowChunks(hits.map((h) => h.windowId));
     for (const h of hits) {
       const c = chunkOf.get(h.windowId);
@@ -240,7 +240,7 @@ export class Retriever {
     const exclude = opts.exclude ?? new Set<number>();
 
     // Dense: windows from HNSW, grouped into chunks by their best window.
-    const allowedDocs = opts.access?.allowedDocs ?? null;
+    const docFilter = opts.access?.docFilter ?? null;
     const dense = mode === 'bm25' ? new Map<number, number>() : await this.denseChunks(qv, opts, exclude);
     const t2 = performance.now();
 
@@ -250,7 +250,7 @@ export class Retriever {
         await this.bm25Query(query),
         (opts.bm25Chunks ?? 50) + exclude.size,
         undefined,
-        allowedDocs,
+        docFilter,
       )) {
         if (!exclude.has(r.chunkId)) bm25.set(r.chunkId, r.score);
       }
@@ -262,7 +262,7 @@ export class Retriever {
       // every term of the entity, titles weighing most: its own document first, then its mentions
       const all = textQuery(opts.focus!, 'all');
       if (all.terms.length)
-        for (const r of await this.store.text.searchText(all, 20, [4.0, 2.0, 1.0], allowedDocs))
+        for (const r of await this.store.text.searchText(all, 20, [4.0, 2.0, 1.0], docFilter))
           if (!exclude.has(r.chunkId)) focus.set(r.chunkId, r.score);
     }
     const t3 = performance.now();

@@ -5,7 +5,7 @@
  * and open.ts picks one. The Slack app's state is not here: src/slack/state.
  */
 import type { Scope, ScopeGroup } from './access.js';
-import type { VectorHit } from './types.js';
+import type { DocFilter, VectorHit } from './types.js';
 import type {
   ChunkInput,
   ChunkRow,
@@ -37,11 +37,11 @@ export interface DocumentWrite {
 /** Approximate nearest neighbours over window vectors, kept in step with the store's index log. */
 export interface VectorIndex {
   /**
-   * The k best windows for a unit vector by cosine similarity; with `allowedDocs`, only windows of
-   * those documents are candidates at all (the access filter is applied inside the search, so an
+   * The k best windows for a unit vector by cosine similarity; with a filter, only windows of the
+   * documents it admits are candidates at all (the access filter is applied inside the search, so an
    * asker's k results are never thinned by documents they may not see).
    */
-  search(vector: Float32Array, k: number, allowedDocs?: ReadonlySet<number> | null): Promise<VectorHit[]>;
+  search(vector: Float32Array, k: number, filter?: DocFilter | null): Promise<VectorHit[]>;
   /** How many windows the index holds. */
   size(): Promise<number>;
   /** The search effort (HNSW efSearch: candidates kept while walking the graph): recall against speed, swept by `ragask bench`. */
@@ -79,13 +79,13 @@ export interface TextSearch {
     query: TextQuery,
     limit: number,
     weights?: [number, number, number],
-    docIds?: ReadonlySet<number> | null,
+    filter?: DocFilter | null,
   ): Promise<{ chunkId: number; score: number }[]>;
   /**
    * Chunks (of the given documents) matching each text query, counted up to `cap` (bounded work),
    * in the order asked; several queries are answered together (one round trip on PostgreSQL).
    */
-  countTextMatches(queries: readonly TextQuery[], cap: number, docIds?: ReadonlySet<number> | null): Promise<number[]>;
+  countTextMatches(queries: readonly TextQuery[], cap: number, filter?: DocFilter | null): Promise<number[]>;
   /**
    * Chunks each entity may link to (one query per entity, answered in one round trip): titled or
    * headed by it, best first, and some that merely mention it.
@@ -93,7 +93,7 @@ export interface TextSearch {
   entityMentions(
     queries: readonly TextQuery[],
     limits: { labelled: number; mentioned: number },
-    docIds?: ReadonlySet<number> | null,
+    filter?: DocFilter | null,
   ): Promise<EntityMentions[]>;
 }
 

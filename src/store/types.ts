@@ -163,3 +163,21 @@ export interface HealthCheck {
   detail: string;
   fix?: string;
 }
+
+/**
+ * Which documents a search may return: only these, or every document but these. An asker's access
+ * is given as the shorter list: a channel that may not see a handful of private documents filters
+ * out those few instead of listing the 232k it may see (at a million windows that list cost each
+ * SQL search about 0.2 s; BENCHMARKS.md, "Corpus scale").
+ */
+export type DocFilter = { only: ReadonlySet<number> } | { except: ReadonlySet<number> };
+
+/** Whether a filter lets a document through (no filter: every one). */
+export function admits(filter: DocFilter | null | undefined, docId: number): boolean {
+  return !filter || ('only' in filter ? filter.only.has(docId) : !filter.except.has(docId));
+}
+
+/** The ids a filter lists, and whether they are the only ones let through or the ones kept out. */
+export function filterIds(filter: DocFilter): { ids: ReadonlySet<number>; only: boolean } {
+  return 'only' in filter ? { ids: filter.only, only: true } : { ids: filter.except, only: false };
+}

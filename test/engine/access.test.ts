@@ -184,7 +184,7 @@ describe('resolving who may see what', () => {
     };
     const resolver = new AccessResolver({ ...core.store, access } as typeof core.store);
     const local = await resolver.resolve(LOCAL);
-    expect([reads, local.allowedDocs, local.allowDoc(peopleDoc)]).toEqual([0, null, true]);
+    expect([reads, local.docFilter, local.allowDoc(peopleDoc)]).toEqual([0, null, true]);
     const a = await resolver.resolve(A);
     expect([reads, a.allowDoc(peopleDoc), a.allowDoc([...incidentDocs][0]!)]).toEqual([1, false, true]);
     // another context at the same access version resolves from the same reading
@@ -192,7 +192,7 @@ describe('resolving who may see what', () => {
     expect([reads, b.allowDoc(peopleDoc), b.allowDoc([...incidentDocs][0]!)]).toEqual([1, false, false]);
   });
 
-  it('holds no set for a context every scope allows, and stays exact for documents added since', async () => {
+  it('filters by the shorter list: none where every scope allows, else the allowed or the others; exact for documents added since', async () => {
     let version = 7;
     let reads = 0;
     const access = {
@@ -200,24 +200,39 @@ describe('resolving who may see what', () => {
       flaggedDocuments: async () => ({ hidden: new Set<number>(), demoted: new Set<number>() }),
       scopeGroups: async () => {
         reads++;
-        return [
-          { scope: { kind: 'public' as const }, docIds: [1, 2, 5] },
-          { scope: { kind: 'channels' as const, channels: ['CA'] }, docIds: [3] },
-        ];
+        return version === 7
+          ? [
+              { scope: { kind: 'public' as const }, docIds: [1, 2, 5] },
+              { scope: { kind: 'channels' as const, channels: ['CA'] }, docIds: [3] },
+            ]
+          : [
+              { scope: { kind: 'public' as const }, docIds: [1] },
+              { scope: { kind: 'channels' as const, channels: ['CA'] }, docIds: [2, 3, 4, 5] },
+            ];
       },
     };
     const resolver = new AccessResolver({ access } as unknown as typeof core.store);
     const a = await resolver.resolve(A);
     // document 6 was added after the scopes were read; 4 was never there
-    expect([a.allowedDocs, [1, 2, 3, 4, 5, 6, -1].map((id) => a.allowDoc(id)), reads]).toEqual([
+    expect([a.docFilter, [1, 2, 3, 4, 5, 6, -1].map((id) => a.allowDoc(id)), reads]).toEqual([
       null,
       [true, true, true, false, true, false, false],
       1,
     ]);
+    // B may not see the one channel document: its searches keep that one out rather than list the rest
     const b = await resolver.resolve(B);
-    expect([[...b.allowedDocs!], b.allowDoc(3), reads]).toEqual([[1, 2, 5], false, 1]);
+    expect([b.docFilter, [1, 2, 3, 5, 6].map((id) => b.allowDoc(id)), reads]).toEqual([
+      { except: new Set([3]) },
+      [true, true, false, true, false],
+      1,
+    ]);
+    // at the next version most documents are the channel's: B's searches list the one it may see
     version = 8;
-    await resolver.resolve(B);
-    expect(reads).toBe(2);
+    const b8 = await resolver.resolve(B);
+    expect([b8.docFilter, [1, 2, 6].map((id) => b8.allowDoc(id)), reads]).toEqual([
+      { only: new Set([1]) },
+      [true, false, false],
+      2,
+    ]);
   });
 });

@@ -74,7 +74,7 @@ describe('hybrid retrieval with window rerank', () => {
       access: {
         context: { kind: 'slack', channel: 'C', user: 'U', isDM: false },
         scopeKey: 't',
-        allowedDocs: allowed,
+        docFilter: { only: allowed },
         allowDoc: (id) => allowed.has(id),
         demoted: new Set(),
       },

@@ -7,7 +7,7 @@ import { openPool } from '../../src/store/pg/db.js';
 import { PgStore } from '../../src/store/pg/store.js';
 import { SqliteConversations } from '../../src/store/sqlite/conversations.js';
 import { SqliteStore } from '../../src/store/sqlite/store.js';
-import type { ChunkInput } from '../../src/store/types.js';
+import type { ChunkInput, DocFilter } from '../../src/store/types.js';
 import { chunkInput, tempDir } from '../helpers.js';
 import { BACKENDS, freshSchema, skipBackend, type Backend } from '../pg.js';
 
@@ -94,7 +94,7 @@ describe.each(BACKENDS)('storage contract (%s)', (backend) => {
   });
 
   it_('text search: BM25 ranks, counts and entity mentions', async () => {
-    const { valve } = await seed(store);
+    const { relay, valve } = await seed(store);
     const hits = await store.text.searchText({ terms: ['battery'], match: 'any' }, 5);
     const texts = await store.documents.getChunks(hits.map((h) => h.chunkId));
     expect(hits.map((h) => texts.get(h.chunkId)?.text)).toEqual(['Its backup battery lasts 90 days.']);
@@ -108,12 +108,29 @@ describe.each(BACKENDS)('storage contract (%s)', (backend) => {
       10,
     );
     expect(counts).toEqual([2, 0, 1]);
-    expect(await store.text.countTextMatches([{ terms: ['the'], match: 'any' }], 10, new Set([valve]))).toEqual([1]);
+    const the = [{ terms: ['the'], match: 'any' as const }];
+    expect(await store.text.countTextMatches(the, 10, { only: new Set([valve]) })).toEqual([1]);
+    // every document but the valve: the relay's chunk that holds "the" (an access filter listing the few kept out)
+    expect(await store.text.countTextMatches(the, 10, { except: new Set([valve]) })).toEqual([1]);
+    expect(await store.text.countTextMatches(the, 10, { except: new Set([relay, valve]) })).toEqual([0]);
+    const textsOf = async (filter: DocFilter) => {
+      const found = await store.text.searchText(the[0]!, 5, undefined, filter);
+      const chunks = await store.documents.getChunks(found.map((h) => h.chunkId));
+      return found.map((h) => chunks.get(h.chunkId)?.text);
+    };
+    expect(await textsOf({ except: new Set([relay]) })).toEqual(['The valve closes at 40 bar.']);
+    expect(await textsOf({ only: new Set([relay]) })).toEqual(['The relay station forwards alarms.']);
     const [mentions] = await store.text.entityMentions([{ terms: ['relay'], match: 'all' }], {
       labelled: 5,
       mentioned: 5,
     });
     expect(mentions!.labelled.map((m) => m.title)).toEqual(['relay', 'relay']);
+    const [kept] = await store.text.entityMentions(
+      [{ terms: ['relay'], match: 'all' }],
+      { labelled: 5, mentioned: 5 },
+      { except: new Set([relay]) },
+    );
+    expect([kept!.labelled, kept!.mentioned]).toEqual([[], []]);
   });
 
   it_('vectors: windows by chunk and by id, searched through the index, re-embedded', async () => {
@@ -123,6 +140,10 @@ describe.each(BACKENDS)('storage contract (%s)', (backend) => {
     expect([...window!.vector]).toEqual([0, 0, 1, 0]);
     expect((await store.vectors.windowChunks([window!.id])).get(window!.id)).toBe(valveChunk);
     expect((await store.index.search(vec(0, 0, 1, 0), 1)).map((h) => h.windowId)).toEqual([window!.id]);
+    // the valve's own vector, with the valve kept out: the nearest window of another document
+    const [other] = await store.index.search(vec(0, 0, 1, 0), 1, { except: new Set([valve]) });
+    expect(other!.windowId).not.toBe(window!.id);
+    expect(await store.index.search(vec(0, 0, 1, 0), 5, { only: new Set([valve]) })).toHaveLength(1);
     expect((await store.vectors.allWindowVectors()).length).toBe(3);
     expect((await store.vectors.windowTexts()).map((w) => w.text)).toEqual([
       'The relay station forwards alarms.',

@@ -89,7 +89,7 @@ describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
     expect(unfiltered.some((h) => farWindows.has(h.windowId))).toBe(false);
     // filtered to the far document: the graph walk alone would find none of its windows among its
     // candidates; the search still gives k of them, nearest first, exactly as brute force orders them
-    const filtered = await store.index.search(query, 10, new Set([farId]));
+    const filtered = await store.index.search(query, 10, { only: new Set([farId]) });
     expect(filtered).toHaveLength(10);
     expect(filtered.every((h) => farWindows.has(h.windowId))).toBe(true);
     const exact = farVectors
@@ -98,7 +98,7 @@ describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
       .slice(0, 10);
     expect(filtered.map((h) => h.score)).toEqual(exact.map((e) => expect.closeTo(e.s, 4)));
     // nothing allowed, nothing found
-    expect(await store.index.search(query, 10, new Set())).toEqual([]);
+    expect(await store.index.search(query, 10, { only: new Set() })).toEqual([]);
   });
 
   it('ranks full-text matches with the same BM25 scores as FTS5', async () => {
@@ -154,7 +154,9 @@ describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
       doc('b', [chunk(0, 'The falcon drone carries a radio.', [randomVector()])]),
     ]);
     const found = async (terms: string[], docIds: ReadonlySet<number> | null = null) =>
-      (await store.text.searchText({ terms, match: 'any' }, 10, [2, 1, 1], docIds)).map((r) => r.chunkId);
+      (await store.text.searchText({ terms, match: 'any' }, 10, [2, 1, 1], docIds && { only: docIds })).map(
+        (r) => r.chunkId,
+      );
     const [aChunk] = await store.documents.chunkIdsOfDocument(a!);
     const [bChunk] = await store.documents.chunkIdsOfDocument(b!);
     expect((await found(['radio'])).sort()).toEqual([aChunk, bChunk].sort());

@@ -90,7 +90,7 @@ describe.each(BACKENDS)('bounded full-text search (%s)', (backend) => {
     const [filtered] = await store.text.entityMentions(
       [{ terms: ['vantor', 'ts 40'], match: 'all' }],
       { labelled: 10, mentioned: 5 },
-      only,
+      { only },
     );
     expect([...filtered!.labelled, ...filtered!.mentioned].every((h) => h.docId === headed)).toBe(true);
     await store.close();
@@ -117,7 +117,9 @@ describe.each(BACKENDS)('bounded full-text search (%s)', (backend) => {
     ).toEqual([12, 12, 0, 12, 0]);
     await add(store, 'Doc 12', [chunk(0, 'Another 868 MHz radio.')]);
     expect((await store.text.countTextMatches([{ terms: ['868'], match: 'any' }], 100))[0]).toBe(13);
-    expect((await store.text.countTextMatches([{ terms: ['868'], match: 'any' }], 100, new Set([1, 2])))[0]).toBe(2);
+    expect(
+      (await store.text.countTextMatches([{ terms: ['868'], match: 'any' }], 100, { only: new Set([1, 2]) }))[0],
+    ).toBe(2);
     await store.close();
   });
 

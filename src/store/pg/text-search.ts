@@ -1,7 +1,23 @@
 import type { TextQuery, TextSearch } from '../interfaces.js';
-import type { EntityMentions, MentionHit } from '../types.js';
+import { filterIds, type DocFilter, type EntityMentions, type MentionHit } from '../types.js';
 import type { PgContext } from './context.js';
 import { BM25_B, BM25_K1, TERM_SEPARATOR } from './fts.js';
+
+/**
+ * An access filter as a condition on a document-id column with the listed ids as parameter `$n`,
+ * the ids, and a suffix for the prepared statement's name (each shape is its own plan).
+ */
+function pgFilter(
+  filter: DocFilter | null,
+  column: string,
+  n: number,
+): { sql: string; ids: number[] | null; name: string } {
+  if (!filter) return { sql: '', ids: null, name: '' };
+  const { ids, only } = filterIds(filter);
+  return only
+    ? { sql: `AND ${column} = ANY($${n}::bigint[])`, ids: [...ids], name: '-in' }
+    : { sql: `AND ${column} <> ALL($${n}::bigint[])`, ids: [...ids], name: '-out' };
+}
 
 export class PgTextSearch implements TextSearch {
   private corpusStats: { generation: number; chunks: number; avgLength: number } | null = null;
@@ -33,22 +49,23 @@ export class PgTextSearch implements TextSearch {
     query: TextQuery,
     limit: number,
     weights: [number, number, number] = [2.0, 1.0, 1.0],
-    docIds: ReadonlySet<number> | null = null,
+    filter: DocFilter | null = null,
   ): Promise<{ chunkId: number; score: number }[]> {
-    if (query.terms.length === 0 || (docIds && docIds.size === 0)) return [];
+    if (query.terms.length === 0 || (filter && 'only' in filter && filter.only.size === 0)) return [];
     const { chunks: n, avgLength } = await this.bm25Corpus();
     const dfs = await this.countTextMatches(
       query.terms.map((t) => ({ terms: [t], match: 'any' as const })),
       Number.MAX_SAFE_INTEGER,
     );
     const idf = dfs.map((df) => Math.max(1e-6, Math.log((n - df + 0.5) / (df + 0.5))));
-    const only = docIds ? 'AND p.doc_id = ANY($8::bigint[])' : '';
-    const onlyChunks = docIds ? 'AND c.doc_id = ANY($8::bigint[])' : '';
+    const posting = pgFilter(filter, 'p.doc_id', 8);
+    const only = posting.sql;
+    const onlyChunks = pgFilter(filter, 'c.doc_id', 8).sql;
     const params: unknown[] = [query.terms, idf, weights[0], weights[1], weights[2], avgLength, limit];
-    if (docIds) params.push([...docIds]);
+    if (posting.ids) params.push(posting.ids);
     const rows = await this.ctx.pool.query<{ id: number; score: number }>({
       // prepared once per connection: one plan for every search of this shape
-      name: `bm25-${query.match}${docIds ? '-in' : ''}`,
+      name: `bm25-${query.match}${posting.name}`,
       text: `WITH q AS (
          -- each word of each term, at its place in the term (1 for a single word)
          SELECT t.term, t.idf, l.lexeme, l.positions[1] AS idx, count(*) OVER (PARTITION BY t.term) AS words
@@ -101,29 +118,30 @@ export class PgTextSearch implements TextSearch {
   async countTextMatches(
     queries: readonly TextQuery[],
     cap: number,
-    docIds: ReadonlySet<number> | null = null,
+    filter: DocFilter | null = null,
   ): Promise<number[]> {
     const keyOf = (q: TextQuery) => `${q.match}\u0000${q.terms.join('\u0001')}`;
     const out = queries.map((q) => {
       if (q.terms.length === 0) return 0;
       // a count below its cap is exact, and answers any later cap too (BM25's IDF asks uncapped)
-      const hit = docIds ? undefined : this.ctx.textCounts.get(keyOf(q));
+      const hit = filter ? undefined : this.ctx.textCounts.get(keyOf(q));
       return hit && (hit.exact || cap <= hit.n) ? Math.min(hit.n, cap) : null;
     });
     const asked = queries.map((q, i) => ({ q, i })).filter(({ i }) => out[i] === null);
     if (asked.length === 0) return out as number[];
-    const only = docIds ? 'AND doc_id = ANY($4::bigint[])' : '';
+    const listed = pgFilter(filter, 'doc_id', 4);
+    const only = listed.sql;
     const params: unknown[] = [
       asked.map(({ q }) => q.terms.join(TERM_SEPARATOR)),
       asked.map(({ q }) => q.match),
       Math.min(cap, Number.MAX_SAFE_INTEGER),
     ];
-    if (docIds) params.push([...docIds]);
+    if (listed.ids) params.push(listed.ids);
     // one word is counted from its postings (an index range); a phrase, or several terms, from the
     // chunks' tsvectors
     const rows = (
       await this.ctx.pool.query<{ i: number; n: number }>({
-        name: `count${docIds ? '-in' : ''}`,
+        name: `count${listed.name}`,
         text: `WITH u AS (
            SELECT u.i, string_to_array(u.terms, '${TERM_SEPARATOR}') AS terms, u.m
            FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(terms, m, i)
@@ -149,7 +167,7 @@ export class PgTextSearch implements TextSearch {
       const { q, i } = asked[Number(r.i) - 1]!;
       const n = Number(r.n);
       out[i] = n;
-      if (!docIds) this.ctx.textCounts.set(keyOf(q), { n, exact: n < cap });
+      if (!filter) this.ctx.textCounts.set(keyOf(q), { n, exact: n < cap });
     }
     return out as number[];
   }
@@ -163,12 +181,13 @@ export class PgTextSearch implements TextSearch {
   async entityMentions(
     queries: readonly TextQuery[],
     limits: { labelled: number; mentioned: number },
-    docIds: ReadonlySet<number> | null = null,
+    filter: DocFilter | null = null,
   ): Promise<EntityMentions[]> {
     const out: EntityMentions[] = queries.map(() => ({ labelled: [], mentioned: [] }));
     const asked = queries.map((q, i) => ({ q, i })).filter(({ q }) => q.terms.length > 0);
     if (asked.length === 0) return out;
-    const only = docIds ? 'AND c.doc_id = ANY($5::bigint[])' : '';
+    const listed = pgFilter(filter, 'c.doc_id', 5);
+    const only = listed.sql;
     const params: unknown[] = [
       asked.map(({ q }) => q.terms.join(TERM_SEPARATOR)),
       asked.map(({ q }) => q.match),
@@ -176,7 +195,7 @@ export class PgTextSearch implements TextSearch {
       // a mention that is also labelled is left out below: read as many more as could be
       limits.mentioned + limits.labelled,
     ];
-    if (docIds) params.push([...docIds]);
+    if (listed.ids) params.push(listed.ids);
     const rows = (
       await this.ctx.pool.query<{
         i: number;
@@ -186,7 +205,7 @@ export class PgTextSearch implements TextSearch {
         title: string;
         heading_path: string;
       }>({
-        name: docIds ? 'entity-mentions-in' : 'entity-mentions',
+        name: `entity-mentions${listed.name}`,
         text: `WITH q AS (
            SELECT u.i, (SELECT CASE WHEN u.m = 'any' THEN ragask_tsquery_or(phraseto_tsquery('ragask', t))
                                     ELSE ragask_tsquery_and(phraseto_tsquery('ragask', t)) END

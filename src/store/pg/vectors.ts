@@ -1,5 +1,5 @@
 import pgvector from 'pgvector';
-import type { VectorHit } from '../types.js';
+import { filterIds, type DocFilter, type VectorHit } from '../types.js';
 import type { VectorIndex } from '../interfaces.js';
 import type { PgClient, PgPool } from './db.js';
 
@@ -49,12 +49,17 @@ export class PgVectorIndex implements VectorIndex {
     this.ef = efSearch;
   }
 
-  async search(vector: Float32Array, k: number, allowedDocs: ReadonlySet<number> | null = null): Promise<VectorHit[]> {
+  async search(vector: Float32Array, k: number, docFilter: DocFilter | null = null): Promise<VectorHit[]> {
     if (k <= 0) return [];
     const v = pgvector.toSql(Array.from(vector)) as string;
-    const docs = allowedDocs ? [...allowedDocs] : null;
-    if (docs && docs.length === 0) return [];
-    const filter = docs ? 'WHERE doc_id = ANY($3::bigint[])' : '';
+    const listed = docFilter ? filterIds(docFilter) : null;
+    if (listed?.only && listed.ids.size === 0) return [];
+    const docs = listed ? [...listed.ids] : null;
+    const filter = listed
+      ? listed.only
+        ? 'WHERE doc_id = ANY($3::bigint[])'
+        : 'WHERE doc_id <> ALL($3::bigint[])'
+      : '';
     const params: unknown[] = docs ? [v, k, docs] : [v, k];
     // the candidate list must hold at least k (pgvector returns at most ef_search rows)
     const ef = Math.min(1000, Math.max(this.ef, k));

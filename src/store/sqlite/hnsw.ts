@@ -6,7 +6,7 @@ import type { ProgressReporter } from '../../progress.js';
 import { silentLogger } from '../../log.js';
 import type { DB } from './db.js';
 import type { VectorIndex } from '../interfaces.js';
-import type { HnswParams, VectorHit } from '../types.js';
+import { admits, type DocFilter, type HnswParams, type VectorHit } from '../types.js';
 import { blobToVector } from './vectors.js';
 import { type FileIdentity, fsyncFile, identityOf, sameIdentity, sha256File, writeFileAtomic } from './files.js';
 
@@ -302,19 +302,19 @@ export class HnswIndex implements VectorIndex {
     this.index.setEf(efSearch);
   }
 
-  async search(vector: Float32Array, k: number, allowedDocs: ReadonlySet<number> | null = null): Promise<VectorHit[]> {
-    return this.searchNow(vector, k, allowedDocs);
+  async search(vector: Float32Array, k: number, filter: DocFilter | null = null): Promise<VectorHit[]> {
+    return this.searchNow(vector, k, filter);
   }
 
   /** hnswlib checks the filter while it walks the graph: windows of other documents are never candidates. */
-  searchNow(vector: Float32Array, k: number, allowedDocs: ReadonlySet<number> | null = null): VectorHit[] {
+  searchNow(vector: Float32Array, k: number, filter: DocFilter | null = null): VectorHit[] {
     const count = this.index.getCurrentCount();
     if (count === 0 || k <= 0) return [];
     const n = Math.min(k, count);
     if (this.params.efSearch < n) this.index.setEf(n);
-    const windowDoc = allowedDocs ? this.windowDocs() : null;
+    const windowDoc = filter ? this.windowDocs() : null;
     const res = windowDoc
-      ? this.index.searchKnn(Array.from(vector), n, (wid) => allowedDocs!.has(windowDoc[wid] ?? 0))
+      ? this.index.searchKnn(Array.from(vector), n, (wid) => admits(filter, windowDoc[wid] ?? 0))
       : this.index.searchKnn(Array.from(vector), n);
     if (this.params.efSearch < n) this.index.setEf(this.params.efSearch);
     return res.neighbors.map((id, i) => ({ windowId: id, score: 1 - res.distances[i]! }));

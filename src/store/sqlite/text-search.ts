@@ -1,4 +1,4 @@
-import type { EntityMentions, MentionHit } from '../types.js';
+import { filterIds, type DocFilter, type EntityMentions, type MentionHit } from '../types.js';
 import type { TextQuery, TextSearch } from '../interfaces.js';
 import type { SqliteContext } from './context.js';
 
@@ -22,6 +22,24 @@ function docIdsJson(ids: ReadonlySet<number>): string {
   return json;
 }
 
+/**
+ * An access filter as a condition on a document-id column (`column`) or, with `chunkRowid`, on the
+ * chunk rowid of a full-text table, and its parameter: the listed ids in or not in the rows kept.
+ */
+function filterSql(
+  filter: DocFilter | null,
+  on: { column: string } | { chunkRowid: true },
+): { sql: string; params: unknown[] } {
+  if (!filter) return { sql: '', params: [] };
+  const { ids, only } = filterIds(filter);
+  const listed = 'SELECT value FROM json_each(?)';
+  const sql =
+    'column' in on
+      ? ` AND ${on.column} ${only ? 'IN' : 'NOT IN'} (${listed})`
+      : ` AND rowid ${only ? 'IN' : 'NOT IN'} (SELECT id FROM chunks WHERE doc_id IN (${listed}))`;
+  return { sql, params: [docIdsJson(ids)] };
+}
+
 export class SqliteTextSearch implements TextSearch {
   constructor(private readonly ctx: SqliteContext) {}
 
@@ -30,25 +48,17 @@ export class SqliteTextSearch implements TextSearch {
     query: TextQuery,
     limit: number,
     weights: [number, number, number] = [2.0, 1.0, 1.0],
-    docIds: ReadonlySet<number> | null = null,
+    filter: DocFilter | null = null,
   ): Promise<{ chunkId: number; score: number }[]> {
     const match = fts5Match(query);
     if (!match) return [];
     // with an access filter, only chunks of allowed documents are ranked at all
-    const rows = (
-      docIds
-        ? this.ctx.db
-            .prepare(
-              `SELECT rowid AS id, -bm25(chunks_fts, ?, ?, ?) AS score FROM chunks_fts WHERE chunks_fts MATCH ?
-               AND rowid IN (SELECT id FROM chunks WHERE doc_id IN (SELECT value FROM json_each(?))) ORDER BY score DESC LIMIT ?`,
-            )
-            .all(weights[0], weights[1], weights[2], match, docIdsJson(docIds), limit)
-        : this.ctx.db
-            .prepare(
-              `SELECT rowid AS id, -bm25(chunks_fts, ?, ?, ?) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score DESC LIMIT ?`,
-            )
-            .all(weights[0], weights[1], weights[2], match, limit)
-    ) as { id: number; score: number }[];
+    const only = filterSql(filter, { chunkRowid: true });
+    const rows = this.ctx.db
+      .prepare(
+        `SELECT rowid AS id, -bm25(chunks_fts, ?, ?, ?) AS score FROM chunks_fts WHERE chunks_fts MATCH ?${only.sql} ORDER BY score DESC LIMIT ?`,
+      )
+      .all(weights[0], weights[1], weights[2], match, ...only.params, limit) as { id: number; score: number }[];
     return rows.map((r) => ({ chunkId: r.id, score: r.score }));
   }
 
@@ -59,29 +69,28 @@ export class SqliteTextSearch implements TextSearch {
   async countTextMatches(
     queries: readonly TextQuery[],
     cap: number,
-    docIds: ReadonlySet<number> | null = null,
+    filter: DocFilter | null = null,
   ): Promise<number[]> {
     // in process, a count each costs no round trip
-    return queries.map((q) => this.countOf(q, cap, docIds));
+    return queries.map((q) => this.countOf(q, cap, filter));
   }
 
-  private countOf(query: TextQuery, cap: number, docIds: ReadonlySet<number> | null): number {
+  private countOf(query: TextQuery, cap: number, filter: DocFilter | null): number {
     const match = fts5Match(query);
     if (!match) return 0;
     const key = `${cap}\u0000${match}`;
-    if (!docIds) {
+    if (!filter) {
       this.refreshTextCounts();
       const hit = this.ctx.textCounts.get(key);
       if (hit !== undefined) return hit;
     }
-    const only = docIds ? ' AND rowid IN (SELECT id FROM chunks WHERE doc_id IN (SELECT value FROM json_each(?)))' : '';
-    const params: unknown[] = docIds ? [match, docIdsJson(docIds), cap] : [match, cap];
+    const only = filterSql(filter, { chunkRowid: true });
     const n = (
       this.ctx
-        .sql(`SELECT count(*) AS n FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?${only} LIMIT ?)`)
-        .get(...params) as { n: number }
+        .sql(`SELECT count(*) AS n FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?${only.sql} LIMIT ?)`)
+        .get(match, ...only.params, cap) as { n: number }
     ).n;
-    if (!docIds) this.ctx.textCounts.set(key, n);
+    if (!filter) this.ctx.textCounts.set(key, n);
     return n;
   }
 
@@ -105,21 +114,22 @@ export class SqliteTextSearch implements TextSearch {
   async entityMentions(
     queries: readonly TextQuery[],
     limits: { labelled: number; mentioned: number },
-    docIds: ReadonlySet<number> | null = null,
+    filter: DocFilter | null = null,
   ): Promise<EntityMentions[]> {
     // in process, a query each costs no round trip
-    return queries.map((q) => this.mentionsOf(q, limits, docIds));
+    return queries.map((q) => this.mentionsOf(q, limits, filter));
   }
 
   private mentionsOf(
     query: TextQuery,
     limits: { labelled: number; mentioned: number },
-    docIds: ReadonlySet<number> | null,
+    filter: DocFilter | null,
   ): EntityMentions {
     const match = fts5Match(query);
     if (!match) return { labelled: [], mentioned: [] };
-    const only = docIds ? ' AND c.doc_id IN (SELECT value FROM json_each(?))' : '';
-    const params: unknown[] = docIds ? [match, docIdsJson(docIds)] : [match];
+    const filtered = filterSql(filter, { column: 'c.doc_id' });
+    const only = filtered.sql;
+    const params: unknown[] = [match, ...filtered.params];
     const hits = (rows: { chunk_id: number; doc_id: number; title: string; heading_path: string }[]): MentionHit[] =>
       rows.map((r) => ({
         chunkId: r.chunk_id,
