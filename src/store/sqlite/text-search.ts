@@ -23,21 +23,27 @@ function docIdsJson(ids: ReadonlySet<number>): string {
 }
 
 /**
- * An access filter as a condition on a document-id column (`column`) or, with `chunkRowid`, on the
- * chunk rowid of a full-text table, and its parameter: the listed ids in or not in the rows kept.
+ * An access filter as SQL beside a full-text match, and its parameter: the allowed documents'
+ * chunks joined (`c`) and checked one by one; the documents kept out as the set of their chunk ids
+ * (`chunkId`: the column that holds a matching chunk's id), which SQLite builds once. The match
+ * drives either way: `rowid IN (SELECT id FROM chunks WHERE …)` made SQLite run the match once
+ * for every allowed chunk, 3.5 s a search at 100k windows (BENCHMARKS.md, "Corpus scale").
  */
-function filterSql(
-  filter: DocFilter | null,
-  on: { column: string } | { chunkRowid: true },
-): { sql: string; params: unknown[] } {
-  if (!filter) return { sql: '', params: [] };
+function filterSql(filter: DocFilter | null, chunkId: string): { join: string; sql: string; params: unknown[] } {
+  if (!filter) return { join: '', sql: '', params: [] };
   const { ids, only } = filterIds(filter);
   const listed = 'SELECT value FROM json_each(?)';
-  const sql =
-    'column' in on
-      ? ` AND ${on.column} ${only ? 'IN' : 'NOT IN'} (${listed})`
-      : ` AND rowid ${only ? 'IN' : 'NOT IN'} (SELECT id FROM chunks WHERE doc_id IN (${listed}))`;
-  return { sql, params: [docIdsJson(ids)] };
+  return only
+    ? {
+        join: ' JOIN chunks c ON c.id = chunks_fts.rowid',
+        sql: ` AND c.doc_id IN (${listed})`,
+        params: [docIdsJson(ids)],
+      }
+    : {
+        join: '',
+        sql: ` AND ${chunkId} NOT IN (SELECT id FROM chunks WHERE doc_id IN (${listed}))`,
+        params: [docIdsJson(ids)],
+      };
 }
 
 export class SqliteTextSearch implements TextSearch {
@@ -53,10 +59,10 @@ export class SqliteTextSearch implements TextSearch {
     const match = fts5Match(query);
     if (!match) return [];
     // with an access filter, only chunks of allowed documents are ranked at all
-    const only = filterSql(filter, { chunkRowid: true });
+    const only = filterSql(filter, 'chunks_fts.rowid');
     const rows = this.ctx.db
       .prepare(
-        `SELECT rowid AS id, -bm25(chunks_fts, ?, ?, ?) AS score FROM chunks_fts WHERE chunks_fts MATCH ?${only.sql} ORDER BY score DESC LIMIT ?`,
+        `SELECT chunks_fts.rowid AS id, -bm25(chunks_fts, ?, ?, ?) AS score FROM chunks_fts${only.join} WHERE chunks_fts MATCH ?${only.sql} ORDER BY score DESC LIMIT ?`,
       )
       .all(weights[0], weights[1], weights[2], match, ...only.params, limit) as { id: number; score: number }[];
     return rows.map((r) => ({ chunkId: r.id, score: r.score }));
@@ -84,10 +90,12 @@ export class SqliteTextSearch implements TextSearch {
       const hit = this.ctx.textCounts.get(key);
       if (hit !== undefined) return hit;
     }
-    const only = filterSql(filter, { chunkRowid: true });
+    const only = filterSql(filter, 'chunks_fts.rowid');
     const n = (
       this.ctx
-        .sql(`SELECT count(*) AS n FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?${only.sql} LIMIT ?)`)
+        .sql(
+          `SELECT count(*) AS n FROM (SELECT 1 FROM chunks_fts${only.join} WHERE chunks_fts MATCH ?${only.sql} LIMIT ?)`,
+        )
         .get(match, ...only.params, cap) as { n: number }
     ).n;
     if (!filter) this.ctx.textCounts.set(key, n);
@@ -127,7 +135,8 @@ export class SqliteTextSearch implements TextSearch {
   ): EntityMentions {
     const match = fts5Match(query);
     if (!match) return { labelled: [], mentioned: [] };
-    const filtered = filterSql(filter, { column: 'c.doc_id' });
+    // both queries below join the chunks as c already
+    const filtered = filterSql(filter, 'c.id');
     const only = filtered.sql;
     const params: unknown[] = [match, ...filtered.params];
     const hits = (rows: { chunk_id: number; doc_id: number; title: string; heading_path: string }[]): MentionHit[] =>
