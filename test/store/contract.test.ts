@@ -160,6 +160,17 @@ describe.each(BACKENDS)('storage contract (%s)', (backend) => {
     await store.vectors.finishReembedding('test/4b', 4);
     expect([...(await store.vectors.windowsOfChunks([valveChunk!]))[0]!.vector]).toEqual([0, 0, 0, 1]);
     expect((await store.index.search(vec(0, 0, 0, 1), 1)).map((h) => h.windowId)).toEqual([window!.id]);
+    // a document added after a filtered search is found by the next one that admits it
+    const pump = await put(store, 'pump', [chunk(0, 'The pump idles.', vec(0, 1, 1, 0))]);
+    await store.caches.syncIndex();
+    const [pumpChunk] = await store.documents.chunkIdsOfDocument(pump);
+    const [pumpWindow] = await store.vectors.windowsOfChunks([pumpChunk!]);
+    expect((await store.index.search(vec(0, 1, 1, 0), 5, { only: new Set([pump]) })).map((h) => h.windowId)).toEqual([
+      pumpWindow!.id,
+    ]);
+    expect(
+      (await store.index.search(vec(0, 1, 1, 0), 5, { except: new Set([pump]) })).map((h) => h.windowId),
+    ).not.toContain(pumpWindow!.id);
   });
 
   it_('caches: the query cache, the ingest cursors and the index log', async () => {

@@ -320,18 +320,29 @@ export class HnswIndex implements VectorIndex {
     return res.neighbors.map((id, i) => ({ windowId: id, score: 1 - res.distances[i]! }));
   }
 
-  private windowDocCache: { seq: number; map: Int32Array } | null = null;
+  private windowDocCache: { seq: number; read: number; map: Int32Array } | null = null;
 
-  /** Window id → document id at the index's log position, for filtering while searching. */
+  /**
+   * Window id → document id at the index's log position, for filtering while searching. Ids only grow
+   * (AUTOINCREMENT) and a window keeps its document, so a change reads only the windows added since.
+   */
   private windowDocs(): Int32Array {
-    if (this.windowDocCache?.seq === this.seq) return this.windowDocCache.map;
+    const cached = this.windowDocCache;
+    if (cached?.seq === this.seq) return cached.map;
     const max = (this.db.prepare('SELECT coalesce(max(id), 0) AS m FROM windows').get() as { m: number }).m;
-    const map = new Int32Array(max + 1);
-    for (const r of this.db
-      .prepare('SELECT w.id, c.doc_id FROM windows w JOIN chunks c ON c.id = w.chunk_id')
-      .iterate() as Iterable<{ id: number; doc_id: number }>)
-      map[r.id] = r.doc_id;
-    this.windowDocCache = { seq: this.seq, map };
+    let map = cached?.map ?? new Int32Array(max + 1);
+    if (map.length <= max) {
+      // room to grow, so that each small ingest does not copy the whole map
+      const grown = new Int32Array(Math.max(max + 1, Math.ceil(map.length * 1.25)));
+      grown.set(map);
+      map = grown;
+    }
+    const added = this.db
+      .prepare('SELECT w.id, c.doc_id FROM windows w JOIN chunks c ON c.id = w.chunk_id WHERE w.id > ?')
+      .raw()
+      .iterate(cached?.read ?? 0) as Iterable<[number, number]>;
+    for (const [id, docId] of added) map[id] = docId;
+    this.windowDocCache = { seq: this.seq, read: max, map };
     return map;
   }
 
