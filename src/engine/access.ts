@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { allows, contextKey, type AccessContext, type ScopeGroup } from '../store/access.js';
 import type { Store } from '../store/interfaces.js';
@@ -6,7 +7,11 @@ import { filterIds, type DocFilter } from '../store/types.js';
 /** What retrieval may see for one asker: applied before ranking, in every path of the engine. */
 export interface ResolvedAccess {
   context: AccessContext;
-  /** Distinguishes caches of different contexts, and of the same one before and after scopes or flags changed. */
+  /**
+   * The key of caches (retrieval results, entity links): what the asker may see at this access
+   * version, not who asks, so that every channel that sees the same documents shares them; new
+   * whenever scopes or flags change.
+   */
   scopeKey: string;
   /** What every search filters by (the allowed documents, or the others where they are fewer), or null when every document is allowed. */
   docFilter: DocFilter | null;
@@ -23,7 +28,12 @@ interface ScopeTable {
   groups: ScopeGroup[];
   /** Document id → its group's index (-1: no such document when the table was read). */
   groupOf: Int32Array;
+  /** What each set of allowed groups sees, made once at this version and shared by its contexts. */
+  seen: LRUCache<string, Seen>;
 }
+
+/** What an asker sees: the key of its caches, its searches' filter and its check. */
+type Seen = Pick<ResolvedAccess, 'scopeKey' | 'docFilter' | 'allowDoc'>;
 
 function scopeTableOf(version: number, groups: ScopeGroup[]): ScopeTable {
   let max = 0;
@@ -32,11 +42,20 @@ function scopeTableOf(version: number, groups: ScopeGroup[]): ScopeTable {
   groups.forEach((g, k) => {
     for (const id of g.docIds) groupOf[id] = k;
   });
-  return { version, groups, groupOf };
+  return { version, groups, groupOf, seen: new LRUCache<string, Seen>(boundedByIds()) };
 }
 
 /** Resolved contexts kept, weighed by the documents each holds, so that restricted ones at a million windows stay bounded. */
 const CACHED_DOC_IDS = 4_000_000;
+
+/** A cache of what askers see, bounded by the document ids their filters list. */
+function boundedByIds<T extends { docFilter: DocFilter | null }>(): LRUCache.Options<string, T, unknown> {
+  return {
+    max: 2000,
+    maxSize: CACHED_DOC_IDS,
+    sizeCalculation: (r) => 1 + (r.docFilter ? filterIds(r.docFilter).ids.size : 0),
+  };
+}
 
 /**
  * Resolves an asker's context to the documents it may see, from the scopes stored with the
@@ -46,11 +65,7 @@ const CACHED_DOC_IDS = 4_000_000;
  * allows (a workspace of public documents) holds no set of its own.
  */
 export class AccessResolver {
-  private readonly cache = new LRUCache<string, ResolvedAccess>({
-    max: 2000,
-    maxSize: CACHED_DOC_IDS,
-    sizeCalculation: (r) => 1 + (r.docFilter ? filterIds(r.docFilter).ids.size : 0),
-  });
+  private readonly cache = new LRUCache<string, ResolvedAccess>(boundedByIds());
   private table: Promise<ScopeTable> | null = null;
 
   constructor(private readonly store: Store) {}
@@ -58,8 +73,8 @@ export class AccessResolver {
   async resolve(ctx: AccessContext): Promise<ResolvedAccess> {
     // a cached retrieval ranked before a source was demoted must not serve after it
     const version = await this.store.access.accessVersion();
-    const scopeKey = `${contextKey(ctx)}@${version}`;
-    const hit = this.cache.get(scopeKey);
+    const contextAt = `${contextKey(ctx)}@${version}`;
+    const hit = this.cache.get(contextAt);
     if (hit) return hit;
     const flags = await this.store.access.flaggedDocuments();
     const demoted = flags.demoted.size ? flags.demoted : NONE;
@@ -67,9 +82,9 @@ export class AccessResolver {
     // read (237k of them at a million windows). A Slack context reads them, so that its check stays exact.
     const resolved: ResolvedAccess =
       ctx.kind === 'local' && flags.hidden.size === 0
-        ? { context: ctx, scopeKey, docFilter: null, allowDoc: () => true, demoted }
-        : { context: ctx, scopeKey, demoted, ...allowedBy(await this.scopeTable(version), ctx, flags.hidden) };
-    this.cache.set(scopeKey, resolved);
+        ? { context: ctx, scopeKey: `all@${version}`, docFilter: null, allowDoc: () => true, demoted }
+        : { context: ctx, demoted, ...seenBy(await this.scopeTable(version), ctx, flags.hidden) };
+    this.cache.set(contextAt, resolved);
     return resolved;
   }
 
@@ -91,26 +106,40 @@ export class AccessResolver {
 }
 
 /**
- * What one context may see, from the scope table: no filter when every group allows it and nothing
- * is hidden; otherwise the shorter list, the allowed documents or the others. The check stays exact
+ * What one context may see, from the scope table, shared with every context the same groups allow
+ * (its cache key, its filter): no filter when every group allows it and nothing is hidden; otherwise
+ * the shorter list, the allowed documents or the others. The check stays exact
  * for the documents the table holds either way: one added since is not allowed until the next
  * access version is read (the searches' results pass this check too, so an "all but" filter lets
  * no such document through).
  */
-function allowedBy(
-  table: ScopeTable,
-  ctx: AccessContext,
-  hidden: ReadonlySet<number>,
-): Pick<ResolvedAccess, 'docFilter' | 'allowDoc'> {
+function seenBy(table: ScopeTable, ctx: AccessContext, hidden: ReadonlySet<number>): Seen {
   const allowedGroups = table.groups.map((g) => allows(g.scope, ctx));
-  const { groupOf } = table;
+  const mask = allowedGroups.map((a) => (a ? '1' : '0')).join('');
+  let seen = table.seen.get(mask);
+  if (!seen) {
+    seen = seenOf(table, allowedGroups, hidden);
+    table.seen.set(mask, seen);
+  }
+  return seen;
+}
+
+/** What one set of allowed groups sees (see seenBy), keyed by their scopes' texts: the same in every process. */
+function seenOf(table: ScopeTable, allowedGroups: readonly boolean[], hidden: ReadonlySet<number>): Seen {
+  const { groupOf, version } = table;
   const known = (id: number) => id >= 0 && id < groupOf.length && groupOf[id]! >= 0;
-  const allowDoc = (id: number) => known(id) && allowedGroups[groupOf[id]!]! && !hidden.has(id);
-  if (hidden.size === 0 && allowedGroups.every(Boolean)) return { docFilter: null, allowDoc: known };
+  if (hidden.size === 0 && allowedGroups.every(Boolean))
+    return { scopeKey: `all@${version}`, docFilter: null, allowDoc: known };
+  const scopes = table.groups.filter((_, k) => allowedGroups[k]).map((g) => JSON.stringify(g.scope));
+  const sees = createHash('sha256').update(scopes.sort().join('\n')).digest('hex').slice(0, 16);
   const allowed = new Set<number>();
   const denied = new Set<number>(hidden);
   table.groups.forEach((g, k) => {
     for (const id of g.docIds) (allowedGroups[k] && !hidden.has(id) ? allowed : denied).add(id);
   });
-  return { docFilter: denied.size < allowed.size ? { except: denied } : { only: allowed }, allowDoc };
+  return {
+    scopeKey: `sees:${sees}@${version}`,
+    docFilter: denied.size < allowed.size ? { except: denied } : { only: allowed },
+    allowDoc: (id) => known(id) && allowedGroups[groupOf[id]!]! && !hidden.has(id),
+  };
 }

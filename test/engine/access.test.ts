@@ -190,6 +190,14 @@ describe('resolving who may see what', () => {
     // another context at the same access version resolves from the same reading
     const b = await resolver.resolve(B);
     expect([reads, b.allowDoc(peopleDoc), b.allowDoc([...incidentDocs][0]!)]).toEqual([1, false, false]);
+    // a third channel that sees what B sees shares B's filter and caches; A, which sees more, does not
+    const c = await resolver.resolve({ kind: 'slack', channel: 'CC', user: 'U3', isDM: false });
+    expect([c.docFilter === b.docFilter, c.scopeKey === b.scopeKey, a.scopeKey === b.scopeKey, reads]).toEqual([
+      true,
+      true,
+      false,
+      1,
+    ]);
   });
 
   it('filters by the shorter list: none where every scope allows, else the allowed or the others; exact for documents added since', async () => {
@@ -213,7 +221,8 @@ describe('resolving who may see what', () => {
     };
     const resolver = new AccessResolver({ access } as unknown as typeof core.store);
     const a = await resolver.resolve(A);
-    // document 6 was added after the scopes were read; 4 was never there
+    // document 6 was added after the scopes were read; 4 was never there; A sees all, as the command line does
+    expect([a.scopeKey, (await resolver.resolve(LOCAL)).scopeKey]).toEqual(['all@7', 'all@7']);
     expect([a.docFilter, [1, 2, 3, 4, 5, 6, -1].map((id) => a.allowDoc(id)), reads]).toEqual([
       null,
       [true, true, true, false, true, false, false],
