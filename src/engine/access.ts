@@ -108,10 +108,9 @@ export class AccessResolver {
 /**
  * What one context may see, from the scope table, shared with every context the same groups allow
  * (its cache key, its filter): no filter when every group allows it and nothing is hidden; otherwise
- * the shorter list, the allowed documents or the others. The check stays exact
- * for the documents the table holds either way: one added since is not allowed until the next
- * access version is read (the searches' results pass this check too, so an "all but" filter lets
- * no such document through).
+ * the shorter list, the allowed documents or the others. The check stays exact for the documents
+ * the table holds either way: one added since is not allowed until the next access version is read
+ * (the searches' results pass this check too, so an "all but" filter lets no such document through).
  */
 function seenBy(table: ScopeTable, ctx: AccessContext, hidden: ReadonlySet<number>): Seen {
   const allowedGroups = table.groups.map((g) => allows(g.scope, ctx));
