@@ -59,8 +59,6 @@ export interface SlackApiOptions {
   shared?: { redisUrl: string; scope?: string };
 }
 
-// ioredis: loaded only where replicas share their limits through Redis
-const ioredis = lazyPackage<typeof import('ioredis')>('ioredis');
 /** How long start-up waits for the shared Redis before it says it cannot reach it. */
 const REDIS_READY_MS = 5000;
 /** With shared limits, a call's slot is freed after this long whatever became of its replica. */
@@ -121,7 +119,8 @@ export class SlackApi {
     this.redisUrl = opts.shared?.redisUrl ?? null;
     this.connection = opts.shared
       ? new Bottleneck.IORedisConnection({
-          Redis: ioredis().Redis,
+          // ioredis loads only where replicas share their limits through Redis
+          Redis: lazyPackage<typeof import('ioredis')>('ioredis')().Redis,
           clientOptions: opts.shared.redisUrl,
         } as Bottleneck.IORedisConnectionOptions)
       : null;

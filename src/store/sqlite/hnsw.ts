@@ -8,6 +8,7 @@ import type { DB } from './db.js';
 import type { VectorIndex } from '../interfaces.js';
 import { admits, type DocFilter, type HnswParams, type VectorHit } from '../types.js';
 import { blobToVector } from './vectors.js';
+import { WindowDocuments } from './window-docs.js';
 import { type FileIdentity, fsyncFile, identityOf, sameIdentity, sha256File, writeFileAtomic } from './files.js';
 
 /** What opening the index needs: the encoder it serves, its parameters, and where a rebuild reports. */
@@ -66,6 +67,7 @@ export class HnswIndex implements VectorIndex {
     private readonly log: Logger,
   ) {
     this.index = new hnswlib.HierarchicalNSW('ip', dimension);
+    this.windowDocs = new WindowDocuments(db);
   }
 
   /** Temporary files of saves that were killed midway (their process is gone): never used, removed. */
@@ -312,7 +314,7 @@ export class HnswIndex implements VectorIndex {
     if (count === 0 || k <= 0) return [];
     const n = Math.min(k, count);
     if (this.params.efSearch < n) this.index.setEf(n);
-    const windowDoc = filter ? this.windowDocs() : null;
+    const windowDoc = filter ? this.windowDocs.at(this.seq) : null;
     const res = windowDoc
       ? this.index.searchKnn(Array.from(vector), n, (wid) => admits(filter, windowDoc[wid] ?? 0))
       : this.index.searchKnn(Array.from(vector), n);
@@ -320,31 +322,7 @@ export class HnswIndex implements VectorIndex {
     return res.neighbors.map((id, i) => ({ windowId: id, score: 1 - res.distances[i]! }));
   }
 
-  private windowDocCache: { seq: number; read: number; map: Int32Array } | null = null;
-
-  /**
-   * Window id → document id at the index's log position, for filtering while searching. Ids only grow
-   * (AUTOINCREMENT) and a window keeps its document, so a change reads only the windows added since.
-   */
-  private windowDocs(): Int32Array {
-    const cached = this.windowDocCache;
-    if (cached?.seq === this.seq) return cached.map;
-    const max = (this.db.prepare('SELECT coalesce(max(id), 0) AS m FROM windows').get() as { m: number }).m;
-    let map = cached?.map ?? new Int32Array(max + 1);
-    if (map.length <= max) {
-      // room to grow, so that each small ingest does not copy the whole map
-      const grown = new Int32Array(Math.max(max + 1, Math.ceil(map.length * 1.25)));
-      grown.set(map);
-      map = grown;
-    }
-    const added = this.db
-      .prepare('SELECT w.id, c.doc_id FROM windows w JOIN chunks c ON c.id = w.chunk_id WHERE w.id > ?')
-      .raw()
-      .iterate(cached?.read ?? 0) as Iterable<[number, number]>;
-    for (const [id, docId] of added) map[id] = docId;
-    this.windowDocCache = { seq: this.seq, read: max, map };
-    return map;
-  }
+  private readonly windowDocs: WindowDocuments;
 
   async size(): Promise<number> {
     return this.count;
