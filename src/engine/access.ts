@@ -131,14 +131,18 @@ function seenOf(table: ScopeTable, allowedGroups: readonly boolean[], hidden: Re
     return { scopeKey: `all@${version}`, docFilter: null, allowDoc: known };
   const scopes = table.groups.filter((_, k) => allowedGroups[k]).map((g) => JSON.stringify(g.scope));
   const sees = createHash('sha256').update(scopes.sort().join('\n')).digest('hex').slice(0, 16);
-  const allowed = new Set<number>();
-  const denied = new Set<number>(hidden);
+  // only the shorter list is made: the allowed documents, or those kept out (hidden ones among them)
+  const count = (which: (k: number) => boolean) =>
+    table.groups.reduce((n, g, k) => n + (which(k) ? g.docIds.length : 0), 0);
+  const listAllowed = count((k) => !!allowedGroups[k]) <= count(() => true) / 2;
+  const listed = new Set<number>(listAllowed ? [] : hidden);
   table.groups.forEach((g, k) => {
-    for (const id of g.docIds) (allowedGroups[k] && !hidden.has(id) ? allowed : denied).add(id);
+    if (allowedGroups[k] === listAllowed)
+      for (const id of g.docIds) if (!listAllowed || !hidden.has(id)) listed.add(id);
   });
   return {
     scopeKey: `sees:${sees}@${version}`,
-    docFilter: denied.size < allowed.size ? { except: denied } : { only: allowed },
+    docFilter: listAllowed ? { only: listed } : { except: listed },
     allowDoc: (id) => known(id) && allowedGroups[groupOf[id]!]! && !hidden.has(id),
   };
 }
