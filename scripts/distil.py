@@ -26,7 +26,8 @@ def _soft(student, teacher, T):
 
 
 def distil_loss(model, feats, idx, T=2.0, alpha=0.5, device=None):
-    """(1 - alpha) x the reader's own loss on the labels + alpha x the teacher's soft start, end and kind."""
+    """(1 - alpha) x the reader's own loss on the labels + alpha x the teacher's soft start, end and kind, on the
+    windows of the batch the teacher read (a window without logits is taught by its labels alone)."""
     ids, mask, types, ok, labels, starts, ends = (t.to(device) for t in tr.collate(feats, idx))
     s_log, e_log, k_log = model(ids, mask, types)
     s_log, e_log = s_log.float().masked_fill(~ok, -1e4), e_log.float().masked_fill(~ok, -1e4)
@@ -35,13 +36,18 @@ def distil_loss(model, feats, idx, T=2.0, alpha=0.5, device=None):
     if is_span.any():
         hard = hard + (torch.nn.functional.cross_entropy(s_log[is_span], starts[is_span])
                        + torch.nn.functional.cross_entropy(e_log[is_span], ends[is_span])) / 2
+    has = [b for b, i in enumerate(idx) if "t" in feats[i]]  # windows the teacher read (with --distil-squad, all)
+    if not has:
+        return (1 - alpha) * hard
+    sel = torch.tensor(has, device=ok.device)
+    s_log, e_log, k_log, ok = s_log[sel], e_log[sel], k_log[sel], ok[sel]
     t_s = torch.full(s_log.shape, -1e4)
     t_e = torch.full(e_log.shape, -1e4)
-    for b, i in enumerate(idx):
+    for b, i in enumerate(idx[j] for j in has):
         s, e, _ = feats[i]["t"]
         t_s[b, :len(s)] = torch.from_numpy(s.astype(np.float32))
         t_e[b, :len(e)] = torch.from_numpy(e.astype(np.float32))
     t_s, t_e = t_s.to(ok.device).masked_fill(~ok, -1e4), t_e.to(ok.device).masked_fill(~ok, -1e4)
-    t_k = torch.stack([torch.from_numpy(feats[i]["t"][2].astype(np.float32)) for i in idx]).to(ok.device)
+    t_k = torch.stack([torch.from_numpy(feats[idx[j]]["t"][2].astype(np.float32)) for j in has]).to(ok.device)
     soft = _soft(k_log.float(), t_k, T) + (_soft(s_log, t_s, T) + _soft(e_log, t_e, T)) / 2
-    return (1 - alpha) * hard + alpha * soft
+    return (1 - alpha) * hard + alpha * soft * len(has) / len(idx)

@@ -276,7 +276,12 @@ describe("scripts/distil.py (a teacher's logits distilled into the reader)", () 
       '    own = tr.loss_of(m, tr.collate(feats, [0, 1])).item()',
       '    hard = distil.distil_loss(m, feats, [0, 1], alpha=0.0).item()',
       '    itself = distil.distil_loss(m, feats, [0, 1], alpha=1.0).item()',
-      'print(json.dumps({"soft": soft, "hard_is_own": abs(hard - own) < 1e-5, "itself": round(abs(itself), 3)}))',
+      '    del feats[1]["t"]', // a window the teacher did not read (SQuAD's, without --distil-squad)
+      '    mixed = distil.distil_loss(m, feats, [0, 1], alpha=0.5).item()',
+      '    alone = distil.distil_loss(m, feats, [1], alpha=0.5).item()',
+      '    own1 = tr.loss_of(m, tr.collate(feats, [1])).item()',
+      'print(json.dumps({"soft": soft, "hard_is_own": abs(hard - own) < 1e-5, "itself": round(abs(itself), 3),',
+      '  "mixed": round(mixed / own, 3), "alone": round(alone / own1, 3)}))',
     ].join('\n');
     const out = JSON.parse(execFileSync(python, ['-c', code], { encoding: 'utf8' }).trim().split('\n').pop()!);
     // p = (0.75, 0.25) against (0.5, 0.5): 0.75 ln 1.5 + 0.25 ln 0.5; at T = 2, (0.634, 0.366) and x4
@@ -284,5 +289,8 @@ describe("scripts/distil.py (a teacher's logits distilled into the reader)", () 
     // alpha 0 is the reader's own loss; a student that is its own teacher (up to fp16) adds nothing
     expect(out.hard_is_own).toBe(true);
     expect(out.itself).toBe(0);
+    // without the teacher's logits a window is taught by its labels alone, at the labels' share
+    expect(out.mixed).toBe(0.5);
+    expect(out.alone).toBe(0.5);
   });
 });
