@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { allows, contextKey, type AccessContext, type ScopeGroup } from '../store/access.js';
 import type { Store } from '../store/interfaces.js';
-import { filterIds, type DocFilter } from '../store/types.js';
+import { filterIds, type DocFilter, type DocumentRow } from '../store/types.js';
 
 /** What retrieval may see for one asker: applied before ranking, in every path of the engine. */
 export interface ResolvedAccess {
@@ -67,8 +67,28 @@ function boundedByIds<T extends { docFilter: DocFilter | null }>(): LRUCache.Opt
 export class AccessResolver {
   private readonly cache = new LRUCache<string, ResolvedAccess>(boundedByIds());
   private table: Promise<ScopeTable> | null = null;
+  private listed: { version: number; rows: Promise<readonly DocumentRow[]> } | null = null;
 
   constructor(private readonly store: Store) {}
+
+  /**
+   * Every document, read once per access version (which every add, removal, re-scope and flag moves):
+   * the Home tab and `/ragask sources` list them on every open, and at a million windows one reading
+   * takes about 2 s of the thread that answers Slack.
+   */
+  documents(): Promise<readonly DocumentRow[]> {
+    return this.store.access.accessVersion().then((version) => {
+      if (this.listed?.version === version) return this.listed.rows;
+      const rows = this.store.documents.listDocuments();
+      const listed = { version, rows };
+      this.listed = listed;
+      // a failed read is not kept
+      rows.catch(() => {
+        if (this.listed === listed) this.listed = null;
+      });
+      return rows;
+    });
+  }
 
   async resolve(ctx: AccessContext): Promise<ResolvedAccess> {
     // a cached retrieval ranked before a source was demoted must not serve after it

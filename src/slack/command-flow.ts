@@ -120,7 +120,7 @@ export class CommandFlow {
   /** `/ragask sources`: what the current channel (or, in a DM, this user) can see. */
   async sourcesMessage(origin: Origin): Promise<Message> {
     const access = await this.deps.core.access.resolve(accessOf(origin));
-    const docs = (await this.deps.core.store.documents.listDocuments()).filter((d) => access.allowDoc(d.id));
+    const docs = (await this.deps.core.access.documents()).filter((d) => access.allowDoc(d.id));
     // how many others exist is not this channel's business: only what it can see is counted
     const where = origin.isDM ? 'Our direct messages' : 'This channel';
     const lines = docs

@@ -47,8 +47,8 @@ export class HomeTab {
   }
 
   private async gather(user: string): Promise<HomeData> {
-    const { store, access } = this.deps.core;
-    const docs = await store.documents.listDocuments();
+    const { access } = this.deps.core;
+    const docs = await access.documents();
     const dm = await access.resolve({ kind: 'slack', channel: 'DM', user, isDM: true });
     const visible = docs.filter((d) => dm.allowDoc(d.id));
     const asked = await this.deps.store.threads.recentQuestions(user, MEMBERSHIP_QUESTIONS);

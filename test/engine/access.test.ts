@@ -244,4 +244,29 @@ describe('resolving who may see what', () => {
       2,
     ]);
   });
+
+  it('lists the documents once per access version, again after a change, and not a failed reading', async () => {
+    let version = 3;
+    let lists = 0;
+    const rows = [{ id: 1 }, { id: 2 }];
+    const store = {
+      access: { accessVersion: async () => version },
+      documents: {
+        listDocuments: async () => {
+          lists++;
+          if (lists === 3) throw new Error('database is locked');
+          return rows.slice(0, version === 3 ? 2 : 1);
+        },
+      },
+    };
+    const resolver = new AccessResolver(store as unknown as typeof core.store);
+    const first = await resolver.documents();
+    const again = await resolver.documents();
+    expect([first.map((d) => d.id), again === first, lists]).toEqual([[1, 2], true, 1]);
+    version = 4;
+    expect([(await resolver.documents()).map((d) => d.id), lists]).toEqual([[1], 2]);
+    version = 5;
+    await expect(resolver.documents()).rejects.toThrow('database is locked');
+    expect([(await resolver.documents()).map((d) => d.id), lists]).toEqual([[1], 4]);
+  });
 });
