@@ -69,6 +69,22 @@ def pairs_of(rows, rng):
     return out
 
 
+def reader_scorer(base, onnx):
+    """The scorer started from an int8 reader (--init-reader): its encoder, which has learned to read a question
+    against a passage, and as the head its kind logits' "an answer is here" less "none", so that before any
+    training it scores a line as the reader judges a window."""
+    import train_reader as tr
+    from transformers import BertConfig, BertModel
+    reader = tr.Reader(BertModel(BertConfig.from_pretrained(base), add_pooling_layer=False))
+    tr.load_int8_onnx(reader, onnx)
+    model = Scorer(base)
+    model.bert.load_state_dict(reader.bert.state_dict())
+    with torch.no_grad():
+        model.head.weight.copy_((reader.kind.weight[tr.SPAN] - reader.kind.weight[tr.NONE]).unsqueeze(0))
+        model.head.bias.copy_((reader.kind.bias[tr.SPAN] - reader.kind.bias[tr.NONE]).reshape(1))
+    return model
+
+
 @torch.no_grad()
 def score_rows(model, tok, rows):
     model.eval()
@@ -97,6 +113,8 @@ def main():
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--bf16", action="store_true")
     ap.add_argument("--no-export", action="store_true")
+    ap.add_argument("--init-reader", default=None,
+                    help="an int8 reader (model.int8.onnx) to start from instead of the sentence encoder; --epochs 0 scores with it as it is")
     a = ap.parse_args()
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.threads)
@@ -112,7 +130,7 @@ def main():
         pairs += pairs_of(train, random.Random(a.seed + e))
     pairs = pairs[: int(len(pairs) * a.epochs / max(1, math.ceil(a.epochs)))]
     log(f"{len(train)} rows trained on ({len(pairs)} pairs over {a.epochs} epochs); {len(held)} held out ({', '.join(sorted(hold)) or 'none'})")
-    model = Scorer(a.base)
+    model = reader_scorer(a.base, a.init_reader) if a.init_reader else Scorer(a.base)
     steps = math.ceil(len(pairs) / a.batch)
     seconds = fit_pairs(model, tok, pairs, steps=steps, batch=a.batch, lr=a.lr, bf16=a.bf16, max_len=MAX_LEN,
                         loss_of=torch.nn.BCEWithLogitsLoss(), log=log)
