@@ -50,13 +50,14 @@ if (argv.includes('--help')) {
                  evaluation (no line scorer: that needs both folds' rows)
   --ship         also train the reader on every set, as the candidate models/reader-<OUT's name>-all
   --teacher      the teacher lever instead of step 2's readers: per fold, all-mpnet-base-v2 trained on
-                 the other fold, its logits distilled into the reader, each held-out set measured
+                 the other fold, its logits on the teamqa windows distilled into the reader (on SQuAD's
+                 too with --distil-squad), each held-out set measured
   --device D     auto (default: a GPU where torch sees one), cpu or cuda: passed to the trainings
   --no-extra     leave out the questions written over teamqa's sources (data/teamqa-extra)
   --answer-type  only the learned answer type, leave one set out, against the cue lists
                  (OUT/answer-type.md; not kept)
   --embedder     only the sentence encoder fine-tuned on teamqa, leave one fold out (OUT/embedder.md; not kept)
-  --epochs N, --squad N, --limit N, --threads N   passed to scripts/train_teamqa.py
+  --epochs N, --squad N, --limit N, --threads N, --distil-squad   passed to scripts/train_teamqa.py
 `);
   process.exit(0);
 }
