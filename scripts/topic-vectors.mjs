@@ -57,9 +57,8 @@ const BATCH = 64;
 for (let i = 0; i < questions.length; i += BATCH) {
   const batch = questions.slice(i, i + BATCH);
   const vectors = await encoder.encode(batch.map((q) => q.question));
-  batch.forEach((q, j) =>
-    out.write(`${JSON.stringify({ ...q, vector: Array.from(vectors[j], (x) => +x.toFixed(6)) })}\n`),
-  );
+  for (const [j, q] of batch.entries())
+    out.write(`${JSON.stringify({ ...q, vector: Array.from(vectors[j], (x) => +x.toFixed(6)) })}\n`);
   process.stderr.write(`\rencoded ${Math.min(i + BATCH, questions.length)} / ${questions.length}`);
 }
 out.end();
