@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { UserError } from '../../src/errors.js';
 import { parseScope } from '../../src/store/access.js';
 import { pgStoreHealth } from '../../src/store/pg/health.js';
+import { openPool } from '../../src/store/pg/db.js';
 import { PgStore } from '../../src/store/pg/store.js';
 import { SqliteStore } from '../../src/store/sqlite/store.js';
 import type { ChunkInput } from '../../src/store/types.js';
@@ -61,6 +62,28 @@ function doc(name: string, chunks: ChunkInput[]) {
   };
 }
 describe.skipIf(!PG_URL)('the PostgreSQL store', () => {
+  it('plans every named statement for its own values, on every connection, beside the URL’s own settings', async () => {
+    const pool = await openPool(`${PG_URL!}${PG_URL!.includes('?') ? '&' : '?'}options=-c%20statement_timeout%3D4321`);
+    // three held at once: three connections of the pool, each set up as it connected
+    const clients = await Promise.all([1, 2, 3].map(() => pool.connect()));
+    try {
+      const shown = await Promise.all(
+        clients.map(async (c) => [
+          (await c.query<{ plan_cache_mode: string }>('SHOW plan_cache_mode')).rows[0]!.plan_cache_mode,
+          (await c.query<{ statement_timeout: string }>('SHOW statement_timeout')).rows[0]!.statement_timeout,
+        ]),
+      );
+      expect(shown).toEqual([
+        ['force_custom_plan', '4321ms'],
+        ['force_custom_plan', '4321ms'],
+        ['force_custom_plan', '4321ms'],
+      ]);
+    } finally {
+      for (const c of clients) c.release();
+      await pool.end();
+    }
+  });
+
   it('applies the access filter inside the k-NN search: k results of the allowed documents, the exact nearest ones', async () => {
     const { store } = await pgStore();
     const query = randomVector();

@@ -27,11 +27,6 @@ export type PgPool = pg.Pool;
 const PG_POOL_SIZE = 4;
 export type PgClient = pg.PoolClient;
 
-/**
- * A pool on the database of RAGASK_DATABASE_URL, checked with one round trip. With `schema`, every
- * connection works in that schema (created if missing; pgvector's type is found in public), so one
- * database can hold several stores apart: eval datasets, benchmark corpora, test runs.
- */
 /** A connection URL without its `options` parameter (the server settings each connection starts with). */
 function withoutOptions(url: string): string {
   return url
@@ -39,17 +34,36 @@ function withoutOptions(url: string): string {
     .replace(/[?&]$/, '');
 }
 
+/** The settings a connection starts with: the URL's own `options`, then the store's schema and its planning. */
+function connectionOptions(url: string, schema: string | undefined): string {
+  const own = /[?&]options=([^&]*)/.exec(url);
+  return [
+    // the store's own schema wins over a search_path the URL sets, so its options are not read then
+    schema ? `-c search_path=${schema},public` : own ? decodeURIComponent(own[1]!.replace(/\+/g, ' ')) : '',
+    // Named statements are planned for their values each time: after five runs PostgreSQL may keep a
+    // generic plan, blind to how common a full-text query's terms are; the bridge finder's mentions
+    // query then took 2 s instead of 0.11 (100k windows; docs/benchmarks-history.md, "A generic plan").
+    '-c plan_cache_mode=force_custom_plan',
+  ]
+    .filter(Boolean)
+    .join(' ');
+}
+
+/**
+ * A pool on the database of RAGASK_DATABASE_URL, checked with one round trip. With `schema`, every
+ * connection works in that schema (created if missing; pgvector's type is found in public), so one
+ * database can hold several stores apart: eval datasets, benchmark corpora, test runs.
+ */
 export async function openPool(url: string, opts: { max?: number; schema?: string } = {}): Promise<PgPool> {
   if (opts.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(opts.schema))
     throw new Error(`not a schema name: ${opts.schema}`);
   const pool = new pg.Pool({
-    // the store's own schema wins over a search_path the URL sets (?options=-c search_path=…)
-    connectionString: opts.schema ? withoutOptions(url) : url,
+    connectionString: withoutOptions(url),
     // per process (each engine worker is one): a replica's stores hold (workers + 1) × this at most, its Slack state 2 more
     max: opts.max ?? PG_POOL_SIZE,
     types,
     idleTimeoutMillis: 30_000,
-    ...(opts.schema ? { options: `-c search_path=${opts.schema},public` } : {}),
+    options: connectionOptions(url, opts.schema),
   });
   // an idle client that loses its connection must not crash the process: the next query reconnects
   pool.on('error', () => undefined);
