@@ -19,7 +19,8 @@
 //    never shipped), then the reader's recipe with the teacher's logits distilled into it
 //    (models/reader-<OUT's name>-kd-<fold>), each held-out set measured with it (OUT/eval-kd/<set>.json);
 // 3. --ship: the reader's recipe on all thirteen sets, as a candidate models/reader-<OUT's name>-all,
-//    measured (RAGASK_READER_MODEL) before it is copied over models/reader-minilm.
+//    measured (RAGASK_READER_MODEL) before it is copied over models/reader-minilm; with --teacher, a
+//    teacher on all thirteen first and the candidate its student (models/reader-<OUT's name>-kd-all).
 // --embedder instead measures the sentence encoder fine-tuned on teamqa (scripts/teamqa-embedder.mjs);
 // --answer-type measures a learned answer type against the cue lists (scripts/teamqa-answer-type.mjs).
 // Each step skips what its output already holds; a killed reader training resumes from its checkpoint.
@@ -51,7 +52,8 @@ if (argv.includes('--help')) {
   --ship         also train the reader on every set, as the candidate models/reader-<OUT's name>-all
   --teacher      the teacher lever instead of step 2's readers: per fold, all-mpnet-base-v2 trained on
                  the other fold, its logits on the teamqa windows distilled into the reader (on SQuAD's
-                 too with --distil-squad), each held-out set measured
+                 too with --distil-squad), each held-out set measured; with --ship, the candidate is
+                 taught by a teacher trained on every set (--teacher --ship --no-folds: that alone)
   --device D     auto (default: a GPU where torch sees one), cpu or cuda: passed to the trainings
   --no-extra     leave out the questions written over teamqa's sources (data/teamqa-extra)
   --answer-type  only the learned answer type, leave one set out, against the cue lists
@@ -222,7 +224,8 @@ function teacherOf(fold, held, mpnet) {
   if (fs.existsSync(path.join(dir, 'report.json'))) return checkpoint;
   const args = [path.join(ROOT, 'scripts', 'train_teamqa.py'), '--rows', rows, '--base', upstream, '--data', data];
   args.push('--out', dir, '--encoder', 'mpnet', '--mpnet', mpnet, '--teamqa-repeats', '1', '--lr', '5e-5');
-  args.push('--hold-out', held.join(','), '--threads', String(os.availableParallelism()));
+  if (held.length) args.push('--hold-out', held.join(','));
+  args.push('--threads', String(os.availableParallelism()));
   const r = spawnSync(python, [...args, '--bf16', ...argv], { stdio: 'inherit' });
   if (r.status !== 0) fail(`the teacher of fold ${fold} exited with ${r.status}; rerun to resume from its checkpoint`);
   return checkpoint;
@@ -251,7 +254,7 @@ function measureLines() {
 }
 
 // Step 2b: the teacher lever, leave one fold out: each fold's teacher, its student, the student measured.
-if (teacher) {
+if (teacher && !noFolds) {
   const mpnet = fetchUpstream('all-mpnet-base-v2').dir;
   for (const [fold, held] of Object.entries(FOLDS)) {
     if (onlyFold && fold !== onlyFold) continue;
@@ -275,9 +278,12 @@ if (!noFolds && !teacher) {
 }
 // Step 3: the shipped reader, on every set.
 // A candidate beside the shipped reader, measured before it replaces it (RAGASK_READER_MODEL=<name>).
+// With --teacher, a teacher trained on every set first, its logits distilled into the candidate.
 if (ship) {
-  const name = `reader-${path.basename(out)}-all`;
-  train(name, [], path.join(ROOT, 'models', name));
+  const name = `reader-${path.basename(out)}-${teacher ? 'kd-' : ''}all`;
+  const mpnet = teacher ? fetchUpstream('all-mpnet-base-v2').dir : null;
+  const taught = mpnet ? ['--teacher', teacherOf('all', [], mpnet), '--mpnet', mpnet] : [];
+  train(name, [], path.join(ROOT, 'models', name), taught);
   say(
     `models/${name} written: measure it with RAGASK_READER_MODEL=${name}; to ship it, copy it over models/reader-minilm and regenerate the parity fixture with scripts/train_reader.py --from-onnx (see MODEL.md)`,
   );
