@@ -93,12 +93,18 @@ export async function evidencePassages(
   return out;
 }
 
-/** How far a chunk's group reaches each way: a table's rows, or an entry's chunks. */
-const reachOf = (c: ChunkRow) => (c.kind === 'table_row' ? TABLE_CONTEXT_ROWS : c.entry ? ENTRY_CONTEXT_CHUNKS : 0);
+/** A paragraph that leads into what follows it ("…, then run:"): the code block after it is what it says. */
+const leadsIn = (c: ChunkRow) => c.kind !== 'code' && c.kind !== 'table_row' && c.text.trimEnd().endsWith(':');
+
+/** How far a chunk's group reaches each way: a table's rows, an entry's chunks, or a lead-in's code block. */
+const reachOf = (c: ChunkRow) =>
+  c.kind === 'table_row' ? TABLE_CONTEXT_ROWS : c.entry ? ENTRY_CONTEXT_CHUNKS : leadsIn(c) ? 1 : 0;
 
 /** Whether `b` is of `a`'s group: a row of the same table, or a chunk of the same entry, in the same document. */
 function sameGroup(a: ChunkRow, b: ChunkRow | undefined): boolean {
   if (!b || b.docId !== a.docId) return false;
+  if (!a.entry && a.kind !== 'table_row')
+    return b.id === a.id + 1 && b.kind === 'code' && b.headingPath.join('\u0000') === a.headingPath.join('\u0000');
   if (a.kind === 'table_row')
     return b.kind === 'table_row' && b.headingPath.join('\u0000') === a.headingPath.join('\u0000');
   return !!a.entry && b.entry?.term === a.entry.term && b.entry.kind === a.entry.kind;
