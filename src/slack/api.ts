@@ -17,6 +17,7 @@ import { type Logger, silentLogger } from '../log.js';
 import { boltLogger } from './bolt-logger.js';
 import { postToResponseUrl } from './response-url.js';
 import { isRateLimited, isTransient } from './api-errors.js';
+import { emptyReservoir } from './tier-pause.js';
 
 /** The limiter's job name of a response_url post. */
 const RESPONSE_URL_JOB = 'response_url';
@@ -198,9 +199,7 @@ export class SlackApi {
           { job: info.options.id, retryAfterS: seconds },
           'slack: rate limited (429); retrying after Retry-After',
         );
-        void limiter.currentReservoir().then((r) => {
-          if (r !== null && r > 0) void limiter.incrementReservoir(-r);
-        });
+        void emptyReservoir(limiter);
         return seconds * 1000;
       }
       // only calls that can run twice without a second message: updates and the status
