@@ -1,5 +1,6 @@
 import { HTMLElement, NodeType, parse, type Node } from 'node-html-parser';
-import { ANCHOR_CLASSES, headingAnchor } from './html-anchor.js';
+import { ANCHOR_CLASSES, anchorPositions, headingAnchor, safeDecode } from './html-anchor.js';
+import { tableBlock } from './html-table.js';
 import type { Entry } from '../../store/types.js';
 import { cleanText, type Block, type ParsedDocument } from '../blocks.js';
 import { fieldEntry, termEntry } from '../entries.js';
@@ -76,8 +77,11 @@ const UNNUMBERED_HEADING_LEVEL = 6;
 const TERM_LEAD_WORDS = 12;
 
 const tagOf = (n: Node): string => (n instanceof HTMLElement ? (n.rawTagName ?? '').toLowerCase() : '');
+/** ARIA's landmarks for what `nav` and a search form are: a Sphinx page's sidebar says it is navigation. */
+const SKIPPED_ROLES = /^(navigation|search)$/;
 const isSkipped = (el: HTMLElement) =>
   SKIPPED.has(tagOf(el)) ||
+  SKIPPED_ROLES.test(el.getAttribute('role') ?? '') ||
   (tagOf(el) === 'a' && ANCHOR_CLASSES.test(el.getAttribute('class') ?? '') && !NAMES.test(el.text)) ||
   (tagOf(el) === 'table' && RUNNING_HEADS.test(el.getAttribute('class') ?? ''));
 /** mandoc's running head and foot of a man page ("tcp(7) | Miscellaneous Information Manual | tcp(7)"). */
@@ -135,53 +139,25 @@ function preText(node: Node, preformatted: boolean): string {
 /** A code element written across lines with <br> (Apache's examples): a code block, not a sentence. */
 const isMultilineCode = (el: HTMLElement) => CODE_INLINE.has(tagOf(el)) && el.querySelector('br') !== null;
 
-/** The rows of a table (not of tables nested in it), each as its cells, header cells marked. */
-function tableRows(table: HTMLElement): { cells: string[]; header: boolean[] }[] {
-  const rows: { cells: string[]; header: boolean[] }[] = [];
-  const visit = (el: HTMLElement) => {
-    for (const c of el.childNodes) {
-      if (!(c instanceof HTMLElement)) continue;
-      const tag = tagOf(c);
-      if (tag === 'tr') {
-        const cells = c.childNodes.filter(
-          (x): x is HTMLElement => x instanceof HTMLElement && (tagOf(x) === 'td' || tagOf(x) === 'th'),
-        );
-        if (cells.length) rows.push({ cells: cells.map(inlineText), header: cells.map((x) => tagOf(x) === 'th') });
-      } else if (tag === 'thead' || tag === 'tbody' || tag === 'tfoot') visit(c);
-    }
-  };
-  visit(table);
-  return rows;
-}
-
 /**
- * A table as a block. A key/value table (each row a header cell and a value: Apache's directive
- * synopsis, "Default: KeepAliveTimeout 5") gives rows "key: value" without a header row; otherwise
- * a first row of header cells is the header.
+ * A paragraph or item that is all links to places in its own page is the page's table of contents
+ * ("3.1. Initial State", a manual's list of its directives): it repeats the headings, which already
+ * head their sections, and as a short text that holds a question's words it took places in the
+ * search from the sections themselves.
  */
-function tableBlock(table: HTMLElement): Block | null {
-  const rows = tableRows(table).filter((r) => r.cells.some(Boolean));
-  if (!rows.length) return null;
-  const keyValue = rows.every((r) => r.cells.length === 2 && r.header[0] && !r.header[1]);
-  if (keyValue)
-    return {
-      kind: 'table',
-      text: '',
-      header: [],
-      rows: rows.map((r) => [r.cells[0]!.replace(/\s*:$/, ''), r.cells[1]!]),
-    };
-  const [first, ...rest] = rows;
-  if (first!.header.every(Boolean) && rest.length)
-    return { kind: 'table', text: '', header: first!.cells, rows: rest.map((r) => r.cells) };
-  return { kind: 'table', text: '', header: [], rows: rows.map((r) => r.cells) };
-}
+const TOC_LINK_SHARE = 0.9;
+const nonSpace = (s: string): number => s.replace(/\s+/g, '').length;
 
 class BlockWriter {
   readonly blocks: Block[] = [];
+  /** Where each id and named anchor of the page stands in its source. */
+  constructor(private readonly targets: ReadonlyMap<string, number>) {}
   private buffer = '';
   private kind: 'paragraph' | 'quote' | 'list_item' = 'paragraph';
   private level: number | undefined;
   private pendingLead: string | null = null;
+  /** Characters of the paragraph being gathered that are the text of links within its own page. */
+  private inPageLinkChars = 0;
   /** The entry (a term list's current term) every block gathered now belongs to. */
   entry: Entry | null = null;
 
@@ -197,8 +173,10 @@ class BlockWriter {
       if (!text.startsWith(term)) text = `${term}: ${text}`;
       this.pendingLead = null;
     }
-    if (text) this.add({ kind: this.kind, text, ...(this.level === undefined ? {} : { level: this.level }) });
+    const toc = this.inPageLinkChars >= TOC_LINK_SHARE * nonSpace(text);
+    if (text && !toc) this.add({ kind: this.kind, text, ...(this.level === undefined ? {} : { level: this.level }) });
     this.buffer = '';
+    this.inPageLinkChars = 0;
     this.kind = 'paragraph';
     this.level = undefined;
   }
@@ -212,6 +190,22 @@ class BlockWriter {
 
   text(s: string): void {
     this.buffer += s;
+  }
+
+  /** Text of a link to a place further on in this page ("#section") was gathered. */
+  inPageLink(text: string): void {
+    this.inPageLinkChars += nonSpace(text);
+  }
+
+  /**
+   * Whether a link goes to a place further on in this page: a table of contents points ahead; a
+   * keyword's link to its own anchor (HAProxy's manual) or a "top" link points back.
+   */
+  linksAhead(a: HTMLElement): boolean {
+    const href = a.getAttribute('href') ?? '';
+    if (!href.startsWith('#') || href.length < 2) return false;
+    const at = this.targets.get(safeDecode(href.slice(1)));
+    return at !== undefined && at > a.range[1];
   }
 
   /** The next paragraph gathered (the description of a term) opens with this term. */
@@ -250,7 +244,7 @@ function walk(node: Node, w: BlockWriter, ctx: { listDepth: number; termDepth: n
     const text = preText(node, !CODE_INLINE.has(tag));
     if (text.trim()) w.push({ kind: 'code', text });
   } else if (tag === 'table') {
-    const b = tableBlock(node);
+    const b = tableBlock(node, inlineText);
     if (b) w.push(b);
   } else if (LISTS.has(tag)) {
     w.flush();
@@ -290,6 +284,7 @@ function walk(node: Node, w: BlockWriter, ctx: { listDepth: number; termDepth: n
     children();
     w.flush();
   } else {
+    if (tag === 'a' && w.linksAhead(node)) w.inPageLink(inlineText(node));
     children();
   }
 }
@@ -377,7 +372,7 @@ export function parseHtml(source: string): ParsedDocument {
     root.querySelector('link[rel="canonical"]')?.getAttribute('href') ??
     root.querySelector('meta[property="og:url"]')?.getAttribute('content');
   const body = root.querySelector('body') ?? root;
-  const writer = new BlockWriter();
+  const writer = new BlockWriter(anchorPositions(root));
   walk(body, writer, { listDepth: 0, termDepth: 0, quote: false });
   writer.flush();
   const blocks = writer.blocks;
