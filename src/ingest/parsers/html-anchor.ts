@@ -19,21 +19,3 @@ export function headingAnchor(node: HTMLElement): string | null {
   }
   return null;
 }
-
-/** Each id and `<a name>` of a page, at the place it first stands in the source. */
-export function anchorPositions(root: HTMLElement): Map<string, number> {
-  const at = new Map<string, number>();
-  for (const el of root.querySelectorAll('[id], a[name]')) {
-    const name = el.getAttribute('id') ?? el.getAttribute('name');
-    if (name && !at.has(name)) at.set(name, el.range[0]);
-  }
-  return at;
-}
-
-export const safeDecode = (s: string): string => {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
-};

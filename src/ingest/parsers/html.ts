@@ -1,5 +1,5 @@
 import { HTMLElement, NodeType, parse, type Node } from 'node-html-parser';
-import { ANCHOR_CLASSES, anchorPositions, headingAnchor, safeDecode } from './html-anchor.js';
+import { ANCHOR_CLASSES, headingAnchor } from './html-anchor.js';
 import { tableBlock } from './html-table.js';
 import type { Entry } from '../../store/types.js';
 import { cleanText, type Block, type ParsedDocument } from '../blocks.js';
@@ -139,25 +139,12 @@ function preText(node: Node, preformatted: boolean): string {
 /** A code element written across lines with <br> (Apache's examples): a code block, not a sentence. */
 const isMultilineCode = (el: HTMLElement) => CODE_INLINE.has(tagOf(el)) && el.querySelector('br') !== null;
 
-/**
- * A paragraph or item that is all links to places in its own page is the page's table of contents
- * ("3.1. Initial State", a manual's list of its directives): it repeats the headings, which already
- * head their sections, and as a short text that holds a question's words it took places in the
- * search from the sections themselves.
- */
-const TOC_LINK_SHARE = 0.9;
-const nonSpace = (s: string): number => s.replace(/\s+/g, '').length;
-
 class BlockWriter {
   readonly blocks: Block[] = [];
-  /** Where each id and named anchor of the page stands in its source. */
-  constructor(private readonly targets: ReadonlyMap<string, number>) {}
   private buffer = '';
   private kind: 'paragraph' | 'quote' | 'list_item' = 'paragraph';
   private level: number | undefined;
   private pendingLead: string | null = null;
-  /** Characters of the paragraph being gathered that are the text of links within its own page. */
-  private inPageLinkChars = 0;
   /** The entry (a term list's current term) every block gathered now belongs to. */
   entry: Entry | null = null;
 
@@ -173,10 +160,8 @@ class BlockWriter {
       if (!text.startsWith(term)) text = `${term}: ${text}`;
       this.pendingLead = null;
     }
-    const toc = this.inPageLinkChars >= TOC_LINK_SHARE * nonSpace(text);
-    if (text && !toc) this.add({ kind: this.kind, text, ...(this.level === undefined ? {} : { level: this.level }) });
+    if (text) this.add({ kind: this.kind, text, ...(this.level === undefined ? {} : { level: this.level }) });
     this.buffer = '';
-    this.inPageLinkChars = 0;
     this.kind = 'paragraph';
     this.level = undefined;
   }
@@ -190,22 +175,6 @@ class BlockWriter {
 
   text(s: string): void {
     this.buffer += s;
-  }
-
-  /** Text of a link to a place further on in this page ("#section") was gathered. */
-  inPageLink(text: string): void {
-    this.inPageLinkChars += nonSpace(text);
-  }
-
-  /**
-   * Whether a link goes to a place further on in this page: a table of contents points ahead; a
-   * keyword's link to its own anchor (HAProxy's manual) or a "top" link points back.
-   */
-  linksAhead(a: HTMLElement): boolean {
-    const href = a.getAttribute('href') ?? '';
-    if (!href.startsWith('#') || href.length < 2) return false;
-    const at = this.targets.get(safeDecode(href.slice(1)));
-    return at !== undefined && at > a.range[1];
   }
 
   /** The next paragraph gathered (the description of a term) opens with this term. */
@@ -284,7 +253,6 @@ function walk(node: Node, w: BlockWriter, ctx: { listDepth: number; termDepth: n
     children();
     w.flush();
   } else {
-    if (tag === 'a' && w.linksAhead(node)) w.inPageLink(inlineText(node));
     children();
   }
 }
@@ -372,7 +340,7 @@ export function parseHtml(source: string): ParsedDocument {
     root.querySelector('link[rel="canonical"]')?.getAttribute('href') ??
     root.querySelector('meta[property="og:url"]')?.getAttribute('content');
   const body = root.querySelector('body') ?? root;
-  const writer = new BlockWriter(anchorPositions(root));
+  const writer = new BlockWriter();
   walk(body, writer, { listDepth: 0, termDepth: 0, quote: false });
   writer.flush();
   const blocks = writer.blocks;
