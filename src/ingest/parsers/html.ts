@@ -1,6 +1,7 @@
 import { HTMLElement, NodeType, parse, type Node } from 'node-html-parser';
 import { ANCHOR_CLASSES, headingAnchor } from './html-anchor.js';
 import { tableBlock } from './html-table.js';
+import { preformattedBlocks } from './pre-prose.js';
 import type { Entry } from '../../store/types.js';
 import { cleanText, type Block, type ParsedDocument } from '../blocks.js';
 import { fieldEntry, termEntry } from '../entries.js';
@@ -211,7 +212,8 @@ function walk(node: Node, w: BlockWriter, ctx: { listDepth: number; termDepth: n
     }
   } else if (tag === 'pre' || tag === 'listing' || tag === 'xmp' || tag === 'textarea' || isMultilineCode(node)) {
     const text = preText(node, !CODE_INLINE.has(tag));
-    if (text.trim()) w.push({ kind: 'code', text });
+    if (tag === 'pre') for (const b of preformattedBlocks(text)) w.push(b);
+    else if (text.trim()) w.push({ kind: 'code', text });
   } else if (tag === 'table') {
     const b = tableBlock(node, inlineText);
     if (b) w.push(b);

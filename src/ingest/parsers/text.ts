@@ -4,7 +4,7 @@ import { cleanText, type ParsedDocument } from '../blocks.js';
  * A word broken across lines by a hyphen ("configu-\nration") is one word again, as the PDF reader
  * does: only between lower-case letters, so "Wi-\nFi" and a line that starts a list keep theirs.
  */
-function dehyphenate(para: string): string {
+export function dehyphenate(para: string): string {
   return para.replace(/(\p{Ll})-\r?\n[ \t]*(\p{Ll})/gu, '$1$2');
 }
 

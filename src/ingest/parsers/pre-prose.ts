@@ -1,0 +1,70 @@
+import { isStopword } from '../../models/nlp.js';
+import { cleanText, type Block } from '../blocks.js';
+import { dehyphenate } from './text.js';
+
+/**
+ * Preformatted text that is prose wrapped by hand. Some manuals are written as plain text and put on
+ * the web in `<pre>` whole (HAProxy's configuration manual, Postfix's manual pages): their sentences
+ * run across hard line breaks, and as one code block each they were chunked alone, split into lines
+ * mid-sentence and shown with the breaks in them. A paragraph of such a block (its lines between
+ * blank lines) is read as a paragraph when it is prose: sentences of ordinary words, at one
+ * indentation, wrapped where a sentence goes on. Anything else (configuration, commands, aligned
+ * tables, a term with its indented description) stays code, in the order it stood.
+ */
+
+/** A word as prose has it: letters, an apostrophe or a hyphen, with the punctuation around words. */
+const PROSE_WORD = /^["'([]?[\p{L}][\p{L}'’-]*[\])"']?[.,;:!?]?["')]?$/u;
+/** Share of a paragraph's tokens that must be prose words. */
+const PROSE_SHARE = 0.75;
+/** Fewer words than this is a label or a line of configuration, not prose. */
+const MIN_WORDS = 8;
+/** A line broken this long or longer was broken at the text's width; configuration's lines are short. */
+const WRAP_CHARS = 50;
+/**
+ * Share of its tokens that prose spends on function words ("the", "of", "it"): configuration and
+ * code made of words ("AuthType Basic AuthName …", "import gzip import logging") has next to none.
+ */
+const FUNCTION_WORD_SHARE = 0.3;
+
+const indentOf = (line: string): number => line.length - line.trimStart().length;
+
+/** Whether a paragraph of a preformatted block is prose wrapped by hand. */
+function isWrappedProse(lines: readonly string[]): boolean {
+  const filled = lines.filter((l) => l.trim());
+  if (!filled.length) return false;
+  // one indentation throughout: a term over its indented description, or an aligned table, is not prose
+  if (new Set(filled.map(indentOf)).size > 1) return false;
+  const tokens = filled.flatMap((l) => l.trim().split(/\s+/));
+  if (tokens.length < MIN_WORDS) return false;
+  const words = tokens.filter((t) => PROSE_WORD.test(t)).length;
+  if (words < PROSE_SHARE * tokens.length) return false;
+  const functionWords = tokens.filter((t) => isStopword(t.replace(/[^\p{L}'’]/gu, ''))).length;
+  if (functionWords < FUNCTION_WORD_SHARE * tokens.length) return false;
+  // every line opens with a word: a comment's "#", "--" or "/*", or a prompt, marks code
+  if (!filled.every((l) => PROSE_WORD.test(l.trim().split(/\s+/)[0]!))) return false;
+  // lines broken at the text's width, one of them where its sentence goes on (a word, a comma or a
+  // hyphen at its end); or one whole sentence
+  const broken = filled.slice(0, -1);
+  if (!broken.length) return /[.!?]$/.test(filled[0]!.trimEnd());
+  return broken.every((l) => l.trim().length >= WRAP_CHARS) && broken.some((l) => /[\p{Ll},-]$/u.test(l.trimEnd()));
+}
+
+/** A preformatted block as blocks: its prose paragraphs as paragraphs, the rest as code between them. */
+export function preformattedBlocks(text: string): Block[] {
+  const out: Block[] = [];
+  let code: string[] = [];
+  const flushCode = () => {
+    const body = code.join('\n').replace(/^\n+|\n+$/g, '');
+    if (body.trim()) out.push({ kind: 'code', text: body });
+    code = [];
+  };
+  for (const para of text.split(/\n[ \t]*\n/)) {
+    const lines = para.split('\n');
+    if (isWrappedProse(lines)) {
+      flushCode();
+      out.push({ kind: 'paragraph', text: cleanText(dehyphenate(lines.join('\n'))) });
+    } else code.push(code.length ? `\n${para}` : para);
+  }
+  flushCode();
+  return out;
+}
