@@ -78,7 +78,7 @@ describe('HTML', () => {
     ]);
   });
 
-  it('reads prose wrapped by hand in <pre> as paragraphs, and keeps configuration, a term list and comments as code', () => {
+  it('unwraps prose wrapped by hand in <pre>, and leaves configuration, a term list and comments as they are', () => {
     // HAProxy's manual and Postfix's manual pages are plain text in <pre>
     const pre = [
       'This captures sample expression <sample> from the request buffer, and',
@@ -100,10 +100,26 @@ describe('HTML', () => {
       'eter for the equivalent LMTP feature, as this page describes in its text.',
     ].join('\n');
     const doc = parseHtml(`<html><body><pre class="text">${pre.replace(/</g, '&lt;')}</pre></body></html>`);
-    expect(doc.blocks.map((b) => `${b.kind}: ${b.text}`)).toEqual([
-      'paragraph: This captures sample expression <sample> from the request buffer, and converts it to a string of at most <len> characters. The resulting string is stored into the next request "capture" slot.',
-      'code: Example :\n    backend static\n        option httpchk\n\n       maximal_queue_lifetime (5d)\n              Consider a message as undeliverable, when delivery fails with a\n              temporary error.\n\n# Allow network access from the hosts that are listed in the file below and\n# refuse every other client, as the comment above the directive explains',
-      'paragraph: Most smtp_xxx configuration parameters have an lmtp_xxx "mirror" parameter for the equivalent LMTP feature, as this page describes in its text.',
+    expect(doc.blocks).toEqual([
+      {
+        kind: 'code',
+        text: [
+          'This captures sample expression <sample> from the request buffer, and converts it to a string of at most <len> characters. The resulting string is stored into the next request "capture" slot.',
+          '',
+          'Example :',
+          '    backend static',
+          '        option httpchk',
+          '',
+          '       maximal_queue_lifetime (5d)',
+          '              Consider a message as undeliverable, when delivery fails with a',
+          '              temporary error.',
+          '',
+          '# Allow network access from the hosts that are listed in the file below and',
+          '# refuse every other client, as the comment above the directive explains',
+          '',
+          'Most smtp_xxx configuration parameters have an lmtp_xxx "mirror" parameter for the equivalent LMTP feature, as this page describes in its text.',
+        ].join('\n'),
+      },
     ]);
   });
 

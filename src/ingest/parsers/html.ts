@@ -1,7 +1,7 @@
 import { HTMLElement, NodeType, parse, type Node } from 'node-html-parser';
 import { ANCHOR_CLASSES, headingAnchor } from './html-anchor.js';
 import { tableBlock } from './html-table.js';
-import { preformattedBlocks } from './pre-prose.js';
+import { unwrapProse } from './pre-prose.js';
 import type { Entry } from '../../store/types.js';
 import { cleanText, type Block, type ParsedDocument } from '../blocks.js';
 import { fieldEntry, termEntry } from '../entries.js';
@@ -211,9 +211,9 @@ function walk(node: Node, w: BlockWriter, ctx: { listDepth: number; termDepth: n
       w.push({ kind: 'heading', text, level: Number(heading[1]), ...(anchor ? { anchor } : {}) });
     }
   } else if (tag === 'pre' || tag === 'listing' || tag === 'xmp' || tag === 'textarea' || isMultilineCode(node)) {
-    const text = preText(node, !CODE_INLINE.has(tag));
-    if (tag === 'pre') for (const b of preformattedBlocks(text)) w.push(b);
-    else if (text.trim()) w.push({ kind: 'code', text });
+    const raw = preText(node, !CODE_INLINE.has(tag));
+    const text = tag === 'pre' ? unwrapProse(raw) : raw;
+    if (text.trim()) w.push({ kind: 'code', text });
   } else if (tag === 'table') {
     const b = tableBlock(node, inlineText);
     if (b) w.push(b);

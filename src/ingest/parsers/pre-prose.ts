@@ -1,15 +1,14 @@
 import { isStopword } from '../../models/nlp.js';
-import { cleanText, type Block } from '../blocks.js';
+import { cleanText } from '../blocks.js';
 import { dehyphenate } from './text.js';
 
 /**
  * Preformatted text that is prose wrapped by hand. Some manuals are written as plain text and put on
  * the web in `<pre>` whole (HAProxy's configuration manual, Postfix's manual pages): their sentences
- * run across hard line breaks, and as one code block each they were chunked alone, split into lines
- * mid-sentence and shown with the breaks in them. A paragraph of such a block (its lines between
- * blank lines) is read as a paragraph when it is prose: sentences of ordinary words, at one
- * indentation, wrapped where a sentence goes on. Anything else (configuration, commands, aligned
- * tables, a term with its indented description) stays code, in the order it stood.
+ * run across hard line breaks, so they were split into lines mid-sentence and shown with the breaks
+ * in them. A paragraph of such a block (its lines between blank lines) is unwrapped when it is prose:
+ * sentences of ordinary words, at one indentation, wrapped where a sentence goes on. Anything else
+ * (configuration, commands, aligned tables, a term over its indented description) stays as it is.
  */
 
 /** A word as prose has it: letters, an apostrophe or a hyphen, with the punctuation around words. */
@@ -49,22 +48,17 @@ function isWrappedProse(lines: readonly string[]): boolean {
   return broken.every((l) => l.trim().length >= WRAP_CHARS) && broken.some((l) => /[\p{Ll},-]$/u.test(l.trimEnd()));
 }
 
-/** A preformatted block as blocks: its prose paragraphs as paragraphs, the rest as code between them. */
-export function preformattedBlocks(text: string): Block[] {
-  const out: Block[] = [];
-  let code: string[] = [];
-  const flushCode = () => {
-    const body = code.join('\n').replace(/^\n+|\n+$/g, '');
-    if (body.trim()) out.push({ kind: 'code', text: body });
-    code = [];
-  };
-  for (const para of text.split(/\n[ \t]*\n/)) {
-    const lines = para.split('\n');
-    if (isWrappedProse(lines)) {
-      flushCode();
-      out.push({ kind: 'paragraph', text: cleanText(dehyphenate(lines.join('\n'))) });
-    } else code.push(code.length ? `\n${para}` : para);
-  }
-  flushCode();
-  return out;
+/**
+ * A preformatted block with its prose paragraphs unwrapped: each on one line, a word broken by a
+ * hyphen whole again. It stays one code block, so a manual's entry (a keyword's description with its
+ * arguments and examples) stays one chunk.
+ */
+export function unwrapProse(text: string): string {
+  return text
+    .split(/\n[ \t]*\n/)
+    .map((para) => {
+      const lines = para.split('\n');
+      return isWrappedProse(lines) ? cleanText(dehyphenate(lines.join('\n'))) : para;
+    })
+    .join('\n\n');
 }
