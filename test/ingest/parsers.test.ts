@@ -123,6 +123,40 @@ describe('HTML', () => {
     ]);
   });
 
+  it('reads a manual page formatted as text in <pre> as mandoc renders one: sections, terms and their descriptions', () => {
+    // Postfix's qmgr.8.html: the whole page is one <pre>
+    const pre = [
+      'NAME',
+      '       qmgr - Postfix queue manager',
+      '',
+      'OTHER RESOURCE AND RATE CONTROLS',
+      '       maximal_backoff_time (4000s)',
+      '              The maximal time between attempts to deliver a deferred message;',
+      '              prior to Postfix 2.4 the default value was 1000s.',
+      '',
+      '       maximal_queue_lifetime (5d)',
+      '              Consider a message as undeliverable, when delivery fails with  a',
+      '              temporary error, and the time in the queue has reached the maxi-',
+      '              mal_queue_lifetime limit.',
+      '',
+      'SEE ALSO',
+      '       postconf(5), configuration parameters',
+    ].join('\n');
+    const doc = parseHtml(`<html><body><pre>${pre}</pre></body></html>`);
+    expect(doc.blocks.map((b) => `${b.kind} ${b.level ?? ''} ${b.entry?.term ?? ''}: ${b.text}`)).toEqual([
+      'heading 2 : NAME',
+      'paragraph  : qmgr - Postfix queue manager',
+      'heading 2 : OTHER RESOURCE AND RATE CONTROLS',
+      'heading 7 : maximal_backoff_time (4000s)',
+      'paragraph  maximal_backoff_time: maximal_backoff_time (4000s): The maximal time between attempts to deliver a deferred message; prior to Postfix 2.4 the default value was 1000s.',
+      'heading 7 : maximal_queue_lifetime (5d)',
+      'paragraph  maximal_queue_lifetime: maximal_queue_lifetime (5d): Consider a message as undeliverable, when delivery fails with a temporary error, and the time in the queue has reached the maximal_queue_lifetime limit.',
+      'section_end 7 : ',
+      'heading 2 : SEE ALSO',
+      'paragraph  : postconf(5), configuration parameters',
+    ]);
+  });
+
   it('keeps structure and drops scripts, styles and navigation', () => {
     const doc = parseHtml(fs.readFileSync(path.join(SAMPLE_DIR, 'projects', 'osprey.html'), 'utf8'));
     expect(doc.title).toBe('Project Osprey');

@@ -2,6 +2,7 @@ import { HTMLElement, NodeType, parse, type Node } from 'node-html-parser';
 import { ANCHOR_CLASSES, headingAnchor } from './html-anchor.js';
 import { tableBlock } from './html-table.js';
 import { unwrapProse } from './pre-prose.js';
+import { isManPageText, manPageBlocks } from './man-text.js';
 import type { Entry } from '../../store/types.js';
 import { cleanText, type Block, type ParsedDocument } from '../blocks.js';
 import { fieldEntry, termEntry } from '../entries.js';
@@ -213,7 +214,8 @@ function walk(node: Node, w: BlockWriter, ctx: { listDepth: number; termDepth: n
   } else if (tag === 'pre' || tag === 'listing' || tag === 'xmp' || tag === 'textarea' || isMultilineCode(node)) {
     const raw = preText(node, !CODE_INLINE.has(tag));
     const text = tag === 'pre' ? unwrapProse(raw) : raw;
-    if (text.trim()) w.push({ kind: 'code', text });
+    if (tag === 'pre' && isManPageText(raw)) for (const b of manPageBlocks(raw, TERM_LEVEL)) w.push(b);
+    else if (text.trim()) w.push({ kind: 'code', text });
   } else if (tag === 'table') {
     const b = tableBlock(node, inlineText);
     if (b) w.push(b);

@@ -28,7 +28,7 @@ const FUNCTION_WORD_SHARE = 0.3;
 const indentOf = (line: string): number => line.length - line.trimStart().length;
 
 /** Whether a paragraph of a preformatted block is prose wrapped by hand. */
-function isWrappedProse(lines: readonly string[]): boolean {
+export function isWrappedProse(lines: readonly string[]): boolean {
   const filled = lines.filter((l) => l.trim());
   if (!filled.length) return false;
   // one indentation throughout: a term over its indented description, or an aligned table, is not prose
