@@ -98,6 +98,9 @@ describe('HTML', () => {
       '',
       'Most smtp_xxx configuration parameters have an lmtp_xxx "mirror" param-',
       'eter for the equivalent LMTP feature, as this page describes in its text.',
+      '',
+      '  -m <limit> : limit the total allocatable memory to <limit> megabytes across',
+      '    all processes. This may cause some processes to fail on memory pressure.',
     ].join('\n');
     const doc = parseHtml(`<html><body><pre class="text">${pre.replace(/</g, '&lt;')}</pre></body></html>`);
     expect(doc.blocks).toEqual([
@@ -118,6 +121,8 @@ describe('HTML', () => {
           '# refuse every other client, as the comment above the directive explains',
           '',
           'Most smtp_xxx configuration parameters have an lmtp_xxx "mirror" parameter for the equivalent LMTP feature, as this page describes in its text.',
+          '',
+          '-m <limit> : limit the total allocatable memory to <limit> megabytes across all processes. This may cause some processes to fail on memory pressure.',
         ].join('\n'),
       },
     ]);

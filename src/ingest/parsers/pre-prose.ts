@@ -31,16 +31,24 @@ const indentOf = (line: string): number => line.length - line.trimStart().length
 export function isWrappedProse(lines: readonly string[]): boolean {
   const filled = lines.filter((l) => l.trim());
   if (!filled.length) return false;
-  // one indentation throughout: a term over its indented description, or an aligned table, is not prose
-  if (new Set(filled.map(indentOf)).size > 1) return false;
+  // one indentation, or a hanging one (an option's line over the rest of its sentence: "-m <limit> :
+  // limit the total …"); a table aligned in columns, or lines indented every which way, is not prose
+  const rest = filled.slice(1);
+  const hanging = rest.length > 0 && indentOf(rest[0]!) > indentOf(filled[0]!);
+  if (new Set(rest.map(indentOf)).size > 1 || (rest.length && indentOf(rest[0]!) < indentOf(filled[0]!))) return false;
   const tokens = filled.flatMap((l) => l.trim().split(/\s+/));
   if (tokens.length < MIN_WORDS) return false;
   const words = tokens.filter((t) => PROSE_WORD.test(t)).length;
   if (words < PROSE_SHARE * tokens.length) return false;
   const functionWords = tokens.filter((t) => isStopword(t.replace(/[^\p{L}'’]/gu, ''))).length;
   if (functionWords < FUNCTION_WORD_SHARE * tokens.length) return false;
-  // every line opens with a word: a comment's "#", "--" or "/*", or a prompt, marks code
-  if (!filled.every((l) => PROSE_WORD.test(l.trim().split(/\s+/)[0]!))) return false;
+  // every line opens with a word (or, going on from the line before, a number): a comment's "#", "--"
+  // or "/*", or a prompt, marks code; a hanging paragraph's first line opens with what it describes
+  const opens = (l: string, first: boolean) => {
+    const t = l.trim().split(/\s+/)[0]!;
+    return PROSE_WORD.test(t) || (!first && /^\d[\d.,%]*$/.test(t)) || (first && hanging);
+  };
+  if (!filled.every((l, i) => opens(l, i === 0))) return false;
   // lines broken at the text's width, one of them where its sentence goes on (a word, a comma or a
   // hyphen at its end); or one whole sentence
   const broken = filled.slice(0, -1);
