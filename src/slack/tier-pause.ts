@@ -11,7 +11,8 @@ const emptying = new WeakMap<Bottleneck, Promise<void>>();
  * the bucket's refill timer for good. A limiter without a bucket (per-channel posts) is left as it is.
  */
 export function emptyReservoir(limiter: Bottleneck): Promise<void> {
-  const next = (emptying.get(limiter) ?? Promise.resolve()).then(() => drain(limiter));
+  // best effort: a failed emptying (a shared Redis gone) must not stop the next one, nor go unhandled
+  const next = (emptying.get(limiter) ?? Promise.resolve()).then(() => drain(limiter)).catch(() => undefined);
   emptying.set(limiter, next);
   return next;
 }

@@ -212,10 +212,9 @@ function walk(node: Node, w: BlockWriter, ctx: { listDepth: number; termDepth: n
       w.push({ kind: 'heading', text, level: Number(heading[1]), ...(anchor ? { anchor } : {}) });
     }
   } else if (tag === 'pre' || tag === 'listing' || tag === 'xmp' || tag === 'textarea' || isMultilineCode(node)) {
-    const raw = preText(node, !CODE_INLINE.has(tag));
-    const text = tag === 'pre' ? unwrapProse(raw) : raw;
-    if (tag === 'pre' && isManPageText(raw)) for (const b of manPageBlocks(raw, TERM_LEVEL)) w.push(b);
-    else if (text.trim()) w.push({ kind: 'code', text });
+    const text = preText(node, !CODE_INLINE.has(tag));
+    if (tag === 'pre' && isManPageText(text)) for (const b of manPageBlocks(text, TERM_LEVEL)) w.push(b);
+    else if (text.trim()) w.push({ kind: 'code', text: tag === 'pre' ? unwrapProse(text) : text });
   } else if (tag === 'table') {
     const b = tableBlock(node, inlineText);
     if (b) w.push(b);

@@ -1,7 +1,6 @@
-import type { Block } from '../blocks.js';
-import { cleanText } from '../blocks.js';
+import { cleanText, type Block } from '../blocks.js';
 import { termEntry } from '../entries.js';
-import { isWrappedProse } from './pre-prose.js';
+import { indentOf, isWrappedProse } from './pre-prose.js';
 import { dehyphenate } from './text.js';
 
 /**
@@ -17,7 +16,6 @@ const SECTION = /^[A-Z][A-Z0-9 ,&/()'-]{2,}$/;
 /** A term is a short line: longer, it is a sentence whose next line happens to be indented. */
 const TERM_MAX_WORDS = 8;
 
-const indentOf = (line: string): number => line.length - line.trimStart().length;
 const isSection = (line: string): boolean => indentOf(line) === 0 && SECTION.test(line.trim());
 
 /** Whether preformatted text is a formatted manual page: two section headings at the margin at least. */
@@ -54,7 +52,12 @@ export function manPageBlocks(text: string, termLevel: number): Block[] {
     out.push(...textBlocks(loose, null));
     loose = [];
   };
-  const nextFilled = (i: number) => lines.slice(i + 1).find((l) => l.trim()) ?? '';
+  // the next line with text after line i (read on each blank line: a scan, not a copy of the rest)
+  const nextFilled = (i: number) => {
+    let k = i + 1;
+    while (k < lines.length && !lines[k]!.trim()) k++;
+    return lines[k] ?? '';
+  };
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     if (isSection(line)) {

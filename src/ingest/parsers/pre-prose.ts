@@ -25,7 +25,8 @@ const WRAP_CHARS = 50;
  */
 const FUNCTION_WORD_SHARE = 0.3;
 
-const indentOf = (line: string): number => line.length - line.trimStart().length;
+/** The white space a line opens with. */
+export const indentOf = (line: string): number => line.length - line.trimStart().length;
 
 /** Whether a paragraph of a preformatted block is prose wrapped by hand. */
 export function isWrappedProse(lines: readonly string[]): boolean {
