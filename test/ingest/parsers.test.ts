@@ -162,6 +162,53 @@ describe('HTML', () => {
     ]);
   });
 
+  it('reads a bold term on a line of its own over the <pre> describing it as a term list item, to the next term', () => {
+    // HAProxy's configuration manual, as haproxy-dconv writes it
+    const html = [
+      '<h3 id="3.1">3.1. Process management and security</h3>',
+      '<a class="anchor" name="nbthread"></a><div class="keyword"><b><a class="anchor" name="nbthread"></a>',
+      '<a href="#3.1-nbthread">nbthread</a></b> <span>&lt;number&gt;</span></div>',
+      '<pre class="text">This setting is only available when support for threads was built in. It',
+      'makes HAProxy run on &lt;number&gt; threads.',
+      '',
+      'Example :',
+      '    nbthread 4',
+      '</pre>',
+      '<p>May be used in sections :</p>',
+      '<pre class="text">It defaults to 1. The default value is reported in the output',
+      'of "haproxy -vv".</pre>',
+      '<div class="keyword"><b>pidfile</b></div><pre class="text">Writes the PID of the process into the file given.</pre>',
+      '<div class="separator"><span class="label">Arguments :</span> none</div><pre class="text">The file must be writable by the user the process starts as.</pre>',
+      '<div class="note">Deprecated in version 2.5</div><pre class="text">Use the -p option instead.</pre>',
+      '<div class="keyword"><b>Example:</b></div><pre>    pidfile /run/haproxy.pid</pre>',
+      '<div class="page-header"><b>See also:</b> daemon, nbthread</div>',
+      '<div class="keyword"><b>tune.rcvbuf.client</b> &lt;number&gt;</div><a class="anchor" name="tune.rcvbuf.server"></a>',
+      '<div class="keyword"><b>tune.rcvbuf.server</b> &lt;number&gt;</div><pre class="text">Forces the kernel socket receive buffer size to this value in bytes.</pre>',
+      '<h3 id="3.2">3.2. Performance tuning</h3>',
+    ].join('\n');
+    const doc = parseHtml(`<html><body>${html}</body></html>`);
+    expect(doc.blocks.map((b) => `${b.kind} ${b.level ?? ''} ${b.entry?.term ?? ''}: ${b.text}`)).toEqual([
+      'heading 3 : 3.1. Process management and security',
+      'heading 7 nbthread <number>: nbthread <number>',
+      'code  nbthread <number>: This setting is only available when support for threads was built in. It makes HAProxy run on <number> threads.\n\nExample :\n    nbthread 4',
+      'paragraph  nbthread <number>: May be used in sections :',
+      'code  nbthread <number>: It defaults to 1. The default value is reported in the output of "haproxy -vv".',
+      'heading 7 pidfile: pidfile',
+      'code  pidfile: Writes the PID of the process into the file given.',
+      'paragraph  pidfile: Arguments : none',
+      'code  pidfile: The file must be writable by the user the process starts as.',
+      'paragraph  pidfile: Deprecated in version 2.5',
+      'code  pidfile: Use the -p option instead.',
+      'paragraph  pidfile: Example:',
+      'code  pidfile:     pidfile /run/haproxy.pid',
+      'paragraph  pidfile: See also: daemon, nbthread',
+      'heading 7 tune.rcvbuf.client <number>: tune.rcvbuf.client <number>',
+      'heading 7 tune.rcvbuf.client <number>, tune.rcvbuf.server <number>: tune.rcvbuf.client <number>, tune.rcvbuf.server <number>',
+      'code  tune.rcvbuf.client <number>, tune.rcvbuf.server <number>: Forces the kernel socket receive buffer size to this value in bytes.',
+      'heading 3 : 3.2. Performance tuning',
+    ]);
+  });
+
   it('keeps structure and drops scripts, styles and navigation', () => {
     const doc = parseHtml(fs.readFileSync(path.join(SAMPLE_DIR, 'projects', 'osprey.html'), 'utf8'));
     expect(doc.title).toBe('Project Osprey');

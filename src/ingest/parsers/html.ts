@@ -1,5 +1,18 @@
 import { HTMLElement, NodeType, parse, type Node } from 'node-html-parser';
-import { ANCHOR_CLASSES, headingAnchor } from './html-anchor.js';
+import { headingAnchor } from './html-anchor.js';
+import {
+  BLOCK_CONTAINERS,
+  BOLD,
+  CODE_INLINE,
+  HEADING,
+  LISTS,
+  NAMES,
+  inlineText,
+  isBlockTag,
+  isSkipped,
+  preText,
+  tagOf,
+} from './html-dom.js';
 import { tableBlock } from './html-table.js';
 import { unwrapProse } from './pre-prose.js';
 import { isManPageText, manPageBlocks } from './man-text.js';
@@ -15,52 +28,6 @@ import { fieldEntry, termEntry } from '../entries.js';
  * rendered as a browser renders it, and the structure the chunker needs is read from the elements:
  * headings, paragraphs, list items, tables, preformatted code, and term lists.
  */
-
-/** Never content: scripts, styles, navigation and embedded objects. */
-const SKIPPED = new Set([
-  'script',
-  'style',
-  'noscript',
-  'template',
-  'iframe',
-  'head',
-  'svg',
-  'canvas',
-  'object',
-  'embed',
-  'nav',
-  'aside',
-  'button',
-  'select',
-  'input',
-]);
-const HEADING = /^h([1-6])$/;
-const LISTS = new Set(['ul', 'ol', 'menu']);
-/** Elements that end the paragraph before them and start a new one after. */
-const BLOCK_CONTAINERS = new Set([
-  'body',
-  'html',
-  'div',
-  'section',
-  'article',
-  'main',
-  'header',
-  'footer',
-  'figure',
-  'figcaption',
-  'form',
-  'fieldset',
-  'center',
-  'details',
-  'summary',
-  'address',
-  'hr',
-  'caption',
-  'li',
-  'dd',
-  'dt',
-]);
-const CODE_INLINE = new Set(['code', 'tt', 'kbd', 'samp']);
 
 /**
  * Term entries (`<dt>`) become headings deeper than any HTML heading, so that the description of a
@@ -78,64 +45,29 @@ const UNNUMBERED_HEADING_LEVEL = 6;
  */
 const TERM_LEAD_WORDS = 12;
 
-const tagOf = (n: Node): string => (n instanceof HTMLElement ? (n.rawTagName ?? '').toLowerCase() : '');
-/** ARIA's landmarks for what `nav` and a search form are: a Sphinx page's sidebar says it is navigation. */
-const SKIPPED_ROLES = /^(navigation|search)$/;
-const isSkipped = (el: HTMLElement) =>
-  SKIPPED.has(tagOf(el)) ||
-  SKIPPED_ROLES.test(el.getAttribute('role') ?? '') ||
-  (tagOf(el) === 'a' && ANCHOR_CLASSES.test(el.getAttribute('class') ?? '') && !NAMES.test(el.text)) ||
-  (tagOf(el) === 'table' && RUNNING_HEADS.test(el.getAttribute('class') ?? ''));
-/** mandoc's running head and foot of a man page ("tcp(7) | Miscellaneous Information Manual | tcp(7)"). */
-const RUNNING_HEADS = /^(head|foot)$/;
 /**
- * Letters or digits: a permalink that holds them is the heading or term itself (mandoc writes
- * `<h1><a class="permalink">DESCRIPTION</a></h1>`), one without them is a "¶" mark (Sphinx, Apache).
+ * A term on a line of its own, led by its name in bold, with its description in the `<pre>` right
+ * after it (haproxy-dconv's manuals: `<div class="keyword"><b>nbthread</b> &lt;number&gt;</div><pre>This
+ * setting is …</pre>`): read as a term list's item is. Two such lines over one `<pre>` are two names
+ * of one description ("tune.rcvbuf.client", "tune.rcvbuf.server").
  */
-const NAMES = /[\p{L}\p{N}]/u;
-
-/** The text of an element as one line, as a browser renders it: white space runs are one space. */
-function inlineText(node: Node): string {
-  let out = '';
-  const visit = (n: Node) => {
-    if (n.nodeType === NodeType.TEXT_NODE) out += n.text;
-    else if (n instanceof HTMLElement) {
-      if (isSkipped(n)) return;
-      const tag = tagOf(n);
-      if (tag === 'br') out += ' ';
-      else if (tag === 'img') out += ` ${n.getAttribute('alt') ?? ''} `;
-      else {
-        // a block inside inline text (a <div> in a table cell) still separates words
-        const block = BLOCK_CONTAINERS.has(tag) || tag === 'p' || LISTS.has(tag) || HEADING.test(tag);
-        if (block) out += ' ';
-        for (const c of n.childNodes) visit(c);
-        if (block) out += ' ';
-      }
-    }
-  };
-  visit(node);
-  return cleanText(out.replace(/\u00b6/g, ' '));
+function describedByPre(div: HTMLElement): boolean {
+  if (!isTermLine(div)) return false;
+  const siblings = div.parentNode?.childNodes ?? [];
+  let k = siblings.indexOf(div) + 1;
+  // white space, the empty anchors a page's links point to, and the description's other names
+  const passed = (n: Node) =>
+    n instanceof HTMLElement ? isSkipped(n) || (tagOf(n) === 'a' && !n.text.trim()) || isTermLine(n) : !n.text.trim();
+  while (k < siblings.length && passed(siblings[k]!)) k++;
+  return tagOf(siblings[k] ?? div) === 'pre';
 }
 
-/**
- * Preformatted text keeps its lines; a <br> inside it is a line break. In code that is not
- * preformatted (`<code>` lines joined by <br>), only the <br> breaks a line.
- */
-function preText(node: Node, preformatted: boolean): string {
-  let out = '';
-  const visit = (n: Node) => {
-    if (n.nodeType === NodeType.TEXT_NODE) out += preformatted ? n.text : n.text.replace(/\s+/g, ' ');
-    else if (n instanceof HTMLElement && !isSkipped(n)) {
-      if (tagOf(n) === 'br') out += '\n';
-      else for (const c of n.childNodes) visit(c);
-    }
-  };
-  visit(node);
-  return out
-    .split('\n')
-    .map((l) => (preformatted ? l.replace(/\s+$/, '') : l.trim()))
-    .join('\n')
-    .replace(/^\n+|\n+$/g, '');
+/** A `<div>` of inline text led by a name in bold; a bold label ("See also:", "Arguments :") ends with its colon. */
+function isTermLine(n: Node): boolean {
+  if (!(n instanceof HTMLElement) || tagOf(n) !== 'div') return false;
+  const kids = n.childNodes.filter((c) => (c instanceof HTMLElement ? !isSkipped(c) : c.text.trim()));
+  if (!kids.length || !BOLD.has(tagOf(kids[0]!)) || kids.some((c) => isBlockTag(tagOf(c)))) return false;
+  return !/:$/.test(inlineText(kids[0]!)) && termEntry(inlineText(n)) !== null && !/:$/.test(inlineText(n));
 }
 
 /** A code element written across lines with <br> (Apache's examples): a code block, not a sentence. */
@@ -147,6 +79,8 @@ class BlockWriter {
   private kind: 'paragraph' | 'quote' | 'list_item' = 'paragraph';
   private level: number | undefined;
   private pendingLead: string | null = null;
+  /** A term set on a line of its own over the `<pre>` that describes it, until the next heading; `described` once that `<pre>` is read. */
+  preTerm: { term: string; described: boolean } | null = null;
   /** The entry (a term list's current term) every block gathered now belongs to. */
   entry: Entry | null = null;
 
@@ -207,14 +141,13 @@ function walk(node: Node, w: BlockWriter, ctx: { listDepth: number; termDepth: n
     // a numbered heading ends the entry an unnumbered one opened
     w.flush();
     if (ctx.termDepth === 0) w.entry = null;
+    w.preTerm = null;
     if (text) {
       const anchor = headingAnchor(node);
       w.push({ kind: 'heading', text, level: Number(heading[1]), ...(anchor ? { anchor } : {}) });
     }
   } else if (tag === 'pre' || tag === 'listing' || tag === 'xmp' || tag === 'textarea' || isMultilineCode(node)) {
-    const text = preText(node, !CODE_INLINE.has(tag));
-    if (tag === 'pre' && isManPageText(text)) for (const b of manPageBlocks(text, TERM_LEVEL)) w.push(b);
-    else if (text.trim()) w.push({ kind: 'code', text: tag === 'pre' ? unwrapProse(text) : text });
+    readPre(node, tag, w);
   } else if (tag === 'table') {
     const b = tableBlock(node, inlineText);
     if (b) w.push(b);
@@ -251,6 +184,8 @@ function walk(node: Node, w: BlockWriter, ctx: { listDepth: number; termDepth: n
     w.text(' ');
   } else if (tag === 'img') {
     w.text(` ${node.getAttribute('alt') ?? ''} `);
+  } else if (tag === 'div' && describedByPre(node)) {
+    openTermOverPre(node, w);
   } else if (BLOCK_CONTAINERS.has(tag)) {
     w.flush();
     children();
@@ -258,6 +193,30 @@ function walk(node: Node, w: BlockWriter, ctx: { listDepth: number; termDepth: n
   } else {
     children();
   }
+}
+
+/** A preformatted block: a term's description, a manual page formatted as text, or code. */
+function readPre(node: HTMLElement, tag: string, w: BlockWriter): void {
+  const text = preText(node, !CODE_INLINE.has(tag));
+  if (tag === 'pre' && w.preTerm) {
+    // a term's description stays one block, as any `<pre>` does (its entry's, see openTermOverPre):
+    // read as paragraphs, its arguments and examples went to chunks without their keyword
+    w.push({ kind: 'code', text: unwrapProse(text) });
+    w.preTerm.described = true;
+  } else if (tag === 'pre' && isManPageText(text)) for (const b of manPageBlocks(text, TERM_LEVEL)) w.push(b);
+  else if (text.trim()) w.push({ kind: 'code', text: tag === 'pre' ? unwrapProse(text) : text });
+}
+
+/** A bold term over its `<pre>` (see describedByPre). */
+function openTermOverPre(node: HTMLElement, w: BlockWriter): void {
+  // like a term without its list: it opens its entry, which the next heading or term ends; the
+  // names of one description are one term
+  const name = inlineText(node);
+  const term = w.preTerm && !w.preTerm.described ? `${w.preTerm.term}, ${name}` : name;
+  w.flush();
+  w.entry = termEntry(term) ?? termEntry(name);
+  w.push({ kind: 'heading', text: term, level: TERM_LEVEL });
+  w.preTerm = { term, described: false };
 }
 
 /**
@@ -283,8 +242,6 @@ function termList(node: HTMLElement, w: BlockWriter, ctx: { listDepth: number; t
  * nothing there, so its opening tag goes before parsing.
  */
 const PARAGRAPH_IN_TERM = /<(dt|dd)(\s[^>]*)?>(\s*)<p(\s[^>]*)?>/gi;
-
-const BOLD = new Set(['b', 'strong']);
 
 /**
  * The field a paragraph or list item describes when it leads with a bolded term set apart by a
