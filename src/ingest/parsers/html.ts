@@ -67,7 +67,8 @@ function isTermLine(n: Node): boolean {
   if (!(n instanceof HTMLElement) || tagOf(n) !== 'div') return false;
   const kids = n.childNodes.filter((c) => (c instanceof HTMLElement ? !isSkipped(c) : c.text.trim()));
   if (!kids.length || !BOLD.has(tagOf(kids[0]!)) || kids.some((c) => isBlockTag(tagOf(c)))) return false;
-  return !/:$/.test(inlineText(kids[0]!)) && termEntry(inlineText(n)) !== null && !/:$/.test(inlineText(n));
+  const line = inlineText(n);
+  return !/:$/.test(inlineText(kids[0]!)) && !/:$/.test(line) && termEntry(line) !== null;
 }
 
 /** A code element written across lines with <br> (Apache's examples): a code block, not a sentence. */
