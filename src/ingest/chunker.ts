@@ -35,6 +35,44 @@ function commandEntry(b: Block, previous: Block | undefined): Entry | null {
   return underName || headedBy ? (nameLine(b.text)?.entry ?? null) : null;
 }
 
+/** A one-row table whose header recurs this often in a document is a reference page's property sheet. */
+const SHEET_REPEATS = 3;
+
+/** The header of a one-row table, as a key: the schema a reference page repeats under each of its entries. */
+const sheetKey = (b: Block) =>
+  b.kind === 'table' && (b.rows ?? []).length === 1 && (b.header ?? []).some((h) => h.trim())
+    ? (b.header ?? []).map((h) => h.trim().toLowerCase()).join('\u0000')
+    : null;
+
+/** Headers of one-row tables that recur SHEET_REPEATS times or more in the document. */
+function repeatedSheets(blocks: readonly Block[]): Set<string> {
+  const counts = new Map<string, number>();
+  for (const b of blocks) {
+    const key = sheetKey(b);
+    if (key) counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return new Set([...counts].filter(([, n]) => n >= SHEET_REPEATS).map(([key]) => key));
+}
+
+/**
+ * The entry a table makes of the section it stands in, when the table is the section's property
+ * sheet: a key/value table ("Default: KeepAliveTimeout 5") under a short name (its rows only), or
+ * one row under a header that the document repeats under each of its entries (rsyslog's "type,
+ * default, mandatory" under each parameter): then the section's description is that entry's too.
+ */
+function sheetEntry(
+  b: Block,
+  heading: string,
+  sheets: ReadonlySet<string>,
+): { entry: Entry; kind: 'key-value' | 'sheet' } | null {
+  const rows = b.rows ?? [];
+  const named = (b.header ?? []).some((h) => h.trim());
+  const key = sheetKey(b);
+  const kind = !named && rows.every((r) => r.length === 2) ? 'key-value' : key && sheets.has(key) ? 'sheet' : null;
+  const entry = kind ? sectionEntry(heading) : null;
+  return kind && entry ? { entry, kind } : null;
+}
+
 export interface ChunkOptions {
   maxTokens: number;
   /** Chunks shorter than this merge with a neighbour of the same section ("Note:" alone says nothing). */
@@ -50,7 +88,8 @@ export interface ChunkOptions {
  */
 export function chunkBlocks(blocks: readonly Block[], opts: ChunkOptions): ChunkDraft[] {
   const min = opts.minTokens ?? 6;
-  const stack: { level: number; text: string; anchor?: string }[] = [];
+  // a heading's entry, once a property sheet under it shows the section describes one thing (sheetEntry)
+  const stack: { level: number; text: string; anchor?: string; entry?: Entry }[] = [];
   const drafts: ChunkDraft[] = [];
   // an empty title names nothing
   const titleKey = opts.title?.trim().toLowerCase() || null;
@@ -60,6 +99,8 @@ export function chunkBlocks(blocks: readonly Block[], opts: ChunkOptions): Chunk
     return p.length && titleKey?.includes(p[0]!.toLowerCase()) ? p.slice(1) : p;
   };
   const anchor = () => stack.findLast((h) => h.anchor)?.anchor ?? null;
+  const sheets = repeatedSheets(blocks);
+  const described = () => stack.findLast((h) => h.entry)?.entry ?? null;
   let previous: Block | undefined;
   for (const b of blocks) {
     const before = drafts.length;
@@ -91,8 +132,11 @@ export function chunkBlocks(blocks: readonly Block[], opts: ChunkOptions): Chunk
         const named = header.some((h) => h.trim());
         const rowsNamed = named && rowsAreNamed(b.rows ?? []);
         // a key/value table (a directive's synopsis: "Default: KeepAliveTimeout 5") describes what its section is headed by
-        const keyValue = !named && (b.rows ?? []).every((r) => r.length === 2);
-        const section = keyValue ? sectionEntry(stack[stack.length - 1]?.text) : null;
+        const top = stack[stack.length - 1];
+        const sheet = top ? sheetEntry(b, top.text, sheets) : null;
+        // a property sheet repeated under each entry makes its section that entry, description and all
+        if (top && sheet?.kind === 'sheet') top.entry = sheet.entry;
+        const section = sheet?.entry ?? null;
         for (const row of b.rows ?? []) {
           const entry = (rowsNamed ? rowEntry(row) : null) ?? b.entry ?? section;
           const text = named
@@ -109,7 +153,7 @@ export function chunkBlocks(blocks: readonly Block[], opts: ChunkOptions): Chunk
         break;
       default:
         for (const text of splitLong(b.text, opts))
-          drafts.push({ kind: b.kind, headingPath: path(), page, text, entry: command ?? b.entry ?? null });
+          drafts.push({ kind: b.kind, headingPath: path(), page, text, entry: command ?? b.entry ?? described() });
     }
   }
 }

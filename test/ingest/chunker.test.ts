@@ -39,6 +39,40 @@ describe('semantic chunking', () => {
     expect(chunks.every((c) => c.kind === 'table_row')).toBe(true);
   });
 
+  it("reads a section as its heading's entry when its one-row property sheet recurs under each entry", () => {
+    const sheet = (header: string[], row: string[]): Block => ({ kind: 'table', text: '', header, rows: [row] });
+    const param = (name: string, row: string[], says: string): Block[] => [
+      { kind: 'heading', text: name, level: 4 },
+      sheet(['type', 'default', 'mandatory'], row),
+      { kind: 'paragraph', text: says },
+    ];
+    const chunks = chunkBlocks(
+      [
+        { kind: 'heading', text: 'Action Parameters', level: 3 },
+        ...param('Port', ['word', '514', 'no'], 'Name or numerical value of port to use when connecting to target.'),
+        ...param('Protocol', ['word', 'udp', 'no'], 'Type of protocol to use for forwarding to the target.'),
+        ...param('TCP_FrameDelimiter', ['integer', '10', 'no'], 'Sets a custom frame delimiter for TCP transmission.'),
+        { kind: 'heading', text: 'Modules', level: 4 },
+        sheet(['Related Modules', 'Related Directives'], ['mod_so', 'LoadModule']),
+        { kind: 'paragraph', text: 'httpd is a modular server with only the core built in.' },
+        { kind: 'heading', text: 'Examples', level: 3 },
+        { kind: 'paragraph', text: 'The action below forwards every message over plain TCP.' },
+      ],
+      { maxTokens: 100, countTokens },
+    );
+    expect(chunks.map((c) => [c.text.slice(0, 24), c.entry?.term ?? null])).toEqual([
+      ['type: word; default: 514', 'Port'],
+      ['Name or numerical value ', 'Port'],
+      ['type: word; default: udp', 'Protocol'],
+      ['Type of protocol to use ', 'Protocol'],
+      ['type: integer; default: ', 'TCP_FrameDelimiter'],
+      ['Sets a custom frame deli', 'TCP_FrameDelimiter'],
+      ['Related Modules: mod_so;', null],
+      ['httpd is a modular serve', null],
+      ['The action below forward', null],
+    ]);
+  });
+
   it('makes one chunk per list item and merges only tiny neighbours of the same section', () => {
     const chunks = chunkBlocks(
       [
