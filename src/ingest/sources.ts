@@ -12,6 +12,7 @@ const EXTENSIONS: Record<string, DocumentKind> = {
   '.asciidoc': 'asciidoc',
   '.txt': 'text',
   '.text': 'text',
+  '.rst': 'text',
   '.html': 'html',
   '.htm': 'html',
   '.pdf': 'pdf',

@@ -11,6 +11,7 @@ import { parseHtml } from './parsers/html.js';
 import { parseMarkdown, withHeadingSlugs } from './parsers/markdown.js';
 import { parsePdf } from './parsers/pdf.js';
 import { parseText } from './parsers/text.js';
+import { isRst, parseRst } from './parsers/rst.js';
 import { exportLink, parseExported } from './exports/index.js';
 import { parseCsv } from './parsers/csv.js';
 import { parseAsciidoc } from './parsers/asciidoc.js';
@@ -218,7 +219,10 @@ async function parseFile(kind: DocumentKind, bytes: Buffer): Promise<ParsedDocum
   const text = decodeText(bytes);
   if (kind === 'csv') return parseCsv(text);
   if (kind === 'asciidoc') return parseAsciidoc(text);
-  return kind === 'markdown' ? parseMarkdown(text) : kind === 'html' ? parseHtml(text) : parseText(text);
+  if (kind === 'markdown') return parseMarkdown(text);
+  if (kind === 'html') return parseHtml(text);
+  // reStructuredText is stored as text: a .rst file, or a .txt file written in it (lighttpd's manuals)
+  return isRst(text) ? parseRst(text) : parseText(text);
 }
 
 /** What a document becomes depends on these too: a change of any re-ingests it. */

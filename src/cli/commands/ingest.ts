@@ -24,7 +24,7 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command('ingest')
     .description(
-      'ingest Markdown (.md .markdown .mdx), AsciiDoc (.adoc .asciidoc), text (.txt .text), HTML (.html .htm), PDF, Word (.docx), CSV (a table, each row an entry) and .jsonl corpora ({id,title,text} per line); a Confluence space export or a Notion "Markdown & CSV" export (the folder or its .zip) is read as its pages. Unchanged files are skipped',
+      'ingest Markdown (.md .markdown .mdx), AsciiDoc (.adoc .asciidoc), text (.txt .text), reStructuredText (.rst, or .txt written in it), HTML (.html .htm), PDF, Word (.docx), CSV (a table, each row an entry) and .jsonl corpora ({id,title,text} per line); a Confluence space export or a Notion "Markdown & CSV" export (the folder or its .zip) is read as its pages. Unchanged files are skipped',
     )
     .argument('[paths...]', 'files, folders or glob patterns')
     .option(
