@@ -73,6 +73,22 @@ function sheetEntry(
   return kind && entry ? { entry, kind } : null;
 }
 
+/** A cell that states one property: "Type: integer", "Default: unset". */
+const PROPERTY_CELL = /^\p{L}[\p{L} ]{0,20}:\s*\S/u;
+
+/**
+ * A headerless one-row table that names its subject in its first cell and states a property in each
+ * other one (DocBook's option synopsis: "smtp_accept_max | Use: main | Type: integer | Default: 20"):
+ * the entry of what follows it, to the next such table or heading, as a term list's term is.
+ */
+function synopsisEntry(b: Block): Entry | null {
+  const rows = b.rows ?? [];
+  if ((b.header ?? []).some((h) => h.trim()) || rows.length !== 1 || rows[0]!.length < 3) return null;
+  const [name, ...rest] = rows[0]!.map((c) => c.trim());
+  if (!name || /\s/.test(name) || !rest.every((c) => PROPERTY_CELL.test(c))) return null;
+  return termEntry(name);
+}
+
 export interface ChunkOptions {
   maxTokens: number;
   /** Chunks shorter than this merge with a neighbour of the same section ("Note:" alone says nothing). */
@@ -100,7 +116,9 @@ export function chunkBlocks(blocks: readonly Block[], opts: ChunkOptions): Chunk
   };
   const anchor = () => stack.findLast((h) => h.anchor)?.anchor ?? null;
   const sheets = repeatedSheets(blocks);
-  const described = () => stack.findLast((h) => h.entry)?.entry ?? null;
+  // the entry an option's synopsis opened, closed by the next heading (synopsisEntry)
+  let opened: Entry | null = null;
+  const described = () => opened ?? stack.findLast((h) => h.entry)?.entry ?? null;
   let previous: Block | undefined;
   for (const b of blocks) {
     const before = drafts.length;
@@ -115,6 +133,7 @@ export function chunkBlocks(blocks: readonly Block[], opts: ChunkOptions): Chunk
     previous = b;
     switch (b.kind) {
       case 'heading': {
+        opened = null;
         const level = b.level ?? 1;
         while (stack.length && stack[stack.length - 1]!.level >= level) stack.pop();
         stack.push({ level, text: b.text, ...(b.anchor ? { anchor: b.anchor } : {}) });
@@ -123,6 +142,7 @@ export function chunkBlocks(blocks: readonly Block[], opts: ChunkOptions): Chunk
         break;
       }
       case 'section_end': {
+        opened = null;
         const level = b.level ?? 1;
         while (stack.length && stack[stack.length - 1]!.level >= level) stack.pop();
         break;
@@ -136,7 +156,9 @@ export function chunkBlocks(blocks: readonly Block[], opts: ChunkOptions): Chunk
         const sheet = top ? sheetEntry(b, top.text, sheets) : null;
         // a property sheet repeated under each entry makes its section that entry, description and all
         if (top && sheet?.kind === 'sheet') top.entry = sheet.entry;
-        const section = sheet?.entry ?? null;
+        const synopsis = synopsisEntry(b);
+        if (synopsis) opened = synopsis;
+        const section = sheet?.entry ?? synopsis;
         for (const row of b.rows ?? []) {
           const entry = (rowsNamed ? rowEntry(row) : null) ?? b.entry ?? section;
           const text = named

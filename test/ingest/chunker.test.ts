@@ -73,6 +73,32 @@ describe('semantic chunking', () => {
     ]);
   });
 
+  it("reads what follows an option's one-row synopsis as that option's entry, to the next synopsis or heading", () => {
+    const synopsis = (cells: string[]): Block => ({ kind: 'table', text: '', rows: [cells] });
+    const chunks = chunkBlocks(
+      [
+        { kind: 'heading', text: 'List of main options', level: 2 },
+        synopsis(['smtp_accept_max', 'Use: main', 'Type: integer', 'Default: 20']),
+        { kind: 'paragraph', text: 'This option specifies the maximum number of simultaneous incoming SMTP calls.' },
+        synopsis(['smtp_accept_queue', 'Use: main', 'Type: integer', 'Default: 0']),
+        { kind: 'paragraph', text: 'If the number of simultaneous incoming SMTP calls exceeds this, messages queue.' },
+        synopsis(['-bd', 'runs the daemon', 'in the background']),
+        { kind: 'heading', text: 'Environment', level: 2 },
+        { kind: 'paragraph', text: 'Exim clears its environment before it runs a command.' },
+      ],
+      { maxTokens: 100, countTokens },
+    );
+    expect(chunks.map((c) => [c.text.slice(0, 24), c.entry?.term ?? null])).toEqual([
+      ['smtp_accept_max | Use: m', 'smtp_accept_max'],
+      ['This option specifies th', 'smtp_accept_max'],
+      ['smtp_accept_queue | Use:', 'smtp_accept_queue'],
+      ['If the number of simulta', 'smtp_accept_queue'],
+      // a table that states no properties is no synopsis; its rows keep no entry, as any table's in a section
+      ['-bd | runs the daemon | ', null],
+      ['Exim clears its environm', null],
+    ]);
+  });
+
   it('makes one chunk per list item and merges only tiny neighbours of the same section', () => {
     const chunks = chunkBlocks(
       [
