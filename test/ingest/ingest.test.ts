@@ -94,6 +94,28 @@ describe('changes and pruning', () => {
   });
 });
 
+describe('reStructuredText', () => {
+  it('ingests a .rst file and a .txt file written in it by their structure: title, term entries, code', async () => {
+    const page = (name: string) =>
+      `${'='.repeat(name.length)}\n${name}\n${'='.repeat(name.length)}\n\nOptions\n=======\n\n` +
+      'linger.idle-timeout\n  how many seconds an idle connection stays open\n\n  Default: 30\n\n' +
+      'Set it so::\n\n  linger.idle-timeout = 30\n';
+    fs.writeFileSync(path.join(docs, 'linger.rst'), page('Linger'));
+    fs.writeFileSync(path.join(docs, 'keepalive.txt'), page('Keepalive'));
+    expect((await run([path.join(docs, 'linger.rst'), path.join(docs, 'keepalive.txt')])).failed).toEqual([]);
+    for (const [file, title] of [
+      ['linger.rst', 'Linger'],
+      ['keepalive.txt', 'Keepalive'],
+    ]) {
+      const doc = (await store.documents.getDocumentBySource(path.join(docs, file!)))!;
+      expect(doc.title).toBe(title);
+      const chunks = await store.documents.chunksOfDocument(doc.id);
+      expect(chunks.find((c) => c.text === 'Default: 30')?.entry?.term).toBe('linger.idle-timeout');
+      expect(chunks.find((c) => c.kind === 'code')?.text).toBe('linger.idle-timeout = 30');
+    }
+  });
+});
+
 describe('bad input', () => {
   it('reports each bad file in one line, ingests the rest, and never loses what was stored', async () => {
     fs.writeFileSync(path.join(docs, 'good.md'), '# Good\n\nThe gamma unit runs at 3.3 V.\n');
