@@ -106,6 +106,19 @@ describe('reStructuredText', () => {
     expect(byText.get('Default: 30')).toBe('linger.idle-timeout');
   });
 
+  it('reads a nested list item by item, one level deeper, with an example inside it', () => {
+    const doc = parseRst(
+      '* cache tuning\n  - stat_cache: caches stat() results\n    for 1-2 seconds\n  - mod_auth: set auth.cache::\n\n      auth.cache = ( "max-age" => "600" )\n\n* use mmap\n',
+    );
+    expect(doc.blocks).toEqual([
+      { kind: 'list_item', text: 'cache tuning', level: 1 },
+      { kind: 'list_item', text: 'stat_cache: caches stat() results for 1-2 seconds', level: 2 },
+      { kind: 'list_item', text: 'mod_auth: set auth.cache:', level: 2 },
+      { kind: 'code', text: 'auth.cache = ( "max-age" => "600" )' },
+      { kind: 'list_item', text: 'use mmap', level: 1 },
+    ]);
+  });
+
   it('tells reStructuredText from plain notes with an underlined heading', () => {
     expect(isRst(PAGE)).toBe(true);
     expect(isRst('Install\n=======\n\n.. code-block:: sh\n\n   make install\n')).toBe(true);

@@ -58,6 +58,10 @@ function inline(text: string): string {
   );
 }
 
+/** A paragraph's closing "::" as reStructuredText shows it: "Example::" → "Example:", "e.g.: ::" → "e.g.:", "::" alone → nothing. */
+const withoutLiteralMarker = (text: string): string =>
+  /\S::\s*$/.test(text) ? text.replace(/::\s*$/, ':') : text.replace(/\s*::\s*$/, '');
+
 const dedent = (lines: readonly string[]): string[] => {
   const filled = lines.filter((l) => l.trim());
   const by = filled.length ? Math.min(...filled.map(indentOf)) : 0;
@@ -107,7 +111,7 @@ class RstReader {
   }
 
   /** Reads the element at line `i`, hands its blocks to `push`, and returns the line after it. */
-  private element(lines: readonly string[], i: number, push: Push, entry: Entry | null): number {
+  private element(lines: readonly string[], i: number, push: Push, entry: Entry | null, level = 1): number {
     const line = lines[i]!;
     const next = lines[i + 1] ?? '';
     // sections stand at the page's margin, never inside a description
@@ -129,7 +133,7 @@ class RstReader {
       for (let k = 0; k < inner.length;) k = inner[k]!.trim() ? this.element(inner, k, push, entry) : k + 1;
       return end;
     }
-    if (BULLET.test(line)) return this.listItem(lines, i, push);
+    if (BULLET.test(line)) return this.listItem(lines, i, push, entry, level);
     const isTerm =
       next.trim() &&
       indentOf(next) > 0 &&
@@ -185,8 +189,8 @@ class RstReader {
     while (j < lines.length && lines[j]!.trim() && !(j > i && indentOf(lines[j]!) > indentOf(lines[i]!))) j++;
     const text = lines.slice(i, j).join('\n');
     const literal = /::\s*$/.test(text);
-    const shown = inline(text.replace(/\s*::\s*$/, literal && /\S\s+::\s*$/.test(text) ? '' : ':'));
-    if (shown && shown !== ':') push({ kind: 'paragraph', text: shown });
+    const shown = inline(literal ? withoutLiteralMarker(text) : text);
+    if (shown) push({ kind: 'paragraph', text: shown });
     return literal ? this.literal(lines, j, push) : j;
   }
 
@@ -200,11 +204,23 @@ class RstReader {
     return end;
   }
 
-  private listItem(lines: readonly string[], i: number, push: Push): number {
+  /** A list item: its own lines to a blank line or a nested item; what is nested in it read one level deeper. */
+  private listItem(lines: readonly string[], i: number, push: Push, entry: Entry | null, level: number): number {
     const marker = BULLET.exec(lines[i]!)![0]!;
     const end = indentedEnd(lines, i + 1, 0);
     const body = [lines[i]!.slice(marker.length), ...dedent(lines.slice(i + 1, end))];
-    push({ kind: 'list_item', text: inline(body.filter((l) => l.trim()).join('\n')), level: 1 });
+    let k = 1;
+    while (k < body.length && body[k]!.trim() && !BULLET.test(body[k]!)) k++;
+    const own = body.slice(0, k).join('\n');
+    const literal = /::\s*$/.test(own);
+    push({ kind: 'list_item', text: inline(literal ? withoutLiteralMarker(own) : own), level });
+    // an item ending with "::" introduces the example nested under it
+    const example = literal ? body.slice(k).join('\n').trim() : '';
+    if (example) {
+      push({ kind: 'code', text: example });
+      return end;
+    }
+    for (let j = k; j < body.length;) j = body[j]!.trim() ? this.element(body, j, push, entry, level + 1) : j + 1;
     return end;
   }
 
@@ -260,9 +276,10 @@ class RstReader {
       const cells = starts.map((a, k) => l.slice(a, starts[k + 1]).trim());
       if (!cells[0] && rows.length)
         rows[rows.length - 1] = rows[rows.length - 1]!.map((c, k) => `${c} ${cells[k]}`.trim());
-      else rows.push(cells.map(inline));
+      else rows.push(cells);
     }
-    push({ kind: 'table', text: '', ...(header ? { header: header.map(inline) } : {}), rows });
+    const cells = (r: string[]) => r.map(inline);
+    push({ kind: 'table', text: '', ...(header ? { header: cells(header) } : {}), rows: rows.map(cells) });
     return j + 1;
   }
 }
