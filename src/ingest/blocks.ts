@@ -18,6 +18,8 @@ export interface Block {
   entry?: Entry;
   /** A heading's id in the page as it is hosted (a link to the section is `url#anchor`). */
   anchor?: string;
+  /** A labelled field of its entry that the page gives its entries alike ("Blocks: topmost", "WARNING: …"). */
+  field?: boolean;
 }
 
 export interface ParsedDocument {

@@ -12,6 +12,8 @@ export interface ChunkDraft {
   entry: Entry | null;
   /** The id of the nearest heading above it that has one, in the page as hosted (a link to its section). */
   anchor?: string | null;
+  /** A field of its entry the page gives every such entry ("Blocks: topmost"; Block.field). */
+  field?: boolean;
 }
 
 /** A heading as the entry a key/value table under it describes, when it is a name rather than a sentence. */
@@ -173,9 +175,12 @@ export function chunkBlocks(blocks: readonly Block[], opts: ChunkOptions): Chunk
       case 'footer':
         drafts.push({ kind: 'footer', headingPath: ['Page footer'], page, text: b.text, entry: null });
         break;
-      default:
+      default: {
+        const entry = command ?? b.entry ?? described();
+        const field = b.field ? { field: true } : {};
         for (const text of splitLong(b.text, opts))
-          drafts.push({ kind: b.kind, headingPath: path(), page, text, entry: command ?? b.entry ?? described() });
+          drafts.push({ kind: b.kind, headingPath: path(), page, text, entry, ...field });
+      }
     }
   }
 }
@@ -234,15 +239,18 @@ function mergeTiny(drafts: ChunkDraft[], min: number, opts: ChunkOptions): Chunk
   for (let i = 0; i < drafts.length; i++) {
     const d = drafts[i]!;
     const next = drafts[i + 1];
+    // a field of its entry ("Blocks: topmost") says something alone: it joins only the fields after it
+    const field = d.field === true;
     if (
       mergeable(d.kind) &&
       opts.countTokens(d.text) < min &&
       next &&
       mergeable(next.kind) &&
       sameSection(d, next) &&
+      (!field || next.field === true) &&
       opts.countTokens(d.text) + opts.countTokens(next.text) <= opts.maxTokens
     ) {
-      const joiner = d.kind === 'list_item' && !/[.;:!?]$/.test(d.text) ? '; ' : ' ';
+      const joiner = (field || d.kind === 'list_item') && !/[.;:!?]$/.test(d.text) ? '; ' : ' ';
       drafts[i + 1] = { ...next, text: `${d.text}${joiner}${next.text}` };
       continue;
     }

@@ -265,6 +265,30 @@ describe('HTML', () => {
     ]);
   });
 
+  it("files a label the page repeats in each term's description under that term, and a label said once as its own entry", () => {
+    // BIND's reference: each statement's description leads with the same "Blocks:" and "Tags:" fields
+    const statement = (name: string, blocks: string, what: string) =>
+      `<dl class="namedconf statement"><dt id="${name}"><span class="pre">${name}</span></dt>
+<dd><p><strong>Grammar: </strong><code>${name} &lt;string&gt; { &lt;address_match_element&gt;; ... }; // may occur multiple times</code></p>
+<p><strong>Blocks: </strong>${blocks}</p><p><strong>Tags: </strong>server</p><p>${what}</p></dd></dl>`;
+    const doc = parseHtml(
+      `<h2>Blocks</h2>${statement('acl', 'topmost', 'Assigns a symbolic name to an address match list.')}
+${statement('controls', 'topmost', 'Specifies control channels to be used to manage the name server.')}
+${statement('unix', 'controls', 'Specifies a Unix domain socket as a control channel.')}
+<dl><dt>fileConfig(fname)</dt><dd><p>Reads the logging configuration.</p><p><strong>fname</strong> – A filename, or a file-like object.</p></dd></dl>`,
+    );
+    const chunks = chunkBlocks(doc.blocks, { maxTokens: 200, countTokens: (t) => t.split(/\s+/).length });
+    const unix = chunks.filter((c) => c.entry?.term === 'unix').map((c) => c.text);
+    // the fields stay apart from the description they lead (each is a line of its own), joined to each other
+    expect(unix).toEqual([
+      'unix: Grammar: unix <string> { <address_match_element>; ... }; // may occur multiple times',
+      'Blocks: controls; Tags: server',
+      'Specifies a Unix domain socket as a control channel.',
+    ]);
+    expect(chunks.filter((c) => c.entry?.term === 'Blocks' || c.entry?.term === 'Tags')).toEqual([]);
+    expect(chunks.find((c) => c.text.startsWith('fname'))?.entry?.term).toBe('fname');
+  });
+
   it('reads a man page as mandoc renders it: its sections, its terms with their descriptions, no running heads', () => {
     // tzselect(8) of the Linux man-pages 6.03 (public domain), rendered by `mandoc -Thtml`
     const page = parseHtml(fs.readFileSync(path.join(FIXTURES, 'html', 'tzselect-8-mandoc.html'), 'utf8'));

@@ -80,10 +80,13 @@ class BlockWriter {
   private kind: 'paragraph' | 'quote' | 'list_item' = 'paragraph';
   private level: number | undefined;
   private pendingLead: string | null = null;
+  private field = false;
   /** A term set on a line of its own over the `<pre>` that describes it, until the next heading; `described` once that `<pre>` is read. */
   preTerm: { term: string; described: boolean } | null = null;
   /** The entry (a term list's current term) every block gathered now belongs to. */
   entry: Entry | null = null;
+  /** Bold labels the page leads descriptions with FIELD_REPEATS times or more (see repeatedLabels). */
+  fieldLabels: ReadonlySet<string> = new Set();
 
   private add(b: Block): void {
     this.blocks.push(this.entry && b.kind !== 'section_end' ? { ...b, entry: this.entry } : b);
@@ -97,8 +100,15 @@ class BlockWriter {
       if (!text.startsWith(term)) text = `${term}: ${text}`;
       this.pendingLead = null;
     }
-    if (text) this.add({ kind: this.kind, text, ...(this.level === undefined ? {} : { level: this.level }) });
+    if (text)
+      this.add({
+        kind: this.kind,
+        text,
+        ...(this.level === undefined ? {} : { level: this.level }),
+        ...(this.field ? { field: true } : {}),
+      });
     this.buffer = '';
+    this.field = false;
     this.kind = 'paragraph';
     this.level = undefined;
   }
@@ -112,6 +122,11 @@ class BlockWriter {
 
   text(s: string): void {
     this.buffer += s;
+  }
+
+  /** The paragraph being gathered is a field of the entry (Block.field). */
+  markField(): void {
+    this.field = true;
   }
 
   /** The next paragraph gathered (the description of a term) opens with this term. */
@@ -178,9 +193,16 @@ function walk(node: Node, w: BlockWriter, ctx: { listDepth: number; termDepth: n
   } else if (tag === 'p' || tag === 'blockquote') {
     const quote = ctx.quote || tag === 'blockquote';
     w.begin(quote ? 'quote' : 'paragraph');
-    withLead(node, w, () => {
-      for (const c of node.childNodes) walk(c, w, { ...ctx, quote });
-    });
+    // a bold label in a term's description is a field of that term ("Blocks: topmost" under BIND's
+    // `acl`), not a term of its own
+    withLead(
+      node,
+      w,
+      () => {
+        for (const c of node.childNodes) walk(c, w, { ...ctx, quote });
+      },
+      ctx.termDepth > 0 && w.entry !== null,
+    );
   } else if (tag === 'br') {
     w.text(' ');
   } else if (tag === 'img') {
@@ -261,10 +283,15 @@ function boldLead(el: HTMLElement): Entry | null {
 /**
  * Gathers one paragraph or item with the entry its bold lead opens, then ends it. Without a lead the
  * entry is left as the content leaves it: a heading inside an unclosed paragraph (SQLite's pragma
- * pages) opens the entry of what follows.
+ * pages) opens the entry of what follows. In a term's description (`inEntry`), a label the page
+ * repeats is one of the term's fields ("Blocks: topmost" under each of BIND's statements, curl's
+ * "WARNING:") and leaves its entry as it is; a label said once names a part of it (a parameter).
  */
-function withLead(el: HTMLElement, w: BlockWriter, gather: () => void): void {
-  const lead = boldLead(el);
+function withLead(el: HTMLElement, w: BlockWriter, gather: () => void, inEntry = false): void {
+  const found = boldLead(el);
+  const field = inEntry && w.entry !== null && found !== null && w.fieldLabels.has(found.term);
+  if (field) w.markField();
+  const lead = field ? null : found;
   if (!lead) {
     gather();
     w.flush();
@@ -291,6 +318,19 @@ function termOf(dt: Node, w: BlockWriter, level: number, outer: Entry | null): v
 /** A document type declaration after a comment is read by node-html-parser as text ("<!DOCTYPE html> SQLite Small."). */
 const DOCTYPE = /<!DOCTYPE[^>]*>/gi;
 
+/** A bold label led with this many times or more in a page is a field its terms share, not a term. */
+const FIELD_REPEATS = 3;
+
+/** The bold labels paragraphs of the page lead with FIELD_REPEATS times or more. */
+function repeatedLabels(body: HTMLElement): Set<string> {
+  const counts = new Map<string, number>();
+  for (const p of body.querySelectorAll('p')) {
+    const term = boldLead(p)?.term;
+    if (term) counts.set(term, (counts.get(term) ?? 0) + 1);
+  }
+  return new Set([...counts].filter(([, n]) => n >= FIELD_REPEATS).map(([term]) => term));
+}
+
 export function parseHtml(source: string): ParsedDocument {
   const root = parse(source.replace(DOCTYPE, '').replace(PARAGRAPH_IN_TERM, '<$1$2>$3'), {
     comment: false,
@@ -302,6 +342,7 @@ export function parseHtml(source: string): ParsedDocument {
     root.querySelector('meta[property="og:url"]')?.getAttribute('content');
   const body = root.querySelector('body') ?? root;
   const writer = new BlockWriter();
+  writer.fieldLabels = repeatedLabels(body);
   walk(body, writer, { listDepth: 0, termDepth: 0, quote: false });
   writer.flush();
   const blocks = writer.blocks;
