@@ -125,14 +125,17 @@ export function loadDataset(dirArg: string, opts: { questions?: string } = {}): 
       passageOf: (source) => (source.startsWith(prefix) ? source.slice(prefix.length) : source),
     };
   }
-  const files = listFolder(dir);
+  // A folder with a corpus/ keeps its documents there; the rest (README, VERIFY with every question's gold
+  // answer, LICENSE) describes the set, and ingesting it would let the reader read the answers.
+  const corpusDir = path.join(dir, 'corpus');
+  const docs = fs.existsSync(corpusDir) && fs.statSync(corpusDir).isDirectory() ? corpusDir : dir;
   return {
     dir,
     name: path.basename(dir),
     kind: 'folder',
-    inputs: [dir],
+    inputs: [docs],
     questions,
-    contentHash: hashFiles(files),
+    contentHash: hashFiles(docs === dir ? listFolder(dir) : [...listFolder(docs), qFile]),
     passageOf: (source) => path.relative(dir, source).split(path.sep).join('/'),
   };
 }

@@ -334,6 +334,25 @@ describe('eval harness on a tiny dataset made here', () => {
     expect(ds.questions.every((q) => q.supporting.every((p) => fs.existsSync(path.join(SAMPLE_DIR, p))))).toBe(true);
   });
 
+  it("ingests only a set's corpus/ folder, never its README or VERIFY that quote the gold answers", () => {
+    const set = path.join(dir, 'with-corpus');
+    fs.mkdirSync(path.join(set, 'corpus', 'mod'), { recursive: true });
+    fs.writeFileSync(path.join(set, 'corpus', 'mod', 'core.html'), '<p>Default: LimitRequestBody 1073741824</p>');
+    fs.writeFileSync(path.join(set, 'VERIFY.md'), '**Gold answers:** `1073741824`\n');
+    fs.writeFileSync(path.join(set, 'README.md'), '# the set\n');
+    fs.writeFileSync(
+      path.join(set, 'questions.jsonl'),
+      '{"id": "a", "question": "max body?", "answers": ["1073741824"], "supporting": ["corpus/mod/core.html"]}\n',
+    );
+    const ds = loadDataset(set);
+    expect(ds.inputs).toEqual([path.join(set, 'corpus')]);
+    expect(ds.passageOf(path.join(set, 'corpus', 'mod', 'core.html'))).toBe('corpus/mod/core.html');
+    // the store's key follows the documents and the questions, not the files that describe the set
+    const key = ds.contentHash;
+    fs.writeFileSync(path.join(set, 'README.md'), '# the set, reworded\n');
+    expect(loadDataset(set).contentHash).toBe(key);
+  });
+
   it('names the file and line of a bad questions.jsonl', () => {
     const bad = path.join(dir, 'bad');
     fs.mkdirSync(bad);
