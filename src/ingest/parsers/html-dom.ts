@@ -64,7 +64,7 @@ const RUNNING_HEADS = /^(head|foot)$/;
  * Letters or digits: a permalink that holds them is the heading or term itself (mandoc writes
  * `<h1><a class="permalink">DESCRIPTION</a></h1>`), one without them is a "¶" mark (Sphinx, Apache).
  */
-export const NAMES = /[\p{L}\p{N}]/u;
+const NAMES = /[\p{L}\p{N}]/u;
 
 /** The text of an element as one line, as a browser renders it: white space runs are one space. */
 export function inlineText(node: Node): string {

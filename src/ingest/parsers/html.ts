@@ -6,7 +6,6 @@ import {
   CODE_INLINE,
   HEADING,
   LISTS,
-  NAMES,
   inlineText,
   isBlockTag,
   isSkipped,
@@ -63,8 +62,8 @@ function describedByPre(div: HTMLElement): boolean {
 }
 
 /** A `<div>` of inline text led by a name in bold; a bold label ("See also:", "Arguments :") ends with its colon. */
-function isTermLine(n: Node): boolean {
-  if (!(n instanceof HTMLElement) || tagOf(n) !== 'div') return false;
+function isTermLine(n: Node, tag = 'div'): boolean {
+  if (!(n instanceof HTMLElement) || tagOf(n) !== tag) return false;
   const kids = n.childNodes.filter((c) => (c instanceof HTMLElement ? !isSkipped(c) : c.text.trim()));
   if (!kids.length || !BOLD.has(tagOf(kids[0]!)) || kids.some((c) => isBlockTag(tagOf(c)))) return false;
   const line = inlineText(n);
@@ -168,17 +167,12 @@ function walk(node: Node, w: BlockWriter, ctx: { listDepth: number; termDepth: n
     const b = tableBlock(node, inlineText);
     if (b) w.push(b);
   } else if (LISTS.has(tag)) {
-    w.flush();
-    for (const c of node.childNodes) {
-      if (tagOf(c) === 'li') {
-        w.begin('list_item', ctx.listDepth + 1);
-        withLead(c as HTMLElement, w, () => {
-          for (const x of c.childNodes) walk(x, w, { ...ctx, listDepth: ctx.listDepth + 1 });
-        });
-      } else walk(c, w, ctx);
-    }
+    readList(node, w, ctx);
   } else if (tag === 'dl') {
-    termList(node, w, ctx);
+    const above = node.previousElementSibling;
+    termList(node.childNodes, above && hangsOverList(above) ? above : null, w, ctx);
+  } else if (tag === 'div' && node.previousElementSibling && headsIndent(node.previousElementSibling)) {
+    termList(node.childNodes, node.previousElementSibling, w, ctx);
   } else if (tag === 'dt') {
     // a term whose list node-html-parser lost (markup it does not nest as a browser does): the term
     // still opens its entry, which the next heading or term ends
@@ -190,6 +184,8 @@ function walk(node: Node, w: BlockWriter, ctx: { listDepth: number; termDepth: n
     w.flush();
     if (ctx.termDepth === 0) w.entry = text ? termEntry(text) : null;
     if (text) w.push({ kind: 'heading', text, level: UNNUMBERED_HEADING_LEVEL });
+  } else if (tag === 'p' && (hangsOverList(node) || headsIndent(node))) {
+    // read by the term list or the indented description it heads (termList)
   } else if (tag === 'p' || tag === 'blockquote') {
     const quote = ctx.quote || tag === 'blockquote';
     w.begin(quote ? 'quote' : 'paragraph');
@@ -215,6 +211,19 @@ function walk(node: Node, w: BlockWriter, ctx: { listDepth: number; termDepth: n
     w.flush();
   } else {
     children();
+  }
+}
+
+/** A list (`<ul>`, `<ol>`): each item a block one level deeper, led by its bold term where it has one. */
+function readList(node: HTMLElement, w: BlockWriter, ctx: { listDepth: number; termDepth: number; quote: boolean }) {
+  w.flush();
+  for (const c of node.childNodes) {
+    if (tagOf(c) === 'li') {
+      w.begin('list_item', ctx.listDepth + 1);
+      withLead(c as HTMLElement, w, () => {
+        for (const x of c.childNodes) walk(x, w, { ...ctx, listDepth: ctx.listDepth + 1 });
+      });
+    } else walk(c, w, ctx);
   }
 }
 
@@ -245,18 +254,51 @@ function openTermOverPre(node: HTMLElement, w: BlockWriter): void {
 /**
  * A term list (`<dl>`: HTML's own, DocBook's variable lists, a manual page's options): each term is
  * a heading its description is filed under, and the entry every block of the description belongs to.
+ * `above`: the term written over the list or the indented block (hangsOverList, headsIndent).
  */
-function termList(node: HTMLElement, w: BlockWriter, ctx: { listDepth: number; termDepth: number; quote: boolean }) {
+function termList(
+  items: readonly Node[],
+  above: HTMLElement | null,
+  w: BlockWriter,
+  ctx: { listDepth: number; termDepth: number; quote: boolean },
+) {
   w.flush();
   const level = TERM_LEVEL + ctx.termDepth;
   const outer = w.entry;
-  for (const c of node.childNodes) {
+  if (above) termOf(above, w, level, outer);
+  for (const c of items) {
     if (tagOf(c) === 'dt') termOf(c, w, level, outer);
     else walk(c, w, { ...ctx, termDepth: ctx.termDepth + 1 });
   }
   w.flush();
   w.entry = outer;
   w.push({ kind: 'section_end', text: '', level });
+}
+
+/**
+ * A hanging paragraph as mandoc writes it (help2man's options: `<p>-i[SUFFIX], --in-place</p><dl><dt></dt>
+ * <dd>edit files in place…</dd></dl>`): the paragraph is the term of the list right under it, whose
+ * first term is empty.
+ */
+function hangsOverList(p: HTMLElement): boolean {
+  // mandoc marks it (class "HP"); a paragraph over an indented list with no tags is the list's lead-in
+  const list = tagOf(p) === 'p' && /\bHP\b/.test(p.getAttribute('class') ?? '') ? p.nextElementSibling : null;
+  const first = list && tagOf(list) === 'dl' ? list.childNodes.find((c) => c instanceof HTMLElement) : undefined;
+  return first !== undefined && tagOf(first) === 'dt' && !inlineText(first);
+}
+
+/**
+ * A term over its indented description as mandoc writes one (asciidoctor's manual pages: chrony's
+ * directives, nft's options): `<p><b>makestep</b> <i>threshold</i></p><div class="Bd-indent">…</div>`.
+ */
+function headsIndent(p: HTMLElement): boolean {
+  const next = p.nextElementSibling;
+  return (
+    next !== null &&
+    tagOf(next) === 'div' &&
+    /\bBd-indent\b/.test(next.getAttribute('class') ?? '') &&
+    isTermLine(p, 'p')
+  );
 }
 
 /**
@@ -306,14 +348,18 @@ function withLead(el: HTMLElement, w: BlockWriter, gather: () => void, inEntry =
 
 /** A term (`<dt>`): the heading of its description and the entry it opens (or `outer`, when it is not a name). */
 function termOf(dt: Node, w: BlockWriter, level: number, outer: Entry | null): void {
-  // a bullet or a dash in the term column ("•") marks a list item, not a term
+  // a bullet or a dash in the term column ("•") marks a list item, not a term; punctuation that is
+  // a name stays one (ssh's escape "~.", sed's "=" command)
   const term = inlineText(dt);
-  if (!term || !NAMES.test(term)) return;
+  if (!term || BULLET.test(term)) return;
   w.flush();
   w.entry = termEntry(term) ?? outer;
   w.push({ kind: 'heading', text: term, level });
   if (term.split(/\s+/).length <= TERM_LEAD_WORDS) w.lead(term);
 }
+
+/** A list item's marker in a term list's term column. */
+const BULLET = /^[\u2022\u2023\u25cb\u25cf\u25e6\u25aa\u25a0\u00b7\u2013\u2014-]$/u;
 
 /** A document type declaration after a comment is read by node-html-parser as text ("<!DOCTYPE html> SQLite Small."). */
 const DOCTYPE = /<!DOCTYPE[^>]*>/gi;

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { chunkBlocks } from '../../src/ingest/chunker.js';
+import { parseHtml } from '../../src/ingest/parsers/html.js';
+
+const chunksOf = (html: string) =>
+  chunkBlocks(parseHtml(html).blocks, { maxTokens: 200, countTokens: (t) => t.split(/\s+/).length, minTokens: 1 });
+
+describe('term lists as manual pages write them', () => {
+  it("reads mandoc's hanging paragraph (help2man's options) as the term of the list under it", () => {
+    // sed(1) as `mandoc -T html` renders it: the option in a paragraph, its description under an empty term
+    const chunks = chunksOf(`<h1 class="Sh">DESCRIPTION</h1>
+<p class="Pp HP"><b>-i[SUFFIX]</b>, <b>--in-place</b>[=<i>SUFFIX</i>]</p>
+<dl class="Bl-tag"><dt></dt><dd>edit files in place (makes backup if SUFFIX supplied)</dd></dl>
+<p class="Pp HP"><b>--posix</b></p>
+<dl class="Bl-tag"><dt></dt><dd>disable all GNU extensions.</dd></dl>
+<p class="Pp">If no script is given, the first argument is the script.</p>`);
+    const inPlace = chunks.find((c) => c.text.includes('edit files in place'));
+    expect(inPlace?.text).toBe(
+      '-i[SUFFIX], --in-place[=SUFFIX]: edit files in place (makes backup if SUFFIX supplied)',
+    );
+    expect(inPlace?.entry).toEqual({ term: '-i, --in-place', kind: 'option' });
+    expect(chunks.find((c) => c.text.includes('GNU extensions'))?.entry?.term).toBe('--posix');
+    // the list ends the entry: the paragraph after it is the section's again
+    const after = chunks.find((c) => c.text.startsWith('If no script'));
+    expect(after?.entry).toBeNull();
+    expect(after?.headingPath).toEqual(['DESCRIPTION']);
+  });
+
+  it('reads a bold term over an indented block as the entry the block describes (asciidoctor man pages)', () => {
+    // chrony.conf(5) as `mandoc -T html` renders it: the directive, then its description indented
+    const chunks = chunksOf(`<h1 class="Sh">System clock</h1>
+<p class="Pp"><b>makestep</b> <i>threshold</i> <i>limit</i></p>
+<div class="Bd-indent">This directive forces chronyd to step the system clock.
+<p class="Pp">An example of the use of this directive is:</p>
+<pre>makestep 0.1 3</pre></div>
+<p class="Pp">The clock is slewed otherwise.</p>`);
+    expect(chunks.map((c) => [c.entry?.term ?? null, c.kind, c.text])).toEqual([
+      [
+        'makestep threshold limit',
+        'paragraph',
+        'makestep threshold limit: This directive forces chronyd to step the system clock.',
+      ],
+      ['makestep threshold limit', 'paragraph', 'An example of the use of this directive is:'],
+      ['makestep threshold limit', 'code', 'makestep 0.1 3'],
+      [null, 'paragraph', 'The clock is slewed otherwise.'],
+    ]);
+  });
+
+  it('keeps a plain paragraph over an indented list with no tags as the lead-in it is', () => {
+    const chunks = chunksOf(`<h1>ESCAPES</h1><p class="Pp">The supported escapes are:</p>
+<dl class="Bl-tag"><dt></dt><dd>Disconnect.</dd></dl>`);
+    expect(chunks.find((c) => c.text.includes('supported escapes'))?.entry).toBeNull();
+  });
+
+  it('reads a term made of punctuation as a name (an escape, an operator), and a bullet as a list item', () => {
+    const chunks = chunksOf(`<h1>ESCAPE CHARACTERS</h1><dl class="Bl-tag">
+<dt>~.</dt><dd>Disconnect.</dd><dt>--</dt><dd>Ends the options.</dd><dt>*</dt><dd>Zero or more times.</dd></dl>`);
+    expect(chunks.map((c) => [c.entry?.term ?? null, c.text])).toEqual([
+      ['~.', '~.: Disconnect.'],
+      ['--', '--: Ends the options.'],
+      ['*', '*: Zero or more times.'],
+    ]);
+    const bulleted = parseHtml('<h1>Options</h1><dl><dt>&#x25CB;</dt><dd><b>--seq</b>: use RS separators</dd></dl>');
+    expect(bulleted.blocks.filter((b) => b.kind === 'heading').map((b) => b.text)).toEqual(['Options']);
+  });
+});
