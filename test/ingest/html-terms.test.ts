@@ -5,7 +5,7 @@ import { parseHtml } from '../../src/ingest/parsers/html.js';
 const chunksOf = (html: string) =>
   chunkBlocks(parseHtml(html).blocks, { maxTokens: 200, countTokens: (t) => t.split(/\s+/).length, minTokens: 1 });
 
-describe('term lists as manual pages write them', () => {
+describe('terms as manuals write them', () => {
   it("reads mandoc's hanging paragraph (help2man's options) as the term of the list under it", () => {
     // sed(1) as `mandoc -T html` renders it: the option in a paragraph, its description under an empty term
     const chunks = chunksOf(`<h1 class="Sh">DESCRIPTION</h1>
@@ -43,6 +43,25 @@ describe('term lists as manual pages write them', () => {
       ['makestep threshold limit', 'paragraph', 'An example of the use of this directive is:'],
       ['makestep threshold limit', 'code', 'makestep 0.1 3'],
       [null, 'paragraph', 'The clock is slewed otherwise.'],
+    ]);
+  });
+
+  it("reads a list item that names its term in a paragraph of its own as that term's entry (Sphinx parameter lists)", () => {
+    // rsyslog's global() parameters, as its Sphinx HTML writes them
+    const chunks = chunksOf(`<h1>global() configuration object</h1><ul>
+<li><p><strong>workDirectory</strong></p>
+<p>Sets the directory that rsyslog uses for work files.</p></li>
+<li><p><strong>umask</strong> available 8.26.0+</p>
+<p>Sets the rsyslogd process' umask.</p><p>The value must be a 4-digit octal number.</p></li>
+<li><p><strong>Note</strong> that the parameters are case-insensitive.</p><p>They can be set once.</p></li>
+</ul>`);
+    expect(chunks.map((c) => [c.entry?.term ?? null, c.text])).toEqual([
+      ['workDirectory', 'workDirectory: Sets the directory that rsyslog uses for work files.'],
+      ['umask', "umask available 8.26.0+: Sets the rsyslogd process' umask."],
+      ['umask', 'The value must be a 4-digit octal number.'],
+      // a bold word opening a sentence names nothing
+      [null, 'Note that the parameters are case-insensitive.'],
+      [null, 'They can be set once.'],
     ]);
   });
 

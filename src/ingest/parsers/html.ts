@@ -13,10 +13,11 @@ import {
   tagOf,
 } from './html-dom.js';
 import { tableBlock } from './html-table.js';
+import { BlockWriter } from './html-writer.js';
 import { unwrapProse } from './pre-prose.js';
 import { isManPageText, manPageBlocks } from './man-text.js';
 import type { Entry } from '../../store/types.js';
-import { cleanText, type Block, type ParsedDocument } from '../blocks.js';
+import { cleanText, type ParsedDocument } from '../blocks.js';
 import { fieldEntry, termEntry } from '../entries.js';
 
 /**
@@ -72,73 +73,6 @@ function isTermLine(n: Node, tag = 'div'): boolean {
 
 /** A code element written across lines with <br> (Apache's examples): a code block, not a sentence. */
 const isMultilineCode = (el: HTMLElement) => CODE_INLINE.has(tagOf(el)) && el.querySelector('br') !== null;
-
-class BlockWriter {
-  readonly blocks: Block[] = [];
-  private buffer = '';
-  private kind: 'paragraph' | 'quote' | 'list_item' = 'paragraph';
-  private level: number | undefined;
-  private pendingLead: string | null = null;
-  private field = false;
-  /** A term set on a line of its own over the `<pre>` that describes it, until the next heading; `described` once that `<pre>` is read. */
-  preTerm: { term: string; described: boolean } | null = null;
-  /** The entry (a term list's current term) every block gathered now belongs to. */
-  entry: Entry | null = null;
-  /** Bold labels the page leads descriptions with FIELD_REPEATS times or more (see repeatedLabels). */
-  fieldLabels: ReadonlySet<string> = new Set();
-
-  private add(b: Block): void {
-    this.blocks.push(this.entry && b.kind !== 'section_end' ? { ...b, entry: this.entry } : b);
-  }
-
-  /** Ends the paragraph being gathered, if it has any text. */
-  flush(): void {
-    let text = cleanText(this.buffer.replace(/\u00b6/g, ' '));
-    if (text && this.pendingLead) {
-      const term = this.pendingLead.replace(/:$/, '');
-      if (!text.startsWith(term)) text = `${term}: ${text}`;
-      this.pendingLead = null;
-    }
-    if (text)
-      this.add({
-        kind: this.kind,
-        text,
-        ...(this.level === undefined ? {} : { level: this.level }),
-        ...(this.field ? { field: true } : {}),
-      });
-    this.buffer = '';
-    this.field = false;
-    this.kind = 'paragraph';
-    this.level = undefined;
-  }
-
-  /** Starts gathering a paragraph of this kind (what was gathered before is ended). */
-  begin(kind: 'paragraph' | 'quote' | 'list_item', level?: number): void {
-    this.flush();
-    this.kind = kind;
-    this.level = level;
-  }
-
-  text(s: string): void {
-    this.buffer += s;
-  }
-
-  /** The paragraph being gathered is a field of the entry (Block.field). */
-  markField(): void {
-    this.field = true;
-  }
-
-  /** The next paragraph gathered (the description of a term) opens with this term. */
-  lead(term: string): void {
-    this.pendingLead = term;
-  }
-
-  push(b: Block): void {
-    this.flush();
-    if (b.kind === 'heading' || b.kind === 'section_end') this.pendingLead = null;
-    this.add(b);
-  }
-}
 
 function walk(node: Node, w: BlockWriter, ctx: { listDepth: number; termDepth: number; quote: boolean }): void {
   if (node.nodeType === NodeType.TEXT_NODE) {
@@ -218,13 +152,48 @@ function walk(node: Node, w: BlockWriter, ctx: { listDepth: number; termDepth: n
 function readList(node: HTMLElement, w: BlockWriter, ctx: { listDepth: number; termDepth: number; quote: boolean }) {
   w.flush();
   for (const c of node.childNodes) {
-    if (tagOf(c) === 'li') {
-      w.begin('list_item', ctx.listDepth + 1);
+    if (tagOf(c) !== 'li') {
+      walk(c, w, ctx);
+      continue;
+    }
+    w.begin('list_item', ctx.listDepth + 1);
+    const inner = { ...ctx, listDepth: ctx.listDepth + 1 };
+    const named = itemTerm(c as HTMLElement);
+    if (named) {
+      // the item is its term's entry, its description opened by the term's line
+      const outer = w.entry;
+      w.entry = named.entry;
+      // without the dash or colon its line ends with ("aggregate_class (class | None) –"): the lead adds its own
+      w.lead(inlineText(named.head).replace(/[\s:;,\u2013\u2014-]+$/u, ''));
+      for (const x of c.childNodes) if (x !== named.head) walk(x, w, inner);
+      w.flush();
+      w.entry = outer;
+    } else
       withLead(c as HTMLElement, w, () => {
-        for (const x of c.childNodes) walk(x, w, { ...ctx, listDepth: ctx.listDepth + 1 });
+        for (const x of c.childNodes) walk(x, w, inner);
       });
-    } else walk(c, w, ctx);
   }
+}
+
+/** Words a term's line may add after the bold term: a type, a version ("umask available 8.26.0+"), not a sentence. */
+const TERM_NOTE_WORDS = 6;
+
+/**
+ * A list item that names its term in a paragraph of its own, then describes it (Sphinx's parameter
+ * lists: `<li><p><strong>workDirectory</strong></p><p>Sets the directory…</p></li>`, SQLite's limits).
+ */
+function itemTerm(li: HTMLElement): { head: HTMLElement; entry: Entry } | null {
+  const kids = li.childNodes.filter((c) => (c instanceof HTMLElement ? !isSkipped(c) : c.text.trim()));
+  const head = kids[0];
+  if (kids.length < 2 || !(head instanceof HTMLElement) || tagOf(head) !== 'p') return null;
+  const first = head.childNodes.find((c) => c instanceof HTMLElement || c.text.trim());
+  if (!(first instanceof HTMLElement) || !BOLD.has(tagOf(first))) return null;
+  const line = inlineText(head);
+  const bold = inlineText(first);
+  const note = line.slice(bold.length).trim();
+  if (!line.startsWith(bold) || note.split(/\s+/).length > TERM_NOTE_WORDS || /[.:]$/.test(note)) return null;
+  const entry = fieldEntry(bold);
+  return entry ? { head, entry } : null;
 }
 
 /** A preformatted block: a term's description, a manual page formatted as text, or code. */
