@@ -74,7 +74,14 @@ function isTermLine(n: Node, tag = 'div'): boolean {
 /** A code element written across lines with <br> (Apache's examples): a code block, not a sentence. */
 const isMultilineCode = (el: HTMLElement) => CODE_INLINE.has(tagOf(el)) && el.querySelector('br') !== null;
 
-function walk(node: Node, w: BlockWriter, ctx: { listDepth: number; termDepth: number; quote: boolean }): void {
+/** Where the walk stands: how deep in lists and term descriptions, and whether inside a quote. */
+interface WalkContext {
+  listDepth: number;
+  termDepth: number;
+  quote: boolean;
+}
+
+function walk(node: Node, w: BlockWriter, ctx: WalkContext): void {
   if (node.nodeType === NodeType.TEXT_NODE) {
     w.text(node.text);
     return;
@@ -149,7 +156,7 @@ function walk(node: Node, w: BlockWriter, ctx: { listDepth: number; termDepth: n
 }
 
 /** A list (`<ul>`, `<ol>`): each item a block one level deeper, led by its bold term where it has one. */
-function readList(node: HTMLElement, w: BlockWriter, ctx: { listDepth: number; termDepth: number; quote: boolean }) {
+function readList(node: HTMLElement, w: BlockWriter, ctx: WalkContext) {
   w.flush();
   for (const c of node.childNodes) {
     if (tagOf(c) !== 'li') {
@@ -225,12 +232,7 @@ function openTermOverPre(node: HTMLElement, w: BlockWriter): void {
  * a heading its description is filed under, and the entry every block of the description belongs to.
  * `above`: the term written over the list or the indented block (hangsOverList, headsIndent).
  */
-function termList(
-  items: readonly Node[],
-  above: HTMLElement | null,
-  w: BlockWriter,
-  ctx: { listDepth: number; termDepth: number; quote: boolean },
-) {
+function termList(items: readonly Node[], above: HTMLElement | null, w: BlockWriter, ctx: WalkContext) {
   w.flush();
   const level = TERM_LEVEL + ctx.termDepth;
   const outer = w.entry;
