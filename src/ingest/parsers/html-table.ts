@@ -3,12 +3,9 @@ import type { Block } from '../blocks.js';
 
 const tagOf = (el: HTMLElement): string => (el.rawTagName ?? '').toLowerCase();
 
-/** The rows of a table (not of tables nested in it), each as its cells, header cells marked. */
-function tableRows(
-  table: HTMLElement,
-  cellText: (cell: HTMLElement) => string,
-): { cells: string[]; header: boolean[] }[] {
-  const rows: { cells: string[]; header: boolean[] }[] = [];
+/** The rows of a table (not of tables nested in it), each as its cell elements. */
+function rowCells(table: HTMLElement): HTMLElement[][] {
+  const rows: HTMLElement[][] = [];
   const visit = (el: HTMLElement) => {
     for (const c of el.childNodes) {
       if (!(c instanceof HTMLElement)) continue;
@@ -17,12 +14,45 @@ function tableRows(
         const cells = c.childNodes.filter(
           (x): x is HTMLElement => x instanceof HTMLElement && (tagOf(x) === 'td' || tagOf(x) === 'th'),
         );
-        if (cells.length) rows.push({ cells: cells.map(cellText), header: cells.map((x) => tagOf(x) === 'th') });
+        if (cells.length) rows.push(cells);
       } else if (tag === 'thead' || tag === 'tbody' || tag === 'tfoot') visit(c);
     }
   };
   visit(table);
   return rows;
+}
+
+/** The rows of a table, each as its cells' text, header cells marked. */
+function tableRows(
+  table: HTMLElement,
+  cellText: (cell: HTMLElement) => string,
+): { cells: string[]; header: boolean[] }[] {
+  return rowCells(table).map((cells) => ({
+    cells: cells.map(cellText),
+    header: cells.map((x) => tagOf(x) === 'th'),
+  }));
+}
+
+/** The rows a table that lays a page out has at most: a row of columns, a banner above them. */
+const LAYOUT_MAX_ROWS = 3;
+const SECTION_PARTS = new Set(['p', 'ul', 'ol', 'dl', 'table', 'pre', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'div']);
+const SECTION_HEADS = new Set(['ul', 'ol', 'dl', 'table', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
+
+/** A cell that holds a section of a page, not a value: a list or a heading among other blocks. */
+function holdsSection(cell: HTMLElement): boolean {
+  const parts = cell.childNodes.filter(
+    (c): c is HTMLElement => c instanceof HTMLElement && SECTION_PARTS.has(tagOf(c)),
+  );
+  return parts.length >= 2 && parts.some((c) => SECTION_HEADS.has(tagOf(c)));
+}
+
+/**
+ * A table that lays a page out instead of holding data (Postfix's index: one row of columns, each
+ * headings and their lists): its cells are read as the page's own blocks, not as one row.
+ */
+export function isLayoutTable(table: HTMLElement): boolean {
+  const rows = rowCells(table);
+  return rows.length <= LAYOUT_MAX_ROWS && rows.some((cells) => cells.some(holdsSection));
 }
 
 /**

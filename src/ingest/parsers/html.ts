@@ -1,4 +1,5 @@
 import { HTMLElement, NodeType, parse, type Node } from 'node-html-parser';
+import { parse as parseSpec, serialize } from 'parse5';
 import { headingAnchor } from './html-anchor.js';
 import {
   BLOCK_CONTAINERS,
@@ -12,7 +13,7 @@ import {
   preText,
   tagOf,
 } from './html-dom.js';
-import { tableBlock } from './html-table.js';
+import { isLayoutTable, tableBlock } from './html-table.js';
 import { BlockWriter } from './html-writer.js';
 import { unwrapProse } from './pre-prose.js';
 import { isManPageText, manPageBlocks } from './man-text.js';
@@ -104,7 +105,7 @@ function walk(node: Node, w: BlockWriter, ctx: WalkContext): void {
     }
   } else if (tag === 'pre' || tag === 'listing' || tag === 'xmp' || tag === 'textarea' || isMultilineCode(node)) {
     readPre(node, tag, w);
-  } else if (tag === 'table') {
+  } else if (tag === 'table' && !isLayoutTable(node)) {
     const b = tableBlock(node, inlineText);
     if (b) w.push(b);
   } else if (LISTS.has(tag)) {
@@ -348,8 +349,17 @@ function repeatedLabels(body: HTMLElement): Set<string> {
   return new Set([...counts].filter(([, n]) => n >= FIELD_REPEATS).map(([term]) => term));
 }
 
+/**
+ * node-html-parser closes few of the end tags HTML lets a page leave out: SQLite's pages leave their menu's
+ * `<li>`s open and lost every list and its items' terms after it. parse5 (the WHATWG parser jsdom uses)
+ * closes them where a browser does; its markup, balanced, is what the walk reads.
+ */
+function balanced(source: string): string {
+  return serialize(parseSpec(source));
+}
+
 export function parseHtml(source: string): ParsedDocument {
-  const root = parse(source.replace(DOCTYPE, '').replace(PARAGRAPH_IN_TERM, '<$1$2>$3'), {
+  const root = parse(balanced(source.replace(PARAGRAPH_IN_TERM, '<$1$2>$3')).replace(DOCTYPE, ''), {
     comment: false,
     blockTextElements: { script: false, style: false, noscript: false },
   });

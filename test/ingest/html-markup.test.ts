@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { chunkBlocks } from '../../src/ingest/chunker.js';
+import { parseHtml } from '../../src/ingest/parsers/html.js';
+
+const chunksOf = (html: string) =>
+  chunkBlocks(parseHtml(html).blocks, { maxTokens: 200, countTokens: (t) => t.split(/\s+/).length, minTokens: 1 });
+const read = (html: string) => chunksOf(html).map((c) => [c.entry?.term ?? null, c.headingPath, c.text]);
+
+describe('HTML read as a browser reads it', () => {
+  it("closes the end tags a page leaves out, so a list whose paragraphs stay open keeps its items' terms", () => {
+    // SQLite's limits.html: each item's description paragraph is left open, which HTML allows; the
+    // list's `</ol>` closes it (node-html-parser alone dropped the list and every term in it)
+    expect(
+      read(`<html><body><h1>Limits</h1><ol>
+<li><p><b>Maximum Number Of Columns</b></p><p>The default setting for SQLITE_MAX_COLUMN is 2000.</li>
+<li><p><b>Maximum Depth Of An Expression Tree</b></p><p>The default is 1000.</ol>
+<p>This page last modified on 2022-01-20.</body></html>`),
+    ).toEqual([
+      [
+        'Maximum Number Of Columns',
+        ['Limits'],
+        'Maximum Number Of Columns: The default setting for SQLITE_MAX_COLUMN is 2000.',
+      ],
+      ['Maximum Depth Of An Expression Tree', ['Limits'], 'Maximum Depth Of An Expression Tree: The default is 1000.'],
+      [null, ['Limits'], 'This page last modified on 2022-01-20.'],
+    ]);
+  });
+
+  it("reads a table that lays the page out as the page's own blocks, and a table of data as rows", () => {
+    // Postfix's documentation index: one row of columns, each a heading and its list of guides
+    expect(
+      read(`<table border="0"><tr>
+<td><p><strong>General configuration</strong></p><ul><li><a href="a.html">Basic configuration</a><li><a href="b.html">Address rewriting</a></ul></td>
+<td><p><strong>Problem solving</strong></p><ul><li><a href="c.html">Bottleneck analysis</a></ul></td>
+</tr></table>`),
+    ).toEqual([
+      [null, [], 'General configuration'],
+      [null, [], 'Basic configuration'],
+      [null, [], 'Address rewriting'],
+      [null, [], 'Problem solving'],
+      [null, [], 'Bottleneck analysis'],
+    ]);
+    // Sphinx wraps each cell in a paragraph: still a table, one chunk a row
+    expect(
+      read(`<table><tr><th>Directive</th><th>Meaning</th></tr>
+<tr><td><p>%d</p></td><td><p>Day of the month as a decimal number.</p></td></tr>
+<tr><td><p>%f</p></td><td><p>Microsecond as a decimal number.</p></td></tr></table>`).map((r) => r[2]),
+    ).toEqual([
+      'Directive: %d; Meaning: Day of the month as a decimal number.',
+      'Directive: %f; Meaning: Microsecond as a decimal number.',
+    ]);
+  });
+});
