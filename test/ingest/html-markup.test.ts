@@ -50,4 +50,15 @@ describe('HTML read as a browser reads it', () => {
       'Directive: %f; Meaning: Microsecond as a decimal number.',
     ]);
   });
+  it("reads a first row of bold cells as the header, as mandoc writes a table, so each row is its keyword's entry", () => {
+    // nft(8)'s "Meta expression types" as mandoc renders tbl: no <th>, the header row in bold
+    const chunks = chunksOf(`<h1 class="Sh">META EXPRESSIONS</h1><table class="tbl" border="1">
+<tr><td><b>Keyword</b></td><td><b>Description</b></td><td><b>Type</b></td></tr>
+<tr><td>length</td><td>Length of the packet in bytes</td><td>integer (32-bit)</td></tr>
+<tr><td>oifname</td><td>Output interface name</td><td>ifname</td></tr></table>`);
+    expect(chunks.map((c) => [c.entry?.term ?? null, c.text])).toEqual([
+      ['length', 'Keyword: length; Description: Length of the packet in bytes; Type: integer (32-bit)'],
+      ['oifname', 'Keyword: oifname; Description: Output interface name; Type: ifname'],
+    ]);
+  });
 });

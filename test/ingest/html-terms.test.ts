@@ -82,4 +82,28 @@ describe('terms as manuals write them', () => {
     const bulleted = parseHtml('<h1>Options</h1><dl><dt>&#x25CB;</dt><dd><b>--seq</b>: use RS separators</dd></dl>');
     expect(bulleted.blocks.filter((b) => b.kind === 'heading').map((b) => b.text)).toEqual(['Options']);
   });
+  it("reads a bulleted item that is only its term as the entry of the untagged items under it (ronn's pages: jq)", () => {
+    // jq(1), ronn's Markdown through mandoc: each option a bulleted item, its description untagged items
+    const chunks = chunksOf(`<h1 class="Sh">INVOKING JQ</h1>
+<dl class="Bl-tag">
+  <dt>&#x25CB;</dt>
+  <dd><b>--seq</b>:</dd>
+  <dt></dt>
+  <dd>Use the <b>application/json-seq</b> MIME type scheme for separating JSON texts.</dd>
+  <dt>&#x25CB;</dt>
+  <dd><b>--stream</b>:</dd>
+  <dt></dt>
+  <dd>Parse the input in streaming fashion.</dd>
+  <dt></dt>
+  <dd>This is useful for processing very large inputs.</dd>
+  <dt>&#x25CB;</dt>
+  <dd>Any other bullet, a sentence: not a term.</dd>
+</dl>`);
+    expect(chunks.map((c) => [c.entry?.term ?? null, c.text])).toEqual([
+      ['--seq', '--seq: Use the application/json-seq MIME type scheme for separating JSON texts.'],
+      ['--stream', '--stream: Parse the input in streaming fashion.'],
+      ['--stream', 'This is useful for processing very large inputs.'],
+      ['--stream', 'Any other bullet, a sentence: not a term.'],
+    ]);
+  });
 });

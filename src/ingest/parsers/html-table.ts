@@ -22,15 +22,23 @@ function rowCells(table: HTMLElement): HTMLElement[][] {
   return rows;
 }
 
+/**
+ * A header cell: `<th>`, or a cell that is all one bold run (mandoc's tables, many hand-written ones:
+ * `<td><b>Keyword</b></td>`), which marks a header as `<th>` would.
+ */
+function isHeaderCell(cell: HTMLElement): boolean {
+  if (tagOf(cell) === 'th') return true;
+  const kids = cell.childNodes.filter((c) => (c instanceof HTMLElement ? true : c.text.trim()));
+  const only = kids.length === 1 ? kids[0] : null;
+  return only instanceof HTMLElement && ['b', 'strong'].includes(tagOf(only)) && only.text.trim() !== '';
+}
+
 /** The rows of a table, each as its cells' text, header cells marked. */
 function tableRows(
   table: HTMLElement,
   cellText: (cell: HTMLElement) => string,
 ): { cells: string[]; header: boolean[] }[] {
-  return rowCells(table).map((cells) => ({
-    cells: cells.map(cellText),
-    header: cells.map((x) => tagOf(x) === 'th'),
-  }));
+  return rowCells(table).map((cells) => ({ cells: cells.map(cellText), header: cells.map(isHeaderCell) }));
 }
 
 /** The rows a table that lays a page out has at most: a row of columns, a banner above them. */

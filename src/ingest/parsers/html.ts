@@ -238,8 +238,11 @@ function termList(items: readonly Node[], above: HTMLElement | null, w: BlockWri
   const level = TERM_LEVEL + ctx.termDepth;
   const outer = w.entry;
   if (above) termOf(above, w, level, outer);
+  const tags = items.filter((c): c is HTMLElement => c instanceof HTMLElement);
   for (const c of items) {
     if (tagOf(c) === 'dt') termOf(c, w, level, outer);
+    else if (namesBulletedTerm(tags, tags.indexOf(c as HTMLElement)))
+      termOf(c, w, level, outer, inlineText(c).replace(/:$/, ''));
     else walk(c, w, { ...ctx, termDepth: ctx.termDepth + 1 });
   }
   w.flush();
@@ -319,15 +322,28 @@ function withLead(el: HTMLElement, w: BlockWriter, gather: () => void, inEntry =
 }
 
 /** A term (`<dt>`): the heading of its description and the entry it opens (or `outer`, when it is not a name). */
-function termOf(dt: Node, w: BlockWriter, level: number, outer: Entry | null): void {
+function termOf(dt: Node, w: BlockWriter, level: number, outer: Entry | null, term = inlineText(dt)): void {
   // a bullet or a dash in the term column ("•") marks a list item, not a term; punctuation that is
   // a name stays one (ssh's escape "~.", sed's "=" command)
-  const term = inlineText(dt);
   if (!term || BULLET.test(term)) return;
   w.flush();
   w.entry = termEntry(term) ?? outer;
   w.push({ kind: 'heading', text: term, level });
   if (term.split(/\s+/).length <= TERM_LEAD_WORDS) w.lead(term);
+}
+
+/**
+ * A bulleted item that is only its term, over the untagged items that describe it, as ronn's manual
+ * pages come out of mandoc (jq's options: `<dt>○</dt><dd><b>--seq</b>:</dd><dt></dt><dd>Use the…</dd>`).
+ */
+function namesBulletedTerm(tags: readonly HTMLElement[], i: number): boolean {
+  const [marker, item, next] = [tags[i - 1], tags[i], tags[i + 1]];
+  if (!item || !marker || tagOf(marker) !== 'dt' || !BULLET.test(inlineText(marker))) return false;
+  if (!next || tagOf(next) !== 'dt' || inlineText(next)) return false;
+  const kids = item.childNodes.filter((c) => (c instanceof HTMLElement ? !isSkipped(c) : c.text.trim()));
+  const first = kids[0];
+  const inline = !kids.some((c) => isBlockTag(tagOf(c)));
+  return first instanceof HTMLElement && BOLD.has(tagOf(first)) && inline && /:$/.test(inlineText(item));
 }
 
 /** A list item's marker in a term list's term column. */
