@@ -152,7 +152,7 @@ export function chunkBlocks(blocks: readonly Block[], opts: ChunkOptions): Chunk
       case 'table': {
         const header = b.header ?? [];
         const named = header.some((h) => h.trim());
-        const rowsNamed = named && rowsAreNamed(b.rows ?? []);
+        const rowsNamed = rowsAreNamed(b.rows ?? [], named);
         // a key/value table (a directive's synopsis: "Default: KeepAliveTimeout 5") describes what its section is headed by
         const top = stack[stack.length - 1];
         const sheet = top ? sheetEntry(b, top.text, sheets) : null;

@@ -86,9 +86,12 @@ const VALUE_CELL = /^[\s\d.,:;%+\-\u2212/()x×*]+[\p{L}]{0,3}$/u;
  * Whether a table's rows are named by their first cell (a setting, a limit, a command): its first
  * column holds short, distinct names rather than numbers or prose.
  */
-export function rowsAreNamed(rows: readonly (readonly string[])[]): boolean {
+export function rowsAreNamed(rows: readonly (readonly string[])[], headed: boolean): boolean {
   const names = rows.map((r) => (r[0] ?? '').trim()).filter(Boolean);
-  if (names.length < 2 || rows.some((r) => r.length < 2)) return false;
+  // without a header, rows of two cells are a key and its value; three or more name a thing and
+  // state its properties (Exim's log selectors: "acl_warn_skipped | * | skipped warn statement")
+  const least = headed ? 2 : 3;
+  if (names.length < 2 || rows.some((r) => r.length < least)) return false;
   if (new Set(names).size < names.length) return false;
   return names.every((n) => wordsOf(n).length <= ROW_NAME_MAX_WORDS && !VALUE_CELL.test(n));
 }

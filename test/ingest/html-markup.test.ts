@@ -61,4 +61,30 @@ describe('HTML read as a browser reads it', () => {
       ['oifname', 'Keyword: oifname; Description: Output interface name; Type: ifname'],
     ]);
   });
+  it("reads an item led by a name set in code, or marked as an option, as that name's entry", () => {
+    // Exim's log selectors (DocBook) and Python's parameter lists (Sphinx)
+    const chunks = chunksOf(`<h2>Reducing or increasing what is logged</h2><ul>
+<li><p><span class="docbook_option">all_parents</span>: Normally only the original and final addresses are logged.</p></li>
+<li><p><code class="docutils literal">clear</code> – a Boolean value which, if true, will delete the contents.</p></li>
+<li><p>Exim does not include its process id in log lines by default.</p></li></ul>`);
+    expect(chunks.map((c) => [c.entry?.term ?? null, c.text])).toEqual([
+      ['all_parents', 'all_parents: Normally only the original and final addresses are logged.'],
+      ['clear', 'clear – a Boolean value which, if true, will delete the contents.'],
+      [null, 'Exim does not include its process id in log lines by default.'],
+    ]);
+  });
+
+  it('names the rows of a table without a header by their first cell when each row has three cells or more', () => {
+    // Exim's log selectors: name, whether it is on by default, what it logs
+    const wide = chunksOf(`<table><tr><td><code>8bitmime</code></td><td></td><td>received 8BITMIME status</td></tr>
+<tr><td><code>acl_warn_skipped</code></td><td>*</td><td>skipped warn statement in ACL</td></tr></table>`);
+    expect(wide.map((c) => [c.entry?.term ?? null, c.text])).toEqual([
+      ['8bitmime', '8bitmime |  | received 8BITMIME status'],
+      ['acl_warn_skipped', 'acl_warn_skipped | * | skipped warn statement in ACL'],
+    ]);
+    // two cells are a key and its value: no row is an entry of its own
+    const pairs = chunksOf(`<table><tr><td>Default</td><td>KeepAliveTimeout 5</td></tr>
+<tr><td>Context</td><td>server config</td></tr></table>`);
+    expect(pairs.map((c) => c.entry?.term ?? null)).toEqual([null, null]);
+  });
 });

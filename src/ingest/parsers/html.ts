@@ -15,6 +15,7 @@ import {
 } from './html-dom.js';
 import { isLayoutTable, tableBlock } from './html-table.js';
 import { BlockWriter } from './html-writer.js';
+import { boldLead, repeatedLabels } from './html-lead.js';
 import { unwrapProse } from './pre-prose.js';
 import { isManPageText, manPageBlocks } from './man-text.js';
 import type { Entry } from '../../store/types.js';
@@ -284,20 +285,6 @@ function headsIndent(p: HTMLElement): boolean {
 const PARAGRAPH_IN_TERM = /<(dt|dd)(\s[^>]*)?>(\s*)<p(\s[^>]*)?>/gi;
 
 /**
- * The field a paragraph or list item describes when it leads with a bolded term set apart by a
- * colon or a dash (`<b>Retention:</b> 90 days`, `<strong>Leave</strong> — …`; Word's bold run, as
- * mammoth writes it), as Markdown's `**Term**:` is read.
- */
-function boldLead(el: HTMLElement): Entry | null {
-  const kids = el.childNodes.filter((c) => c.nodeType !== NodeType.TEXT_NODE || c.text.trim());
-  const [first, second] = kids;
-  if (!(first instanceof HTMLElement) || !BOLD.has(tagOf(first))) return null;
-  const bold = inlineText(first);
-  const after = second?.nodeType === NodeType.TEXT_NODE ? second.text : '';
-  return /:$/.test(bold) || /^\s*(:|[-\u2013\u2014]\s)/u.test(after) ? fieldEntry(bold) : null;
-}
-
-/**
  * Gathers one paragraph or item with the entry its bold lead opens, then ends it. Without a lead the
  * entry is left as the content leaves it: a heading inside an unclosed paragraph (SQLite's pragma
  * pages) opens the entry of what follows. In a term's description (`inEntry`), a label the page
@@ -351,19 +338,6 @@ const BULLET = /^[\u2022\u2023\u25cb\u25cf\u25e6\u25aa\u25a0\u00b7\u2013\u2014-]
 
 /** A document type declaration after a comment is read by node-html-parser as text ("<!DOCTYPE html> SQLite Small."). */
 const DOCTYPE = /<!DOCTYPE[^>]*>/gi;
-
-/** A bold label led with this many times or more in a page is a field its terms share, not a term. */
-const FIELD_REPEATS = 3;
-
-/** The bold labels paragraphs of the page lead with FIELD_REPEATS times or more. */
-function repeatedLabels(body: HTMLElement): Set<string> {
-  const counts = new Map<string, number>();
-  for (const p of body.querySelectorAll('p')) {
-    const term = boldLead(p)?.term;
-    if (term) counts.set(term, (counts.get(term) ?? 0) + 1);
-  }
-  return new Set([...counts].filter(([, n]) => n >= FIELD_REPEATS).map(([term]) => term));
-}
 
 /**
  * node-html-parser closes few of the end tags HTML lets a page leave out: SQLite's pages leave their menu's
