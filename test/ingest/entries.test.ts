@@ -59,6 +59,19 @@ describe('entries at ingest, on real markup', () => {
     expect(entryOf(chunks, 'follow semantic versioning')).toBeNull();
   });
 
+  it('a Markdown list whose items lead with a name in code: each item is that name', () => {
+    // an alert runbook's labels, as OpenShift's runbooks list them
+    const doc = parseMarkdown(
+      '## Labels\n\n- `workload`: workload name\n- `namespace` \u2014 namespace of the workload\n- see `oc get pods` output\n',
+    );
+    const chunks = chunkBlocks(doc.blocks, { maxTokens: 200, countTokens: words, minTokens: 1 });
+    expect(chunks.map((c) => [c.entry?.term ?? null, c.text])).toEqual([
+      ['workload', 'workload: workload name'],
+      ['namespace', 'namespace \u2014 namespace of the workload'],
+      [null, 'see oc get pods output'],
+    ]);
+  });
+
   it('a table whose rows are named by their first cell: each row is an entry by that name', () => {
     // Node.js api/dns.md, the rrtype table of dns.resolve()
     const chunks = chunksOf('markdown/node-dns-resolve.md');

@@ -3,7 +3,7 @@ import GithubSlugger from 'github-slugger';
 import { lazyPackage } from '../../lazy-package.js';
 import type { Entry } from '../../store/types.js';
 import { cleanText, type Block, type ParsedDocument } from '../blocks.js';
-import { fieldEntry } from '../entries.js';
+import { fieldEntry, termEntry } from '../entries.js';
 
 const yaml = lazyPackage<typeof import('yaml')>('yaml');
 
@@ -71,7 +71,8 @@ const LEAD_DASH = /^(.{1,80}?)\s+[\u2013\u2014]\s+\S/u;
 
 /**
  * The field an item or paragraph describes: a bolded lead followed by a colon or a dash
- * ("**Leave**: …", "**Leave:** …", "**Leave** — …"), or a plain lead set apart by an en or em dash.
+ * ("**Leave**: …", "**Leave:** …", "**Leave** — …"), a name in code so set apart, or a plain lead set
+ * apart by an en or em dash.
  */
 function leadEntry(tokens: Token[] | undefined, text: string): Entry | null {
   const [first, second] = tokens ?? [];
@@ -80,6 +81,9 @@ function leadEntry(tokens: Token[] | undefined, text: string): Entry | null {
     const after = second && 'raw' in second ? second.raw : '';
     if (/:$/.test(bold) || /^\s*(:|[-\u2013\u2014]\s)/u.test(after)) return fieldEntry(bold);
   }
+  // a name in code set apart the same way ("`namespace`: namespace of the workload") names a term
+  if (first?.type === 'codespan' && second && 'raw' in second && /^\s*(:|[-\u2013\u2014]\s)/u.test(second.raw))
+    return termEntry((first as Tokens.Codespan).text);
   const dashed = LEAD_DASH.exec(text);
   return dashed ? fieldEntry(dashed[1]!) : null;
 }
