@@ -106,4 +106,25 @@ describe('terms as manuals write them', () => {
       ['--stream', 'Any other bullet, a sentence: not a term.'],
     ]);
   });
+  it("reads a bold term over a blockquote as the entry the quote describes (SQLite's compile-time options)", () => {
+    const chunks = chunksOf(`<h2>Options To Set Default Parameter Values</h2>
+<p><b>SQLITE_DEFAULT_CACHE_SIZE=<i>&lt;N&gt;</i></b></p><blockquote><p>
+  This macro sets the default maximum size of the page-cache. The default value is -2000.</p></blockquote>
+<p><b>SQLITE_DEFAULT_FOREIGN_KEYS=<i>&lt;0 or 1&gt;</i></b></p><blockquote><p>
+  This macro determines whether enforcement of foreign key constraints is enabled by default.</p></blockquote>
+<blockquote>A quote under a sentence stays a quote.</blockquote>`);
+    expect(chunks.map((c) => [c.entry?.term ?? null, c.kind, c.text])).toEqual([
+      [
+        'SQLITE_DEFAULT_CACHE_SIZE=<N>',
+        'paragraph',
+        'SQLITE_DEFAULT_CACHE_SIZE=<N>: This macro sets the default maximum size of the page-cache. The default value is -2000.',
+      ],
+      [
+        'SQLITE_DEFAULT_FOREIGN_KEYS=<0 or 1>',
+        'paragraph',
+        'SQLITE_DEFAULT_FOREIGN_KEYS=<0 or 1>: This macro determines whether enforcement of foreign key constraints is enabled by default.',
+      ],
+      [null, 'quote', 'A quote under a sentence stays a quote.'],
+    ]);
+  });
 });

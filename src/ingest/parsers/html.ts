@@ -114,7 +114,7 @@ function walk(node: Node, w: BlockWriter, ctx: WalkContext): void {
   } else if (tag === 'dl') {
     const above = node.previousElementSibling;
     termList(node.childNodes, above && hangsOverList(above) ? above : null, w, ctx);
-  } else if (tag === 'div' && node.previousElementSibling && headsIndent(node.previousElementSibling)) {
+  } else if (isIndented(node) && node.previousElementSibling && headsIndent(node.previousElementSibling)) {
     termList(node.childNodes, node.previousElementSibling, w, ctx);
   } else if (tag === 'dt') {
     // a term whose list node-html-parser lost (markup it does not nest as a browser does): the term
@@ -269,13 +269,12 @@ function hangsOverList(p: HTMLElement): boolean {
  */
 function headsIndent(p: HTMLElement): boolean {
   const next = p.nextElementSibling;
-  return (
-    next !== null &&
-    tagOf(next) === 'div' &&
-    /\bBd-indent\b/.test(next.getAttribute('class') ?? '') &&
-    isTermLine(p, 'p')
-  );
+  return next !== null && isIndented(next) && isTermLine(p, 'p');
 }
+
+/** An indented block: mandoc's `Bd-indent`, or a `<blockquote>` under a term (SQLite's compile-time options). */
+const isIndented = (el: HTMLElement) =>
+  (tagOf(el) === 'div' && /\bBd-indent\b/.test(el.getAttribute('class') ?? '')) || tagOf(el) === 'blockquote';
 
 /**
  * A paragraph opened right inside a term or its description (`<dt><p>abs(X)</dt>`, valid HTML: the
