@@ -153,7 +153,11 @@ export function rankLines(candidates: readonly LineCandidate[], model: LogisticM
  * The same in Slack, on the command line and in `ragask eval`.
  */
 export function shownLine(s: Pick<Snippet, 'text' | 'citation'>): string {
-  const term = s.citation.entry?.term;
-  if (!term || s.text.toLowerCase().includes(term.toLowerCase())) return s.text;
-  return `${term} — ${s.text}`;
+  const entry = s.citation.entry;
+  if (!entry) return s.text;
+  // an option goes by each of its flags ("--raw-output, -r" is named by "--raw-output / -r: …")
+  const names = entry.kind === 'option' ? entry.term.split(', ') : [entry.term];
+  const text = s.text.toLowerCase();
+  if (names.some((n) => text.includes(n.toLowerCase()))) return s.text;
+  return `${entry.term} — ${s.text}`;
 }

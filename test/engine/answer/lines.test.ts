@@ -76,5 +76,14 @@ describe('the lines a person may read first', () => {
     const named = { ...lines[1]!.snippet, text: 'queue_depth: The default depth is 40 jobs.' };
     expect(shownLine(named)).toBe('queue_depth: The default depth is 40 jobs.');
     expect(shownLine(lines[2]!.snippet)).toBe('Workers restart after a crash.');
+    // an option is named by any of its flags, as a manual writes them (jq's "--raw-output / -r:")
+    const option = { term: '--raw-output, -r', kind: 'option' as const };
+    const flagged = {
+      text: '--raw-output / -r: With this option, strings are written as they are.',
+      citation: { ...lines[1]!.snippet.citation, entry: option },
+    };
+    expect(shownLine(flagged)).toBe('--raw-output / -r: With this option, strings are written as they are.');
+    const unnamed = { ...flagged, text: 'Strings are written as they are.' };
+    expect(shownLine(unnamed)).toBe('--raw-output, -r — Strings are written as they are.');
   });
 });
