@@ -200,7 +200,8 @@ function fileUnit(
         return slugHeadings && kind === 'markdown' ? withHeadingSlugs(doc) : doc;
       };
       if (!f.origin) return parse();
-      return parseExported(f.path, f.origin, kind === 'html' ? () => decodeText(bytes) : null, parse);
+      const text = kind === 'html' || kind === 'markdown' ? () => decodeText(bytes) : null;
+      return parseExported(f.path, f.origin, text, parse);
     },
   };
 }

@@ -106,6 +106,15 @@ describe('a Notion export', () => {
     ]);
   });
 
+  it("reads a database page's properties under its title as that row, its entry", async () => {
+    const docs = (await core.store.documents.listDocuments()).filter((d) => d.title === 'Billing API');
+    const chunks = await core.store.documents.chunksOfDocument(docs[0]!.id);
+    expect(chunks.map((c) => [c.entry?.term ?? null, c.entry?.kind ?? null, c.text])).toEqual([
+      ['Billing API', 'row', 'Owner: Payments; Tier: 1; On-call channel: #pay-oncall; Language: Kotlin'],
+      [null, null, 'Issues invoices and takes card payments. Invoices are numbered per country and never reused.'],
+    ]);
+  });
+
   it("answers from a database row: the row leads the reply, cited to the database's page", async () => {
     const r = await core.engine.run('Which team owns Route Planner?', LOCAL);
     const first = r.answer.leads[0]!;

@@ -36,10 +36,10 @@ export function exportLink(origin: ExportOrigin, baseUrl: string | null): string
 export async function parseExported(
   file: string,
   origin: ExportOrigin,
-  html: (() => string) | null,
+  text: (() => string) | null,
   parse: () => Promise<ParsedDocument>,
 ): Promise<ParsedDocument> {
-  if (origin.kind === 'notion') return asNotionPage(await parse(), file, origin);
-  if (html) return parseConfluencePage(html());
+  if (origin.kind === 'notion') return asNotionPage(await parse(), file, origin, text?.() ?? null);
+  if (text && /\.html?$/i.test(file)) return parseConfluencePage(text());
   return underItsPage(await parse(), file, origin);
 }

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import fg from 'fast-glob';
-import type { ParsedDocument } from '../blocks.js';
+import type { Block, ParsedDocument } from '../blocks.js';
 
 /** The 32-hex id Notion ends every exported file and folder name with. */
 const ID = /\s+([0-9a-f]{32})$/i;
@@ -64,10 +64,46 @@ export function notionFiles<K>(
   return out;
 }
 
-/** A page or database read with its own title (no id) under the pages above it. */
-export function asNotionPage(doc: ParsedDocument, file: string, origin: NotionOrigin): ParsedDocument {
+/**
+ * A page or database read with its own title (no id) under the pages above it. A database's page
+ * (`source`: its Markdown) opens with its properties, one "Owner: Payments" a line under its title:
+ * read as its database's row is ("Owner: Payments; Tier: 1; …"), the entry of the row the page is.
+ */
+export function asNotionPage(
+  doc: ParsedDocument,
+  file: string,
+  origin: NotionOrigin,
+  source: string | null,
+): ParsedDocument {
   const title = doc.title ? withoutNotionId(doc.title) : withoutNotionId(path.basename(file));
-  return { ...doc, title, trail: origin.trail };
+  const rows = source ? pageProperties(source) : null;
+  const at = doc.blocks.findIndex((b) => b.kind !== 'heading');
+  // the properties are the page's first paragraph, as Markdown read it ("Owner: Payments Tier: 1 …")
+  const sheet = rows && at >= 0 && doc.blocks[at]!.kind === 'paragraph' ? doc.blocks[at]! : null;
+  if (!rows || !sheet?.text.startsWith(`${rows[0]![0]}:`)) return { ...doc, title, trail: origin.trail };
+  // one row, as the database's CSV holds it: "Owner: Payments; Tier: 1; …", the row's entry
+  const header = rows.map(([k]) => k!);
+  const values = rows.map(([, v]) => v!);
+  const table: Block = { kind: 'table', text: '', header, rows: [values], entry: { term: title, kind: 'row' } };
+  return { ...doc, title, trail: origin.trail, blocks: doc.blocks.map((b) => (b === sheet ? table : b)) };
+}
+
+/** A property line as Notion exports one under a database page's title. */
+const PROPERTY_LINE = /^([^:]{1,40}):[ \t]+(\S.*)$/;
+
+/** The properties under a page's title (two or more "Name: value" lines before the first blank line), or null. */
+function pageProperties(source: string): string[][] | null {
+  const lines = source.split(/\r?\n/);
+  let i = lines.findIndex((l) => /^#\s/.test(l)) + 1;
+  if (i === 0) return null;
+  while (i < lines.length && !lines[i]!.trim()) i++;
+  const rows: string[][] = [];
+  for (; i < lines.length && lines[i]!.trim(); i++) {
+    const m = PROPERTY_LINE.exec(lines[i]!.trim());
+    if (!m) return null;
+    rows.push([m[1]!.trim(), m[2]!.trim()]);
+  }
+  return rows.length >= 2 ? rows : null;
 }
 
 /** Where a citation links: the page in Notion (its id is its address). */
