@@ -62,4 +62,4 @@ export interface IngestReport {
 }
 
 /** Bump when parsing, chunking or windowing changes what a document becomes (invalidates eval caches). */
-export const INGEST_VERSION = 37;
+export const INGEST_VERSION = 36;

@@ -87,16 +87,4 @@ describe('HTML read as a browser reads it', () => {
 <tr><td>Context</td><td>server config</td></tr></table>`);
     expect(pairs.map((c) => c.entry?.term ?? null)).toEqual([null, null]);
   });
-  it("reads a paragraph led by a variable or a snake_case name and a colon, in plain text, as that name's entry", () => {
-    // Exim's filter manual lists its variables so, with no markup
-    const chunks = chunksOf(`<h2>Some useful general variables</h2>
-<p>$tod_zone: The local timezone offset, for example: +0100.</p>
-<p>message_size_limit: The largest message accepted.</p>
-<p>Note: a plain word before a colon is not a name.</p>`);
-    expect(chunks.map((c) => [c.entry?.term ?? null, c.text])).toEqual([
-      ['$tod_zone', '$tod_zone: The local timezone offset, for example: +0100.'],
-      ['message_size_limit', 'message_size_limit: The largest message accepted.'],
-      [null, 'Note: a plain word before a colon is not a name.'],
-    ]);
-  });
 });

@@ -11,7 +11,6 @@ import { BOLD, CODE_INLINE, inlineText, tagOf } from './html-dom.js';
 export function boldLead(el: HTMLElement): Entry | null {
   const kids = el.childNodes.filter((c) => c.nodeType !== NodeType.TEXT_NODE || c.text.trim());
   const [first, second] = kids;
-  if (first?.nodeType === NodeType.TEXT_NODE) return plainNameLead(first.text);
   if (!(first instanceof HTMLElement)) return null;
   const named = isNameMarkup(first);
   if (!named && !BOLD.has(tagOf(first))) return null;
@@ -19,15 +18,6 @@ export function boldLead(el: HTMLElement): Entry | null {
   const after = second?.nodeType === NodeType.TEXT_NODE ? second.text : '';
   if (!/:$/.test(bold) && !/^\s*(:|[-\u2013\u2014]\s)/u.test(after)) return null;
   return named ? termEntry(bold) : fieldEntry(bold);
-}
-
-/** A variable, an option or a snake_case name set apart by a colon, in plain text ("$tod_zone: The local timezone…"). */
-const PLAIN_NAME_LEAD = /^\s*((?:\$|-{1,2})[\p{L}\p{N}_][\p{L}\p{N}_.-]*|[\p{L}\p{N}]+(?:_[\p{L}\p{N}]+)+):\s/u;
-
-/** The name a paragraph of plain text leads with (Exim's lists of variables), when it is one. */
-function plainNameLead(text: string): Entry | null {
-  const m = PLAIN_NAME_LEAD.exec(text);
-  return m ? termEntry(m[1]!) : null;
 }
 
 /** DocBook's markup of a name in running text (Exim's `<span class="docbook_option">`). */
