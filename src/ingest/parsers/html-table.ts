@@ -1,7 +1,6 @@
 import { HTMLElement } from 'node-html-parser';
 import type { Block } from '../blocks.js';
-
-const tagOf = (el: HTMLElement): string => (el.rawTagName ?? '').toLowerCase();
+import { BOLD, tagOf } from './html-dom.js';
 
 /** The rows of a table (not of tables nested in it), each as its cell elements. */
 function rowCells(table: HTMLElement): HTMLElement[][] {
@@ -30,7 +29,7 @@ function isHeaderCell(cell: HTMLElement): boolean {
   if (tagOf(cell) === 'th') return true;
   const kids = cell.childNodes.filter((c) => (c instanceof HTMLElement ? true : c.text.trim()));
   const only = kids.length === 1 ? kids[0] : null;
-  return only instanceof HTMLElement && ['b', 'strong'].includes(tagOf(only)) && only.text.trim() !== '';
+  return only instanceof HTMLElement && BOLD.has(tagOf(only)) && only.text.trim() !== '';
 }
 
 /** The rows of a table, each as its cells' text, header cells marked. */

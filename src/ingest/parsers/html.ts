@@ -240,9 +240,12 @@ function termList(items: readonly Node[], above: HTMLElement | null, w: BlockWri
   const outer = w.entry;
   if (above) termOf(above, w, level, outer);
   const tags = items.filter((c): c is HTMLElement => c instanceof HTMLElement);
+  // the element's place among the elements, counted as the walk goes (a manual's list holds thousands)
+  let at = -1;
   for (const c of items) {
+    if (c instanceof HTMLElement) at++;
     if (tagOf(c) === 'dt') termOf(c, w, level, outer);
-    else if (namesBulletedTerm(tags, tags.indexOf(c as HTMLElement)))
+    else if (c instanceof HTMLElement && namesBulletedTerm(tags, at))
       termOf(c, w, level, outer, inlineText(c).replace(/:$/, ''));
     else walk(c, w, { ...ctx, termDepth: ctx.termDepth + 1 });
   }
